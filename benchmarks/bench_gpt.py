@@ -1,0 +1,60 @@
+"""How much the package's structure costs: gpt() against the same maths written inline.
+
+Prints, measured in this one run:
+- one gpt() call on the blog model as a ratio to an inline implementation of the same numpy
+  operations with no functions, labels, recording hooks or checks (target: at most 1.1);
+- the time of ``import handmade`` in a fresh interpreter (target: at most 150 ms).
+
+    python benchmarks/bench_gpt.py
+"""
+
+import statistics
+import subprocess
+import sys
+import timeit
+
+import numpy as np
+
+import handmade
+
+
+def inline_gpt(inputs, wte, wpe, blocks):  # the blog's maths in one function body
+    x = wte[inputs] + wpe[range(len(inputs))]
+    for block in blocks:
+        c_attn, c_proj = block["attn"]["c_attn"], block["attn"]["c_proj"]
+        q, k, v = np.split(x @ c_attn["w"] + c_attn["b"], 3, axis=-1)
+        mask = (1 - np.tri(x.shape[0], dtype=x.dtype)) * -1e10
+        scores = q @ k.T / np.sqrt(q.shape[-1]) + mask
+        exp = np.exp(scores - np.max(scores, axis=-1, keepdims=True))
+        weights = exp / np.sum(exp, axis=-1, keepdims=True)
+        x = x + ((weights @ v) @ c_proj["w"] + c_proj["b"])
+    return x @ wte.T
+
+
+def per_call(fn, number=2000, repeat=5):  # best of `repeat` runs, in microseconds per call
+    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number * 1e6
+
+
+def gpt_ratio(rounds=15):
+    params, tokens = handmade.blog_model(), np.array(handmade.tokenize("aabaa"))
+    assert np.array_equal(inline_gpt(tokens, **params), handmade.gpt(tokens, **params))
+    ratios, times = [], []
+    for _ in range(rounds):  # interleaved, so both see the same machine
+        package = per_call(lambda: handmade.gpt(tokens, **params))
+        inline = per_call(lambda: inline_gpt(tokens, **params))
+        ratios.append(package / inline)
+        times.append((package, inline))
+    return statistics.median(ratios), min(times)
+
+
+def import_ms(runs=7):  # median wall time of `import handmade` in a fresh interpreter
+    code = "import time; t = time.perf_counter(); import handmade; print(time.perf_counter() - t)"
+    times = [float(subprocess.check_output([sys.executable, "-c", code])) for _ in range(runs)]
+    return statistics.median(times) * 1000
+
+
+if __name__ == "__main__":
+    ratio, (package, inline) = gpt_ratio()
+    print(f"gpt() on the blog model: {package:.1f} us; inline maths: {inline:.1f} us")
+    print(f"ratio gpt / inline (median of 15 interleaved rounds): {ratio:.3f}  (target <= 1.1)")
+    print(f"import handmade: {import_ms():.0f} ms  (target <= 150 ms)")

@@ -1,0 +1,38 @@
+"""handmade: a GPT-style transformer whose every weight is set by hand.
+
+``import handmade`` needs numpy only; plotting and widgets load when first used.
+"""
+
+from .basis import Basis, qkv_weights, split_qkv
+from .blog import ALPHABET, BASIS, BLOG_LITERALS, LG, N_CTX, N_EMBD, N_VOCAB, TASK_TEXT, blog_model, literal_model
+from .inference import (
+    Example,
+    Prediction,
+    Score,
+    accuracy,
+    complete,
+    continuation,
+    next_in_pattern,
+    predict,
+    prefix_examples,
+    unambiguous_examples,
+)
+from .model import (
+    MASK_VALUE,
+    NonFiniteError,
+    attention,
+    causal_mask,
+    causal_self_attention,
+    ffn,
+    forward,
+    gelu,
+    gpt,
+    layer_norm,
+    linear,
+    softmax,
+    transformer_block,
+)
+from .tokenizer import tokenize, untokenize
+from .weights import WeightsError, check_weights, load_weights, save_weights, weights_from_json, weights_to_json
+
+__version__ = "0.1.0"

@@ -1,0 +1,112 @@
+"""The blog's hand-made model for (aab)*: its literal matrices, and the rules that build them.
+
+``BLOG_LITERALS`` holds the matrices exactly as the post prints them (the one place they are
+typed out). ``blog_model()`` builds the same matrices from rules over the named basis
+``P0..P4 | Ta Tb | V``; the tests check that the two agree element for element.
+"""
+
+import numpy as np
+
+from .basis import Basis, qkv_weights
+
+N_CTX = 5  # context length: the task needs the last 2 tokens; 5 makes the model ignore the rest
+N_VOCAB = 2  # the tokens a (0) and b (1)
+N_EMBD = 8  # 5 position directions + 2 token directions + 1 scratch direction
+LG = 1024  # "large": big enough to drown out everything it competes with
+
+ALPHABET = "ab"
+TASK_TEXT = "aab" * 10  # the blog's accuracy test: predict every token of this from its prefix
+
+BASIS = Basis(
+    {
+        "position": [f"P{i}" for i in range(N_CTX)],  # one-hot position of the token
+        "token": ["Ta", "Tb"],  # one-hot identity of the token
+        "scratch": ["V"],  # where attention writes its verdict
+    }
+)
+
+
+def blog_model(lg=LG, *, q_lg=None, proj_lg=None):
+    """The blog's MODEL as a nested dict of float arrays, built from rules over ``BASIS``.
+
+    ``lg`` is the blog's Lg; ``q_lg`` (the query strength) and ``proj_lg`` (the strength of
+    ``c_proj``) default to it and can be set apart to see what each one does.
+    """
+    q_lg = lg if q_lg is None else q_lg
+    proj_lg = lg if proj_lg is None else proj_lg
+    positions = [f"P{i}" for i in range(N_CTX)]
+    # a query at position i looks for the keys of positions i-1 and i, with strength q_lg
+    q = BASIS.matrix({(p, positions[j]): q_lg for i, p in enumerate(positions) for j in (i - 1, i) if j >= 0})
+    # a key offers its own position and nothing else
+    k = BASIS.matrix({(p, p): 1 for p in positions})
+    # a value turns the token into a number in the scratch direction: a is +1, b is -1
+    v = BASIS.matrix({("Ta", "V"): 1, ("Tb", "V"): -1})
+    # c_proj turns the scratch number s into tokens: a gets proj_lg * (1 - s), b gets proj_lg * s
+    c_proj = {
+        "w": BASIS.matrix({("V", "Ta"): -proj_lg, ("V", "Tb"): proj_lg}),
+        "b": BASIS.vector({"Ta": proj_lg}),
+    }
+    return {
+        "wte": BASIS.one_hot_rows(["Ta", "Tb"]),  # [n_vocab, n_embd]: a -> Ta, b -> Tb
+        "wpe": BASIS.one_hot_rows(positions),  # [n_ctx, n_embd]: position i -> Pi
+        "blocks": [{"attn": {"c_attn": qkv_weights(q, k, v), "c_proj": c_proj}}],
+    }
+
+
+def _literals():
+    L = LG
+    return {
+        "wte": [
+            [0, 0, 0, 0, 0, 1, 0, 0],
+            [0, 0, 0, 0, 0, 0, 1, 0],
+        ],
+        "wpe": [
+            [1, 0, 0, 0, 0, 0, 0, 0],
+            [0, 1, 0, 0, 0, 0, 0, 0],
+            [0, 0, 1, 0, 0, 0, 0, 0],
+            [0, 0, 0, 1, 0, 0, 0, 0],
+            [0, 0, 0, 0, 1, 0, 0, 0],
+        ],
+        "blocks": [
+            {
+                "attn": {
+                    "c_attn": {
+                        "b": [0] * 24,
+                        # fmt: off
+                        "w": [  # q block             | k block                | v block
+                            [L, 0, 0, 0, 0, 0, 0, 0,  1, 0, 0, 0, 0, 0, 0, 0,  0, 0, 0, 0, 0, 0, 0, 0],
+                            [L, L, 0, 0, 0, 0, 0, 0,  0, 1, 0, 0, 0, 0, 0, 0,  0, 0, 0, 0, 0, 0, 0, 0],
+                            [0, L, L, 0, 0, 0, 0, 0,  0, 0, 1, 0, 0, 0, 0, 0,  0, 0, 0, 0, 0, 0, 0, 0],
+                            [0, 0, L, L, 0, 0, 0, 0,  0, 0, 0, 1, 0, 0, 0, 0,  0, 0, 0, 0, 0, 0, 0, 0],
+                            [0, 0, 0, L, L, 0, 0, 0,  0, 0, 0, 0, 1, 0, 0, 0,  0, 0, 0, 0, 0, 0, 0, 0],
+                            [0, 0, 0, 0, 0, 0, 0, 0,  0, 0, 0, 0, 0, 0, 0, 0,  0, 0, 0, 0, 0, 0, 0, 1],
+                            [0, 0, 0, 0, 0, 0, 0, 0,  0, 0, 0, 0, 0, 0, 0, 0,  0, 0, 0, 0, 0, 0, 0, -1],
+                            [0, 0, 0, 0, 0, 0, 0, 0,  0, 0, 0, 0, 0, 0, 0, 0,  0, 0, 0, 0, 0, 0, 0, 0],
+                        ],
+                        # fmt: on
+                    },
+                    "c_proj": {
+                        "b": [0, 0, 0, 0, 0, L, 0, 0],
+                        "w": [[0] * 8] * 7 + [[0, 0, 0, 0, 0, -L, L, 0]],
+                    },
+                }
+            }
+        ],
+    }
+
+
+BLOG_LITERALS = _literals()
+"""The post's MODEL, typed out as nested lists (the post's own numbers, our layout)."""
+
+
+def literal_model():
+    """``BLOG_LITERALS`` as a weights dict of arrays (the post's dtypes: ints stay ints)."""
+
+    def arrays(node):
+        if isinstance(node, dict):
+            return {key: arrays(value) for key, value in node.items()}
+        if isinstance(node, list) and node and isinstance(node[0], dict):
+            return [arrays(value) for value in node]
+        return np.array(node)
+
+    return arrays(BLOG_LITERALS)

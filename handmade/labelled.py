@@ -1,0 +1,148 @@
+"""A matrix with names on its rows and columns, shown as a table, as LaTeX or as a heatmap.
+
+In a notebook a ``LabelledMatrix`` displays itself as an HTML table (which GitHub and nbviewer
+show too) with a plain-text twin; ``.latex()`` gives a bmatrix and ``.heatmap()`` a figure.
+"""
+
+import html
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+
+def fmt(x, digits=4):
+    """A number as people write it: 1024, 0.5, -1, 0.3333, -1e+10 (and 0 for -0.0)."""
+    x = float(x)
+    if np.isnan(x):
+        return "nan"
+    if np.isinf(x):
+        return "∞" if x > 0 else "-∞"
+    if x == 0:
+        return "0"
+    if abs(x) < 1e-9:
+        return "≈0"  # not exactly zero, but too small to matter (e^-362 in the blog's attention)
+    if x.is_integer() and abs(x) < 1e6:
+        return str(int(x))
+    return f"{x:.{digits}g}"
+
+
+@dataclass(frozen=True)
+class LabelledMatrix:
+    values: np.ndarray  # [n_rows, n_cols]
+    rows: tuple  # a label per row
+    cols: tuple  # a label per column
+    title: str = ""
+    col_splits: tuple = ()  # column indices before which a split line is drawn
+    row_splits: tuple = ()
+    highlight: frozenset = field(default_factory=frozenset)  # {(row, col), ...} cells to colour
+    digits: int = 4  # significant digits shown for numbers that are not whole
+
+    def __post_init__(self):
+        values = np.atleast_2d(np.asarray(self.values, dtype=float))
+        object.__setattr__(self, "values", values)
+        object.__setattr__(self, "rows", tuple(self.rows))
+        object.__setattr__(self, "cols", tuple(self.cols))
+        if values.shape != (len(self.rows), len(self.cols)):
+            raise ValueError(
+                f"a {values.shape[0]}x{values.shape[1]} matrix needs {values.shape[0]} row labels and "
+                f"{values.shape[1]} column labels; found {len(self.rows)} and {len(self.cols)}"
+            )
+
+    @property
+    def shape(self):
+        return self.values.shape
+
+    def __array__(self, dtype=None, copy=None):
+        return self.values if dtype is None else self.values.astype(dtype)
+
+    def with_highlight(self, cells):
+        return replace(self, highlight=frozenset(cells))
+
+    def with_title(self, title):
+        return replace(self, title=title)
+
+    def cell(self, row, col):
+        """The value at row label ``row`` and column label ``col``."""
+        return self.values[self.rows.index(row), self.cols.index(col)]
+
+    def texts(self):  # [n_rows][n_cols] of formatted numbers
+        return [[fmt(x, self.digits) for x in row] for row in self.values]
+
+    # ---- renderings ----------------------------------------------------------------------
+
+    def __str__(self):
+        body = self.texts()
+        label_width = max([len(r) for r in self.rows] + [0])
+        widths = [max(len(c), *(len(row[j]) for row in body)) for j, c in enumerate(self.cols)]
+
+        def line(label, cells):
+            parts = []
+            for j, (cell, width) in enumerate(zip(cells, widths)):
+                parts.append(("| " if j in self.col_splits else "") + cell.rjust(width))
+            return label.ljust(label_width) + "  " + " ".join(parts)
+
+        lines = [self.title] if self.title else []
+        lines.append(line("", self.cols))
+        for i, (label, cells) in enumerate(zip(self.rows, body)):
+            if i in self.row_splits:
+                lines.append("-" * len(lines[-1]))
+            lines.append(line(label, cells))
+        return "\n".join(lines)
+
+    def __repr__(self):
+        return str(self)
+
+    def _repr_html_(self):
+        return self.html()
+
+    def html(self):
+        """An HTML table; zeros are pale so the numbers that matter stand out."""
+        esc = html.escape
+        edge = "border-left:2px solid #555;"
+        head = "".join(
+            f'<th style="{edge if j in self.col_splits else ""}text-align:center">{esc(c)}</th>'
+            for j, c in enumerate(self.cols)
+        )
+        rows = []
+        for i, (label, cells) in enumerate(zip(self.rows, self.texts())):
+            top = "border-top:2px solid #555;" if i in self.row_splits else ""
+            tds = []
+            for j, text in enumerate(cells):
+                style = top + (edge if j in self.col_splits else "")
+                if (i, j) in self.highlight:
+                    style += "background:#ffd866;font-weight:bold;"
+                elif text in ("0", "≈0"):
+                    style += "color:#bbb;"
+                tds.append(f'<td style="{style}text-align:right">{esc(text)}</td>')
+            rows.append(f'<tr><th style="{top}text-align:left">{esc(label)}</th>{"".join(tds)}</tr>')
+        caption = f'<caption style="caption-side:top;text-align:left">{esc(self.title)}</caption>' if self.title else ""
+        return (
+            '<table class="handmade-matrix" style="border-collapse:collapse;font-family:monospace">'
+            f"{caption}<thead><tr><th></th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        )
+
+    def latex(self, name=None, labels=False):
+        """LaTeX for the matrix: ``name = [...]`` with split lines as vertical rules.
+
+        With ``labels=True`` the column labels sit above and the row labels to the left.
+        """
+        spec = "".join(("|" if j in self.col_splits else "") + "r" for j in range(self.shape[1]))
+        body = [" & ".join(cells) for cells in self.texts()]
+        header = ""
+        if labels:
+            spec = "l|" + spec
+            header = " & ".join([""] + [_tex_text(c) for c in self.cols]) + " \\\\ \\hline\n"
+            body = [f"{_tex_text(r)} & {b}" for r, b in zip(self.rows, body)]
+        rows = (header + " \\\\\n".join(body)).replace("∞", r"\infty")
+        matrix = f"\\left[\\begin{{array}}{{{spec}}}\n{rows}\n\\end{{array}}\\right]"
+        return f"{name} = {matrix}" if name else matrix
+
+    def heatmap(self, ax=None, **kwargs):
+        """Draw the matrix as a heatmap with labelled axes (matplotlib loads here)."""
+        from .plots import heatmap
+
+        return heatmap(self, ax=ax, **kwargs)
+
+
+def _tex_text(label):
+    return r"\text{" + label.replace("·", r"\cdot ").replace("_", r"\_") + "}"

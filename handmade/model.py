@@ -1,0 +1,185 @@
+"""The forward pass: GPT-2 in the shape of picoGPT, one small numpy function per idea.
+
+Parameter names equal the keys of the weights dict, so ``gpt(tokens, **weights)`` wires itself.
+Every function that computes something worth looking at takes an optional
+``record(name, array)`` callback and hands it each intermediate; ``handmade.trace`` uses it to
+show the notebooks the very numbers ``gpt`` computes. With ``record=None`` nothing extra runs.
+``gpt()`` trusts its weights as picoGPT does; ``forward()`` adds the check for inf and nan.
+
+The parts of GPT-2 that the blog removed (``ln_1``, ``ln_2``, ``mlp``, ``ln_f`` and several
+heads) are optional arguments: absent, the block is exactly the blog's.
+"""
+
+import numpy as np
+
+from .weights import largest_weight
+
+# A finite stand-in for minus infinity. exp(-1e10) is exactly 0.0, like exp(-inf), but
+# 0 * -1e10 is 0 where 0 * -inf would be nan, so the mask can be built by multiplication.
+MASK_VALUE = -1e10
+
+
+def softmax(x):  # [..., n] -> [..., n], every row sums to 1
+    exp_x = np.exp(x - np.max(x, axis=-1, keepdims=True))
+    return exp_x / np.sum(exp_x, axis=-1, keepdims=True)
+
+
+def linear(x, w, b):  # [m, in], [in, out], [out] -> [m, out]
+    return x @ w + b
+
+
+def layer_norm(x, g, b, eps=1e-5):  # [m, n], [n], [n] -> [m, n]
+    mean = np.mean(x, axis=-1, keepdims=True)
+    variance = np.var(x, axis=-1, keepdims=True)
+    x = (x - mean) / np.sqrt(variance + eps)  # each row now has mean 0 and variance 1
+    return g * x + b  # then gamma scales and beta shifts every column
+
+
+def gelu(x):  # [...] -> [...], GPT-2's smooth ReLU
+    return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x**3)))
+
+
+def ffn(x, c_fc, c_proj, record=None):  # [m, n_embd] -> [m, n_embd]
+    hidden = gelu(linear(x, **c_fc))  # [m, n_embd] -> [m, n_hidden]
+    if record:
+        record("mlp_hidden", hidden)
+    return linear(hidden, **c_proj)  # [m, n_hidden] -> [m, n_embd]
+
+
+def causal_mask(n_seq, dtype=float):  # -> [n_seq, n_seq]: 0 where a query may look, else -1e10
+    return (1 - np.tri(n_seq, dtype=dtype)) * MASK_VALUE
+
+
+def attention(q, k, v, mask, record=None):  # [n_q, d_k], [n_k, d_k], [n_k, d_v], [n_q, n_k] -> [n_q, d_v]
+    scores = q @ k.T  # [n_q, n_k]: how well each query matches each key
+    scaled = scores / np.sqrt(q.shape[-1])
+    weights = softmax(scaled + mask)  # [n_q, n_k]: each row shares 1 among the visible keys
+    out = weights @ v  # [n_q, d_v]: each row is a weighted average of value rows
+    if record:
+        record("scores", scores)
+        record("scaled_scores", scaled)
+        record("mask", mask)
+        record("masked_scores", scaled + mask)
+        record("attention_weights", weights)
+        record("attention_output", out)
+    return out
+
+
+def causal_self_attention(x, c_attn, c_proj, n_head=1, record=None):  # [n_seq, n_embd] -> [n_seq, n_embd]
+    qkv = linear(x, **c_attn)  # [n_seq, n_embd] -> [n_seq, 3*n_embd]
+    q, k, v = np.split(qkv, 3, axis=-1)  # -> 3 of [n_seq, n_embd]
+    mask = causal_mask(x.shape[0], x.dtype)  # [n_seq, n_seq]
+    if record:
+        for name, array in (("qkv", qkv), ("q", q), ("k", k), ("v", v)):
+            record(name, array)
+    if n_head == 1:
+        out = attention(q, k, v, mask, record=record)
+    else:  # each head attends with its own slice of q, k and v; their outputs sit side by side
+        heads = zip(*(np.split(m, n_head, axis=-1) for m in (q, k, v)))
+        out = np.hstack(
+            [attention(*h, mask, record=within(record, f"head{i}")) for i, h in enumerate(heads)]
+        )
+        if record:
+            record("attention_output", out)
+    projected = linear(out, **c_proj)  # [n_seq, n_embd] -> [n_seq, n_embd]
+    if record:
+        record("c_proj_output", projected)
+    return projected
+
+
+def transformer_block(x, attn, ln_1=None, ln_2=None, mlp=None, n_head=1, record=None):  # [n_seq, n_embd] -> same
+    if ln_1 is None:
+        h = x
+    else:
+        h = layer_norm(x, **ln_1)
+        record and record("ln_1", h)
+    x = x + causal_self_attention(h, **attn, n_head=n_head, record=record)  # the residual connection
+    if record:
+        record("residual", x)
+    if mlp is not None:
+        h = x if ln_2 is None else layer_norm(x, **ln_2)
+        if record and ln_2 is not None:
+            record("ln_2", h)
+        out = ffn(h, **mlp, record=record)
+        x = x + out
+        if record:
+            record("mlp_output", out)
+            record("mlp_residual", x)
+    return x
+
+
+def gpt(inputs, wte, wpe, blocks, ln_f=None, record=None):  # [n_seq] -> [n_seq, n_vocab]
+    try:
+        token_emb, pos_emb = wte[inputs], wpe[range(len(inputs))]  # [n_seq] -> 2 of [n_seq, n_embd]
+    except IndexError:
+        raise ValueError(_bad_inputs(inputs, wte, wpe)) from None
+    x = token_emb + pos_emb
+    if record:
+        record("token_embedding", token_emb)
+        record("position_embedding", pos_emb)
+        record("embedding", x)
+    for i, block in enumerate(blocks):
+        x = transformer_block(x, **block, record=record and within(record, f"blocks[{i}]"))
+    if ln_f is not None:
+        x = layer_norm(x, **ln_f)
+        if record:
+            record("ln_f", x)
+    logits = x @ wte.T  # [n_seq, n_embd] -> [n_seq, n_vocab]: project back onto the tokens
+    if record:
+        record("logits", logits)
+    return logits
+
+
+def forward(inputs, params, record=None):  # [n_seq] -> [n_seq, n_vocab], never inf or nan
+    """``gpt()`` plus a check: if the pass overflowed, NonFiniteError says where.
+
+    ``gpt()`` trusts its weights, as picoGPT does; everything that takes weights from a person
+    runs through here, so a weight of 1e308 is reported instead of becoming nan probabilities.
+    """
+    logits = gpt(inputs, **params, record=record)
+    if not np.isfinite(logits).all():
+        raise NonFiniteError(_where_non_finite(inputs, params))
+    return logits
+
+
+def _bad_inputs(inputs, wte, wpe):
+    if len(inputs) > len(wpe):
+        return (
+            f"cannot run a context of {len(inputs)} tokens: this model's n_ctx is {len(wpe)}; "
+            f"pass at most its last {len(wpe)} tokens"
+        )
+    return f"token ids must run from 0 to {len(wte) - 1} (n_vocab = {len(wte)}); found {list(inputs)}"
+
+
+class NonFiniteError(FloatingPointError):
+    """The forward pass produced inf or nan: some weight is too large for float64."""
+
+
+def within(record, scope):
+    """The same recorder, with names prefixed by ``scope`` (None stays None)."""
+    if not record:
+        return None
+    return lambda name, array: record(f"{scope}.{name}", array)
+
+
+class _Found(Exception):
+    pass
+
+
+def _where_non_finite(inputs, params):
+    """Run the same pass again, recording, and name the first intermediate that is not finite."""
+
+    def watch(name, array):
+        if not np.isfinite(array).all():
+            raise _Found(name)
+
+    try:
+        with np.errstate(all="ignore"):
+            gpt(inputs, **params, record=watch)
+    except _Found as found:
+        where = str(found)
+    largest = largest_weight(params)
+    return (
+        f"the forward pass produced inf or nan (first in {where}): a weight is too large for "
+        f"float64; the largest magnitude is {largest[1]:.3g} at {largest[0]}"
+    )
