@@ -76,9 +76,7 @@ def causal_self_attention(x, c_attn, c_proj, n_head=1, record=None):  # [n_seq, 
         out = attention(q, k, v, mask, record=record)
     else:  # each head attends with its own slice of q, k and v; their outputs sit side by side
         heads = zip(*(np.split(m, n_head, axis=-1) for m in (q, k, v)))
-        out = np.hstack(
-            [attention(*h, mask, record=within(record, f"head{i}")) for i, h in enumerate(heads)]
-        )
+        out = np.hstack([attention(*h, mask, record=within(record, f"head{i}")) for i, h in enumerate(heads)])
         if record:
             record("attention_output", out)
     projected = linear(out, **c_proj)  # [n_seq, n_embd] -> [n_seq, n_embd]

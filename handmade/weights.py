@@ -56,9 +56,7 @@ def _check_block(block, path, n_embd, dims):
             "c_attn": _check_linear(
                 attn["c_attn"], f"{path}.attn.c_attn", n_embd, 3 * n_embd, "n_embd", "3*n_embd", dims
             ),
-            "c_proj": _check_linear(
-                attn["c_proj"], f"{path}.attn.c_proj", n_embd, n_embd, "n_embd", "n_embd", dims
-            ),
+            "c_proj": _check_linear(attn["c_proj"], f"{path}.attn.c_proj", n_embd, n_embd, "n_embd", "n_embd", dims),
         }
     }
     if "n_head" in block:
@@ -69,9 +67,7 @@ def _check_block(block, path, n_embd, dims):
     if block.get("mlp") is not None:
         checked["mlp"] = _check_mlp(block["mlp"], f"{path}.mlp", n_embd, dims)
     elif "ln_2" in checked:
-        raise WeightsError(
-            f"{path} has ln_2 but no mlp; ln_2 normalises the mlp's input, so give both or neither"
-        )
+        raise WeightsError(f"{path} has ln_2 but no mlp; ln_2 normalises the mlp's input, so give both or neither")
     return checked
 
 
@@ -108,8 +104,7 @@ def _check_n_head(n_head, path, n_embd):
         raise WeightsError(f"{path} is {n_head!r}; it must be a whole number of heads ({allowed})")
     if n_head not in divisors:
         raise WeightsError(
-            f"{path} is {n_head}, but n_embd = {n_embd} does not split into {n_head} equal heads; "
-            f"allowed: {allowed}"
+            f"{path} is {n_head}, but n_embd = {n_embd} does not split into {n_head} equal heads; allowed: {allowed}"
         )
     return int(n_head)
 
@@ -134,7 +129,9 @@ def _array(value, path, shape, meaning):
         raise WeightsError(f"{path} is not a table of numbers ({reason}); expected {meaning}") from None
     fits = array.ndim == len(shape) and all(want in (None, got) for want, got in zip(shape, array.shape))
     if not fits:
-        expected = "(" + ", ".join("any" if n is None else str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
+        expected = (
+            "(" + ", ".join("any" if n is None else str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
+        )
         raise WeightsError(f"{path} has shape {array.shape}; expected {expected}, that is {meaning}")
     bad = np.argwhere(~np.isfinite(array))
     if len(bad):

@@ -1,0 +1,189 @@
+"""Weights enter through one check, and travel as exact JSON."""
+
+import json
+
+import numpy as np
+import pytest
+from helpers import random_params
+
+import handmade
+from handmade import WeightsError, check_weights, load_weights, save_weights, weights_from_json, weights_to_json
+from handmade.weights import iter_matrices, largest_weight
+
+
+def blog():
+    return handmade.blog_model()
+
+
+def attn(params):
+    return params["blocks"][0]["attn"]
+
+
+def test_the_blog_model_passes_and_comes_back_as_float_copies():
+    original = blog()
+    checked = check_weights(original)
+    for (path, a), (_, b) in zip(iter_matrices(original), iter_matrices(checked)):
+        assert np.array_equal(a, b) and b.dtype == np.float64, path
+    checked["wte"][0, 0] = 99
+    assert original["wte"][0, 0] == 0  # a copy: editing it leaves the original alone
+
+
+def test_lists_and_ints_are_accepted():
+    checked = check_weights(handmade.BLOG_LITERALS)
+    assert checked["blocks"][0]["attn"]["c_proj"]["b"].dtype == np.float64
+
+
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda p: p.pop("wpe"), "weights is missing 'wpe'; it needs wte, wpe, blocks"),
+        (lambda p: attn(p).pop("c_proj"), r"blocks\[0\].attn is missing 'c_proj'; it needs c_attn, c_proj"),
+        (lambda p: attn(p)["c_attn"].pop("b"), r"blocks\[0\].attn.c_attn is missing 'b'; it needs w, b"),
+        (
+            lambda p: p["blocks"][0].update(atn=p["blocks"][0].pop("attn")),
+            r"blocks\[0\] has an unknown key 'atn'; allowed keys are attn, ln_1, ln_2, mlp, n_head",
+        ),
+        (lambda p: p.update(wtf=1), "weights has an unknown key 'wtf'; allowed keys are wte, wpe, blocks, ln_f"),
+        (
+            lambda p: attn(p)["c_attn"].update(w=np.zeros((8, 23))),
+            r"blocks\[0\].attn.c_attn.w has shape \(8, 23\); expected \(8, 24\), "
+            r"that is \[n_embd, 3\*n_embd\] with n_embd = 8 from wte",
+        ),
+        (
+            lambda p: attn(p)["c_proj"].update(b=np.zeros(7)),
+            r"blocks\[0\].attn.c_proj.b has shape \(7,\); expected \(8,\), that is \[n_embd\]",
+        ),
+        (
+            lambda p: p.update(wpe=np.zeros((5, 7))),
+            r"wpe has shape \(5, 7\); expected \(any, 8\), that is \[n_ctx, n_embd\] with n_embd = 8 from wte",
+        ),
+        (
+            lambda p: p.update(wte=np.zeros(8)),
+            r"wte has shape \(8,\); expected \(any, any\), that is \[n_vocab, n_embd\]",
+        ),
+        (lambda p: p.update(wpe=np.zeros((0, 8))), "wpe has no rows; it needs one row per position"),
+        (lambda p: attn(p)["c_proj"]["w"].__setitem__((7, 5), np.nan), r"blocks\[0\].attn.c_proj.w\[7, 5\] is nan"),
+        (lambda p: p["wte"].__setitem__((1, 2), np.inf), r"wte\[1, 2\] is inf; every weight must be a finite number"),
+        (lambda p: p.update(wte=[[0, 1], [0]]), r"wte is not a table of numbers \(rows of different lengths\)"),
+        (lambda p: p.update(wte=[["a", 1]]), r"wte is not a table of numbers \(could not convert string to float"),
+        (lambda p: p.update(blocks={"attn": 1}), "blocks must be a list of blocks; found dict"),
+        (lambda p: p["blocks"].__setitem__(0, 5), r"blocks\[0\] must be a dict with keys attn; found int"),
+        (
+            lambda p: p["blocks"][0].update(n_head=3),
+            r"blocks\[0\].n_head is 3, but n_embd = 8 does not split into 3 equal heads; allowed: 1, 2, 4, 8",
+        ),
+        (lambda p: p["blocks"][0].update(n_head=2.0), r"blocks\[0\].n_head is 2.0; it must be a whole number of heads"),
+        (
+            lambda p: p["blocks"][0].update(ln_2={"g": np.ones(8), "b": np.zeros(8)}),
+            r"blocks\[0\] has ln_2 but no mlp; ln_2 normalises the mlp's input",
+        ),
+        (
+            lambda p: p["blocks"][0].update(ln_1={"g": np.ones(7), "b": np.zeros(8)}),
+            r"blocks\[0\].ln_1.g has shape \(7,\); expected \(8,\)",
+        ),
+        (
+            lambda p: p["blocks"][0].update(
+                mlp={
+                    "c_fc": {"w": np.zeros((8, 32)), "b": np.zeros(32)},
+                    "c_proj": {"w": np.zeros((31, 8)), "b": np.zeros(8)},
+                }
+            ),
+            r"blocks\[0\].mlp.c_proj.w has shape \(31, 8\); expected \(32, 8\), that is \[n_hidden, n_embd\] "
+            r"with n_embd = 8 from wte and n_hidden = 32 from c_fc.w",
+        ),
+    ],
+)
+def test_each_problem_gets_a_message_that_names_it(edit, message):
+    params = blog()
+    edit(params)
+    with pytest.raises(WeightsError, match=message):
+        check_weights(params)
+
+
+def test_the_error_is_a_value_error_on_one_line():
+    params = blog()
+    attn(params)["c_attn"]["w"] = np.zeros((8, 23))
+    with pytest.raises(ValueError) as error:
+        check_weights(params)
+    assert "\n" not in str(error.value)
+
+
+def test_optional_parts_are_checked_and_kept():
+    params = random_params(np.random.default_rng(0), n_head=2, ln=True, mlp=True, ln_f=True)
+    checked = check_weights(params)
+    assert checked["blocks"][0]["n_head"] == 2 and isinstance(checked["blocks"][0]["n_head"], int)
+    assert set(checked["blocks"][0]) == {"attn", "n_head", "ln_1", "ln_2", "mlp"}
+    assert "ln_f" in checked
+
+
+def test_largest_weight_names_the_place():
+    params = blog()
+    params["wpe"][3, 1] = -5000
+    assert largest_weight(params) == ("wpe[3, 1]", -5000.0)
+
+
+# ---- JSON ---------------------------------------------------------------------------------
+
+
+def test_json_round_trip_is_exact(tmp_path):
+    params = random_params(np.random.default_rng(7), n_head=2, ln=True, mlp=True, ln_f=True)
+    params["wte"][0, 0] = 0.1 + 0.2  # a float that only repr() writes exactly
+    params["wte"][0, 1] = -0.0
+    params["wte"][0, 2] = 1e-300
+    path = tmp_path / "w.json"
+    save_weights(params, path)
+    loaded = load_weights(path)
+    for (p1, a), (p2, b) in zip(iter_matrices(check_weights(params)), iter_matrices(loaded)):
+        assert p1 == p2 and a.tobytes() == b.tobytes(), p1  # bit for bit, signs of zero included
+    assert loaded["blocks"][0]["n_head"] == 2
+
+
+def test_json_keeps_one_matrix_row_per_line():
+    text = weights_to_json(blog())
+    assert "    [0, 0, 0, 0, 0, 1, 0, 0],\n" in text
+    assert '"b": [0, 0, 0, 0, 0, 1024, 0, 0]' in text
+    assert json.loads(text)["wte"] == [[0, 0, 0, 0, 0, 1, 0, 0], [0, 0, 0, 0, 0, 0, 1, 0]]
+
+
+def test_saving_bad_weights_refuses_and_writes_nothing(tmp_path):
+    params = blog()
+    params["wte"][0, 0] = np.nan
+    with pytest.raises(WeightsError, match=r"wte\[0, 0\] is nan"):
+        save_weights(params, tmp_path / "w.json")
+    assert not (tmp_path / "w.json").exists()
+
+
+def test_malformed_json_names_the_file_line_and_column(tmp_path):
+    path = tmp_path / "broken.json"
+    path.write_text('{"wte": [[0, 1],\n  [1, 0]\n')
+    with pytest.raises(WeightsError, match=r"'.*broken.json' is not valid JSON: .* at line 3, column 1"):
+        load_weights(path)
+
+
+def test_wrong_shape_in_a_file_names_the_file_and_the_matrix(tmp_path):
+    params = json.loads(weights_to_json(blog()))
+    params["blocks"][0]["attn"]["c_proj"]["w"].pop()
+    path = tmp_path / "short.json"
+    path.write_text(json.dumps(params))
+    with pytest.raises(
+        WeightsError, match=r"short.json': blocks\[0\].attn.c_proj.w has shape \(7, 8\); expected \(8, 8\)"
+    ):
+        load_weights(path)
+
+
+def test_nan_written_into_a_file_is_rejected():
+    text = weights_to_json(blog()).replace("1024", "NaN", 1)
+    with pytest.raises(WeightsError, match=r"the JSON text: blocks\[0\].attn.c_attn.w\[0, 0\] is nan"):
+        weights_from_json(text)
+
+
+def test_missing_file_is_a_clear_error(tmp_path):
+    with pytest.raises(WeightsError, match="cannot read weights from '.*nope.json': no such file"):
+        load_weights(tmp_path / "nope.json")
+
+
+def test_a_file_that_is_not_text_is_a_clear_error(tmp_path):
+    path = tmp_path / "binary.json"
+    path.write_bytes(b"\xff\xfe\x00")
+    with pytest.raises(WeightsError, match="cannot read weights from"):
+        load_weights(path)
