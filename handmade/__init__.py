@@ -4,7 +4,19 @@
 """
 
 from .basis import Basis, qkv_weights, split_qkv
-from .blog import ALPHABET, BASIS, BLOG_LITERALS, LG, N_CTX, N_EMBD, N_VOCAB, TASK_TEXT, blog_model, literal_model
+from .blog import (
+    ALPHABET,
+    BASIS,
+    BLOG_LITERALS,
+    LG,
+    N_CTX,
+    N_EMBD,
+    N_VOCAB,
+    TASK_TEXT,
+    blog_model,
+    flip_model,
+    literal_model,
+)
 from .inference import (
     Example,
     Prediction,
@@ -62,6 +74,7 @@ __all__ = [
     "complete",
     "continuation",
     "ffn",
+    "flip_model",
     "forward",
     "gelu",
     "gpt",

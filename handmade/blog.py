@@ -53,6 +53,24 @@ def blog_model(lg=LG, *, q_lg=None, proj_lg=None):
     }
 
 
+def flip_model(lg=LG):
+    """A model that cannot see positions (wpe is all zeros): "if I am a, say b; if b, say a".
+
+    Each token attends to the earlier tokens that are the same as itself, so attention returns
+    its own value (+1 for a, -1 for b), and c_proj turns +1 into b and -1 into a. That is all
+    (ab)* needs; (aab)* needs to know the token before, which this model cannot find.
+    """
+    q = BASIS.matrix({("Ta", "Ta"): lg, ("Tb", "Tb"): lg})  # a looks for a, b looks for b
+    k = BASIS.matrix({("Ta", "Ta"): 1, ("Tb", "Tb"): 1})  # every token offers what it is
+    v = BASIS.matrix({("Ta", "V"): 1, ("Tb", "V"): -1})
+    c_proj = {"w": BASIS.matrix({("V", "Ta"): -lg, ("V", "Tb"): lg}), "b": np.zeros(len(BASIS))}
+    return {
+        "wte": BASIS.one_hot_rows(["Ta", "Tb"]),
+        "wpe": np.zeros((N_CTX, len(BASIS))),  # no position information at all
+        "blocks": [{"attn": {"c_attn": qkv_weights(q, k, v), "c_proj": c_proj}}],
+    }
+
+
 def _literals():
     L = LG
     return {

@@ -95,9 +95,14 @@ class LabelledMatrix:
     def _repr_html_(self):
         return self.html()
 
-    def html(self):
-        """An HTML table; zeros are pale so the numbers that matter stand out."""
+    def html(self, heat=False):
+        """An HTML table; zeros are pale so the numbers that matter stand out.
+
+        With ``heat=True`` every cell is shaded by its value (a heatmap that is also a table):
+        blue below zero, red above, white at zero; the mask's -1e10 counts as very negative.
+        """
         esc = html.escape
+        shades = _shades(self.values) if heat else None
         edge = "border-left:2px solid #555;"
         head = "".join(
             f'<th style="{edge if j in self.col_splits else ""}text-align:center">{esc(c)}</th>'
@@ -111,6 +116,8 @@ class LabelledMatrix:
                 style = top + (edge if j in self.col_splits else "")
                 if (i, j) in self.highlight:
                     style += "background:#ffd866;font-weight:bold;"
+                elif shades is not None:
+                    style += shades[i][j]
                 elif text in ("0", "≈0"):
                     style += "color:#bbb;"
                 tds.append(f'<td style="{style}text-align:right">{esc(text)}</td>')
@@ -142,6 +149,23 @@ class LabelledMatrix:
         from .plots import heatmap
 
         return heatmap(self, ax=ax, **kwargs)
+
+
+def _shades(values):
+    """A background colour per cell: white at 0, deepening to red (max) or blue (min)."""
+    clipped = np.clip(values, -1e6, 1e6)
+    scale = np.abs(clipped).max() or 1.0
+    out = []
+    for row in clipped:
+        cells = []
+        for x in row:
+            t = abs(x) / scale  # 0 .. 1
+            fade = round(255 - 200 * t)
+            colour = f"rgb(255,{fade},{fade})" if x > 0 else f"rgb({fade},{fade},255)"
+            ink = "color:white;" if t > 0.6 else ("color:#bbb;" if x == 0 else "")
+            cells.append(f"background:{colour};{ink}")
+        out.append(cells)
+    return out
 
 
 def _tex_text(label):
