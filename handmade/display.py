@@ -6,6 +6,11 @@ readable plain-text twin elsewhere. Nothing here needs IPython.
 
 import html
 
+import numpy as np
+
+from .labelled import LabelledMatrix, fmt
+from .model import softmax
+
 STAGES = ("tokens", "embeddings", "q/k/v", "scores", "softmax", "values", "projection", "residual", "logits")
 
 
@@ -43,9 +48,8 @@ def pipeline(*current):
 def side_by_side(*parts):
     """Tables (anything with ``.html()`` or ``_repr_html_``) or HTML strings, in one row."""
     cells = "".join(f'<div style="margin-right:24px">{_markup(part)}</div>' for part in parts)
-    return Html(
-        f'<div style="display:flex;flex-wrap:wrap;align-items:flex-start">{cells}</div>', "(tables side by side)"
-    )
+    text = "\n\n".join(repr(part) for part in parts if not isinstance(part, str))
+    return Html(f'<div style="display:flex;flex-wrap:wrap;align-items:flex-start">{cells}</div>', text)
 
 
 def text_table(header, rows, title=""):
@@ -63,9 +67,60 @@ def text_table(header, rows, title=""):
     return Html(f"<table style='border-collapse:collapse'>{caption}<tr>{head}</tr>{body}</table>", "\n".join(lines))
 
 
+def matrix(values, title="", rows=None, cols=None, digits=4):
+    """A LabelledMatrix with plain labels (row 0, col 0, ...) for matrices that are not the model's."""
+    values = np.atleast_2d(np.asarray(values, dtype=float))
+    rows = rows or [f"row {i}" for i in range(values.shape[0])]
+    cols = cols or [f"col {j}" for j in range(values.shape[1])]
+    return LabelledMatrix(values, rows, cols, title=title, digits=digits)
+
+
+def weighted_sums(weights, values, rows, title=""):
+    """Each row of ``weights @ values`` written out as its sum: ``0.5*1 + 0.5*-1 = 0``.
+
+    ``weights`` [n, n] and a column ``values`` [n]; terms with weight below 1e-9 are left out.
+    """
+    lines = []
+    for label, row in zip(rows, np.asarray(weights)):
+        terms = [f"{fmt(w)}*{fmt(v)}" for w, v in zip(row, values) if abs(w) > 1e-9]
+        lines.append((label, " + ".join(terms), fmt(row @ np.asarray(values))))
+    return text_table(["row", "weights × values", "sum"], lines, title)
+
+
 def _markup(part):
     if isinstance(part, str):
         return part
     if hasattr(part, "html"):
         return part.html()
     return part._repr_html_()
+
+
+def dot_product_story(a, b, i, j):
+    """A and B with row i and column j highlighted, the product, and the sum written out."""
+    a, b = np.asarray(a), np.asarray(b)
+    product = a @ b
+    terms = " + ".join(f"{fmt(x)}*{fmt(y)}" for x, y in zip(a[i], b[:, j]))
+
+    def lab(m, title, cells):
+        rows, cols = [f"row {r}" for r in range(m.shape[0])], [f"col {c}" for c in range(m.shape[1])]
+        return LabelledMatrix(m, rows, cols, title=title, highlight=frozenset(cells)).html()
+
+    parts = [
+        lab(a, "A", [(i, c) for c in range(a.shape[1])]),
+        "<div style='font-size:24px;padding-top:30px'>@</div>",
+        lab(b, "B", [(r, j) for r in range(b.shape[0])]),
+        "<div style='font-size:24px;padding-top:30px'>=</div>",
+        lab(product, "A @ B", [(i, j)]),
+    ]
+    sum_line = f"<p>(A @ B)[{i}, {j}] = row {i} of A · column {j} of B = {terms} = <b>{fmt(product[i, j])}</b></p>"
+    return Html(side_by_side(*parts).markup + sum_line, f"(A @ B)[{i}, {j}] = {terms} = {fmt(product[i, j])}")
+
+
+def softmax_story(row, scale=1.0):
+    """A table: a row, scaled, its exponentials after subtracting the max, and the softmax."""
+    x = np.asarray(row, dtype=float) * scale
+    shifted = x - x.max()
+    steps = np.vstack([x, shifted, np.exp(shifted), softmax(x)])
+    labels = [f"x × {fmt(scale)}", "minus the max", "exp", "softmax: divided by the sum"]
+    cols = [f"x{i}" for i in range(len(x))]
+    return LabelledMatrix(steps, labels, cols, title="softmax step by step")

@@ -5,7 +5,7 @@ from matplotlib import pyplot as plt
 from matplotlib.colors import TwoSlopeNorm
 
 
-def heatmap(matrix, ax=None, annotate=True, cmap=None, vmin=None, vmax=None):
+def heatmap(matrix, ax=None, annotate=True, cmap=None, vmin=None, vmax=None, xlabel=None, ylabel=None):
     """Draw a LabelledMatrix on ``ax`` (a new figure if None); return the axes.
 
     Values are coloured around zero (blue below, red above) unless they are all zero or more,
@@ -31,6 +31,8 @@ def heatmap(matrix, ax=None, annotate=True, cmap=None, vmin=None, vmax=None):
         for (i, j), value in np.ndenumerate(values):
             dark = abs(image.norm(value) - 0.5) > 0.3 if low < 0 < high else image.norm(value) > 0.6
             ax.text(j, i, texts[i][j], ha="center", va="center", fontsize=8, color="white" if dark else "black")
+    ax.set_xlabel(xlabel or "")
+    ax.set_ylabel(ylabel or "")
     if matrix.title:
         ax.set_title(matrix.title, loc="left", fontsize=10)
     return ax

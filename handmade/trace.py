@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .basis import Basis
+from .basis import Basis, split_qkv
 from .blog import ALPHABET, BASIS
 from .inference import context_tokens, prepare
 from .labelled import LabelledMatrix
@@ -124,3 +124,36 @@ def _label(name, array, rows, basis, alphabet, scoped):
     if scoped and "." in name:  # say which block (and head) when there is more than one
         title = f"{title} ({name[: -len(kind) - 1]})"
     return LabelledMatrix(array, rows, cols, title=title, col_splits=splits)
+
+
+def weight_tables(params=None, alphabet=ALPHABET, basis=BASIS):
+    """{name: LabelledMatrix} for the weights of the first block, labelled by the basis.
+
+    The names are the ones the widgets edit (wte, wpe, q, k, v, c_proj.w, c_proj.b) plus the
+    whole c_attn.w with its q | k | v split drawn.
+    """
+    params = prepare(params, alphabet)
+    attn = params["blocks"][0]["attn"]
+    q, k, v = split_qkv(attn["c_attn"]["w"])
+    names = basis.names
+    splits = tuple(basis.group_starts())
+
+    def lab(values, rows, title):
+        return LabelledMatrix(values, rows, names, title=title, col_splits=splits)
+
+    return {
+        "wte": lab(params["wte"], list(alphabet), "wte: one row per token"),
+        "wpe": lab(params["wpe"], [f"pos {i}" for i in range(len(params["wpe"]))], "wpe: one row per position"),
+        "c_attn.w": LabelledMatrix(
+            attn["c_attn"]["w"],
+            names,
+            [f"{part}·{n}" for part in "qkv" for n in names],
+            title="c_attn.w: makes q | k | v from each embedding row",
+            col_splits=(len(names), 2 * len(names)),
+        ),
+        "q": lab(q, names, "q block of c_attn.w: input direction (row) to query direction (column)"),
+        "k": lab(k, names, "k block of c_attn.w: input direction to key direction"),
+        "v": lab(v, names, "v block of c_attn.w: input direction to value direction"),
+        "c_proj.w": lab(attn["c_proj"]["w"], names, "c_proj.w: attention output direction to residual direction"),
+        "c_proj.b": lab(attn["c_proj"]["b"][None, :], ["bias"], "c_proj.b: added to every position"),
+    }

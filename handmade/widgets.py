@@ -15,13 +15,12 @@ from pathlib import Path
 import ipywidgets as W
 import numpy as np
 
-from .basis import split_qkv
 from .blog import ALPHABET, BASIS, blog_model
-from .display import Html, side_by_side
+from .display import Html, dot_product_story, side_by_side, softmax_story
 from .inference import accuracy, complete, predict, prepare
 from .labelled import LabelledMatrix, fmt
-from .model import NonFiniteError, softmax
-from .trace import trace
+from .model import NonFiniteError
+from .trace import trace, weight_tables
 from .weights import WeightsError, check_weights, load_weights, save_weights
 
 EDITABLE = ("wte", "wpe", "q", "k", "v", "c_proj.w", "c_proj.b")
@@ -124,27 +123,6 @@ def _css(name):
 # ---- reading and writing the matrices a learner edits ------------------------------------
 
 
-def editable_matrices(params, alphabet=ALPHABET, basis=BASIS):
-    """{name: LabelledMatrix} for each matrix a learner can edit, labelled by the basis."""
-    attn = params["blocks"][0]["attn"]
-    q, k, v = split_qkv(attn["c_attn"]["w"])
-    names = basis.names
-    splits = tuple(basis.group_starts())
-
-    def lab(values, rows, title):
-        return LabelledMatrix(values, rows, names, title=title, col_splits=splits)
-
-    return {
-        "wte": lab(params["wte"], list(alphabet), "wte: one row per token"),
-        "wpe": lab(params["wpe"], [f"pos {i}" for i in range(len(params["wpe"]))], "wpe: one row per position"),
-        "q": lab(q, names, "q block of c_attn.w: input direction (row) to query direction (column)"),
-        "k": lab(k, names, "k block of c_attn.w: input direction to key direction"),
-        "v": lab(v, names, "v block of c_attn.w: input direction to value direction"),
-        "c_proj.w": lab(attn["c_proj"]["w"], names, "c_proj.w: attention output direction to residual direction"),
-        "c_proj.b": lab(attn["c_proj"]["b"][None, :], ["bias"], "c_proj.b: added to every position"),
-    }
-
-
 def with_matrix(params, name, values):
     """A copy of ``params`` with one editable matrix replaced."""
     new = check_weights(params)
@@ -220,7 +198,7 @@ class Playground:
             unknown = [name for name in names if name not in allowed]
             if unknown:
                 raise ValueError(f"no {kind} called {unknown[0]!r}; choose from {', '.join(allowed)}")
-        matrices = editable_matrices(self.params)
+        matrices = weight_tables(self.params)
         self.editors = {name: MatrixEditor(name, matrices[name], self._edited) for name in edit}
         self.views = {name: W.HTML() for name in views}
         for name, view in self.views.items():
@@ -270,7 +248,7 @@ class Playground:
     def replace(self, params, note=""):
         """Take new weights (already checked) and show them everywhere."""
         self.params = params
-        for name, matrix in editable_matrices(params).items():
+        for name, matrix in weight_tables(params).items():
             if name in self.editors:
                 self.editors[name].set_values(matrix.values)
         self.refresh()
@@ -349,7 +327,7 @@ class Playground:
         return slider
 
     def _break_control(self):
-        matrices = editable_matrices(self.params)
+        matrices = weight_tables(self.params)
         which = W.Dropdown(
             options=list(matrices), value="c_proj.w", description="break", layout=W.Layout(width="180px")
         )
@@ -361,13 +339,13 @@ class Playground:
             widget.add_class(f"hm-break-{name}")
 
         def chosen(_=None):
-            m = editable_matrices(self.params)[which.value]
+            m = weight_tables(self.params)[which.value]
             row.options, col.options = list(m.rows), list(m.cols)
             if which.value == "c_proj.w":
                 row.value, col.value = "V", "Tb"  # the blog's Lg that writes b
 
         def press(_):
-            m = editable_matrices(self.params)[which.value]
+            m = weight_tables(self.params)[which.value]
             i, j = m.rows.index(row.value), m.cols.index(col.value)
             values = m.values.copy()
             values[i, j] = {"set to 0": 0.0, "flip sign": -values[i, j], "add 1": values[i, j] + 1}[action.value]
@@ -426,27 +404,6 @@ _VIEW_TITLES = {
 # ---- the smaller explorers ----------------------------------------------------------------
 
 
-def dot_product_story(a, b, i, j):
-    """HTML: A and B with row i and column j highlighted, the product, and the sum written out."""
-    a, b = np.asarray(a), np.asarray(b)
-    product = a @ b
-    terms = " + ".join(f"{fmt(x)}*{fmt(y)}" for x, y in zip(a[i], b[:, j]))
-
-    def lab(m, title, cells):
-        rows, cols = [f"row {r}" for r in range(m.shape[0])], [f"col {c}" for c in range(m.shape[1])]
-        return LabelledMatrix(m, rows, cols, title=title, highlight=frozenset(cells)).html()
-
-    parts = [
-        lab(a, "A", [(i, c) for c in range(a.shape[1])]),
-        "<div style='font-size:24px;padding-top:30px'>@</div>",
-        lab(b, "B", [(r, j) for r in range(b.shape[0])]),
-        "<div style='font-size:24px;padding-top:30px'>=</div>",
-        lab(product, "A @ B", [(i, j)]),
-    ]
-    sum_line = f"<p>(A @ B)[{i}, {j}] = row {i} of A · column {j} of B = {terms} = <b>{fmt(product[i, j])}</b></p>"
-    return side_by_side(*parts).markup + sum_line
-
-
 class ProductExplorer:
     """Pick an output cell of A @ B and see which row and column make it."""
 
@@ -463,22 +420,12 @@ class ProductExplorer:
         self.refresh()
 
     def refresh(self):
-        self.view.value = dot_product_story(self.a, self.b, self.row.value, self.col.value)
+        self.view.value = dot_product_story(self.a, self.b, self.row.value, self.col.value).markup
 
     def _ipython_display_(self):
         from IPython.display import display
 
         display(self.widget)
-
-
-def softmax_story(row, scale=1.0):
-    """HTML: a row, scaled, its exponentials after subtracting the max, and the softmax."""
-    x = np.asarray(row, dtype=float) * scale
-    shifted = x - x.max()
-    steps = np.vstack([x, shifted, np.exp(shifted), softmax(x)])
-    labels = [f"x × {fmt(scale)}", "minus the max", "exp", "softmax: divided by the sum"]
-    cols = [f"x{i}" for i in range(len(x))]
-    return LabelledMatrix(steps, labels, cols, title="softmax step by step").html()
 
 
 class SoftmaxExplorer:
@@ -509,7 +456,7 @@ class SoftmaxExplorer:
         self.refresh()
 
     def refresh(self):
-        self.view.value = softmax_story(self.row, self.scale.value)
+        self.view.value = softmax_story(self.row, self.scale.value).html()
 
     def _ipython_display_(self):
         from IPython.display import display
