@@ -95,17 +95,18 @@ class LabelledMatrix:
     def _repr_html_(self):
         return self.html()
 
-    def html(self, heat=False):
+    def html(self, heat=False, caption=True):
         """An HTML table; zeros are pale so the numbers that matter stand out.
 
         With ``heat=True`` every cell is shaded by its value (a heatmap that is also a table):
         blue below zero, red above, white at zero; the mask's -1e10 counts as very negative.
+        ``caption=False`` leaves the title out, for a page that shows it as a heading.
         """
         esc = html.escape
         shades = _shades(self.values) if heat else None
-        edge = "border-left:2px solid #555;"
+        pad, edge = "padding:1px 6px;", "border-left:2px solid #555;"
         head = "".join(
-            f'<th style="{edge if j in self.col_splits else ""}text-align:center">{esc(c)}</th>'
+            f'<th style="{pad}{edge if j in self.col_splits else ""}text-align:center">{esc(c)}</th>'
             for j, c in enumerate(self.cols)
         )
         rows = []
@@ -113,7 +114,7 @@ class LabelledMatrix:
             top = "border-top:2px solid #555;" if i in self.row_splits else ""
             tds = []
             for j, text in enumerate(cells):
-                style = top + (edge if j in self.col_splits else "")
+                style = pad + top + (edge if j in self.col_splits else "")
                 if (i, j) in self.highlight:
                     style += "background:#ffd866;font-weight:bold;"
                 elif shades is not None:
@@ -121,11 +122,15 @@ class LabelledMatrix:
                 elif text in ("0", "≈0"):
                     style += "color:#bbb;"
                 tds.append(f'<td style="{style}text-align:right">{esc(text)}</td>')
-            rows.append(f'<tr><th style="{top}text-align:left">{esc(label)}</th>{"".join(tds)}</tr>')
-        caption = f'<caption style="caption-side:top;text-align:left">{esc(self.title)}</caption>' if self.title else ""
+            rows.append(
+                f'<tr><th style="{pad}{top}text-align:left;white-space:nowrap">{esc(label)}</th>{"".join(tds)}</tr>'
+            )
+        title = ""
+        if self.title and caption:
+            title = f'<caption style="caption-side:top;text-align:left;white-space:nowrap">{esc(self.title)}</caption>'
         return (
             '<table class="handmade-matrix" style="border-collapse:collapse;font-family:monospace">'
-            f"{caption}<thead><tr><th></th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+            f"{title}<thead><tr><th></th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
         )
 
     def latex(self, name=None, labels=False):

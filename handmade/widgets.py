@@ -67,7 +67,9 @@ class MatrixEditor:
         rows = [[self._label(r)] + self.boxes[i] for i, r in enumerate(matrix.rows)]
         grid = W.GridBox(
             [cell for row in [header, *rows] for cell in row],
-            layout=W.Layout(grid_template_columns=f"84px repeat({matrix.shape[1]}, {CELL})", grid_gap="2px"),
+            layout=W.Layout(
+                grid_template_columns=f"84px repeat({matrix.shape[1]}, {CELL})", grid_gap="2px", flex="0 0 auto"
+            ),
         )
         title = W.HTML(f"<b>{html.escape(matrix.title or name)}</b>")
         self.widget = W.VBox([title, W.HBox([grid, self.message])])
@@ -78,7 +80,9 @@ class MatrixEditor:
         return W.HTML(f'<div style="font-family:monospace;font-size:11px;{edge}">{html.escape(text)}</div>')
 
     def _box(self, i, j):
-        box = W.Text(value=fmt(self.matrix.values[i, j]), continuous_update=False, layout=W.Layout(width=CELL))
+        box = W.Text(
+            value=fmt(self.matrix.values[i, j]), continuous_update=False, layout=W.Layout(width=CELL, margin="0")
+        )
         box.add_class(f"hm-cell-{_css(self.name)}-{i}-{j}")
         box.observe(lambda change: self._typed(i, j, change["new"]), names="value")
         return box
@@ -148,13 +152,17 @@ def with_matrix(params, name, values):
 
 def render_view(view, params, text, alphabet=ALPHABET, basis=BASIS):
     """HTML for one view of the model on ``text`` (shared by the widget and the snapshot)."""
+    return f'<div style="overflow-x:auto">{_view_markup(view, params, text, alphabet, basis)}</div>'  # wide ones scroll
+
+
+def _view_markup(view, params, text, alphabet, basis):
     if view in ("completion", "accuracy", "predictions"):
         return _render_outcome(view, params, text, alphabet)
     t = trace(text, params, alphabet=alphabet, basis=basis)
-    if view == "logits":
+    if view == "logits":  # two tables: their captions tell them apart
         return side_by_side(t["logits"].html(heat=True), t["probabilities"].html(heat=True)).markup
     name = {"scores": "scores", "attention": "attention_weights"}.get(view, view)
-    return t[name].html(heat=view in ("scores", "attention"))
+    return t[name].html(heat=view in ("scores", "attention"), caption=False)  # the page shows a heading
 
 
 def _render_outcome(view, params, text, alphabet):

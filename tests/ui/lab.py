@@ -1,0 +1,196 @@
+"""JupyterLab in a real browser, for the UI tests and the latency benchmark.
+
+``Lab`` starts a JupyterLab server on 127.0.0.1 (a free port, every setting in a temporary folder,
+no news prompt) serving a temporary copy of the notebooks, so running them never touches the
+repository. ``open_browser`` launches headless Chromium through Playwright, using the machine's
+own Chromium (nothing is downloaded). ``NotebookPage`` opens a notebook, runs all its cells and
+finds the widgets by the CSS classes the package gives them.
+"""
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
+
+
+def find_chromium():
+    """The path of a Chromium (or Chrome) on this machine, or None."""
+    candidates = [os.environ.get("HANDMADE_CHROMIUM"), "/usr/bin/chromium"]
+    candidates += [shutil.which(name) for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")]
+    return next((c for c in candidates if c and Path(c).is_file() and os.access(c, os.X_OK)), None)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Lab:
+    """A JupyterLab server for one test session; use as a context manager."""
+
+    def __init__(self, notebooks=ROOT / "notebooks"):
+        self.tmp = Path(tempfile.mkdtemp(prefix="handmade-ui-"))
+        self.root = self.tmp / "notebooks"
+        shutil.copytree(notebooks, self.root, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+        self.port, self.token = free_port(), "handmade-ui-test"
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.process = None
+
+    def _environment(self):
+        env = dict(os.environ)
+        for name in ("config", "data", "runtime", "settings", "workspaces"):
+            (self.tmp / name).mkdir()
+        env.update(
+            JUPYTER_CONFIG_DIR=str(self.tmp / "config"),
+            JUPYTER_DATA_DIR=str(self.tmp / "data"),
+            JUPYTER_RUNTIME_DIR=str(self.tmp / "runtime"),
+            JUPYTERLAB_SETTINGS_DIR=str(self.tmp / "settings"),
+            JUPYTERLAB_WORKSPACES_DIR=str(self.tmp / "workspaces"),
+            MPLBACKEND="module://matplotlib_inline.backend_inline",
+        )
+        quiet = self.tmp / "settings" / "@jupyterlab" / "apputils-extension"
+        quiet.mkdir(parents=True)
+        (quiet / "notification.jupyterlab-settings").write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+        return env
+
+    def __enter__(self):
+        command = [
+            sys.executable, "-m", "jupyter", "lab", "--no-browser",
+            f"--ServerApp.ip=127.0.0.1", f"--ServerApp.port={self.port}", "--ServerApp.port_retries=0",
+            f"--IdentityProvider.token={self.token}", f"--ServerApp.root_dir={self.root}",
+            "--LabApp.expose_app_in_browser=True", "--ServerApp.allow_root=True",
+            "--LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate",
+        ]  # fmt: skip
+        self.log = open(self.tmp / "server.log", "w")  # noqa: SIM115 (closed in __exit__)
+        self.process = subprocess.Popen(command, env=self._environment(), stdout=self.log, stderr=subprocess.STDOUT)
+        self._wait_until_up()
+        return self
+
+    def _wait_until_up(self, timeout=60):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"JupyterLab exited: {(self.tmp / 'server.log').read_text()[-2000:]}")
+            try:
+                urllib.request.urlopen(f"{self.url}/api/status?token={self.token}", timeout=2)
+                return
+            except OSError:
+                time.sleep(0.25)
+        raise RuntimeError(f"JupyterLab did not start in {timeout} s")
+
+    def __exit__(self, *exc):
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+        self.log.close()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def notebook_url(self, name):
+        return f"{self.url}/lab/tree/{name}?token={self.token}&reset"
+
+
+def open_browser(playwright, chromium):
+    return playwright.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_FLAGS)
+
+
+class NotebookPage:
+    """One notebook open in JupyterLab, with helpers to run it and to reach its widgets."""
+
+    def __init__(self, page, lab, name):
+        self.page, self.lab, self.name = page, lab, name
+        self.console = []
+        page.on("console", lambda message: self.console.append(f"{message.type}: {message.text}"))
+        page.on("pageerror", lambda error: self.console.append(f"pageerror: {error}"))
+
+    def open(self):
+        self.page.goto(self.lab.notebook_url(self.name))
+        self.page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=60_000)
+        self.page.wait_for_function(JS_KERNEL_IDLE, timeout=60_000)
+        return self
+
+    def run_all(self, timeout=120_000):
+        self.page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+        self.page.wait_for_function(JS_ALL_CELLS_RUN, timeout=timeout)
+        self.page.wait_for_function(JS_KERNEL_IDLE, timeout=timeout)
+        return self
+
+    def errors(self):
+        """Text of every error output (a traceback) on the page."""
+        return self.page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.error']").all_inner_texts()
+
+    def widget(self, css_class):
+        return self.page.locator(f".{css_class}").first
+
+    def cell_box(self, matrix, i, j):
+        return self.page.locator(f".hm-cell-{matrix}-{i}-{j} input").first
+
+    def type_into(self, locator, text):
+        locator.scroll_into_view_if_needed()
+        locator.click()
+        locator.fill(text)
+        locator.press("Enter")
+
+    def wait_for_change(self, css_class, before, timeout=10_000):
+        """Wait until the widget's HTML differs from ``before``; return the new HTML."""
+        selector = f".{css_class}"
+        self.page.wait_for_function(
+            "([selector, before]) => { const e = document.querySelector(selector); return e && e.innerHTML !== before; }",
+            arg=[selector, before],
+            timeout=timeout,
+        )
+        return self.html(css_class)
+
+    def wait_for_text(self, css_class, text, timeout=10_000):
+        selector = f".{css_class}"
+        self.page.wait_for_function(
+            "([selector, text]) => { const e = document.querySelector(selector); return e && e.textContent.includes(text); }",
+            arg=[selector, text],
+            timeout=timeout,
+        )
+
+    def html(self, css_class):
+        return self.widget(css_class).inner_html()
+
+    def text(self, css_class):  # textContent: cells scrolled out of view are not laid out
+        return self.widget(css_class).text_content()
+
+
+# The notebook's cells all have an execution count (no "[*]", none blank).
+JS_ALL_CELLS_RUN = """() => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  if (!panel || !panel.content) return false;
+  const cells = panel.content.model.cells;
+  for (let i = 0; i < cells.length; i++) {
+    const cell = cells.get(i);
+    if (cell.type === 'code' && !cell.executionCount) return false;
+  }
+  return !document.querySelector('.jp-InputPrompt')?.textContent.includes('*')
+      && ![...document.querySelectorAll('.jp-InputPrompt')].some(p => p.textContent.includes('*'));
+}"""
+
+JS_KERNEL_IDLE = """() => {
+  const panel = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+  const kernel = panel && panel.sessionContext && panel.sessionContext.session && panel.sessionContext.session.kernel;
+  return !!kernel && kernel.status === 'idle';
+}"""

@@ -1,0 +1,195 @@
+"""The widgets in JupyterLab, in headless Chromium: every widget notebook runs without an error
+and renders its widgets, and each widget reacts to a learner's typing, sliding and clicking."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
+
+
+def widget_notebooks():
+    names = []
+    for path in sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")):
+        sources = "".join("".join(cell["source"]) for cell in json.loads(path.read_text())["cells"])
+        if "handmade.widgets import" in sources:
+            names.append(path.name)
+    return names
+
+
+def test_the_series_has_widget_notebooks():
+    assert {"01_matrix_refresher.ipynb", "04_queries_and_keys.ipynb", "09_playground.ipynb"} <= set(widget_notebooks())
+
+
+@pytest.mark.parametrize("name", widget_notebooks())
+def test_notebook_runs_without_errors_and_its_widgets_render(notebook, name):
+    nb = notebook(name)
+    assert nb.errors() == []
+    page = nb.page
+    assert page.locator(".jupyter-widgets").count() > 0
+    assert "Error displaying widget" not in page.locator(".jp-NotebookPanel").text_content()
+    # a rendered widget replaces the plain-text stand-in that viewers without widgets show
+    assert page.get_by_text("an interactive widget; run the notebook in Jupyter").count() == 0
+    for view in page.locator("[class*='hm-view-'], [class*='hm-product-view'], [class*='hm-softmax-view']").all():
+        assert view.text_content().strip(), "a widget view rendered empty"
+
+
+# ---- 01: pick a cell of the product -------------------------------------------------------
+
+
+def test_product_explorer_writes_the_chosen_dot_product(notebook):
+    nb = notebook("01_matrix_refresher.ipynb")
+    assert "= 70" in nb.text("hm-product-view")
+    nb.page.locator(".hm-product-row button", has_text="1").click()
+    nb.page.locator(".hm-product-col button", has_text="2").click()
+    nb.wait_for_text("hm-product-view", "5*3 + 6*6 + 7*9 + 8*12 = 210")
+
+
+# ---- 03: the embedding of any context -----------------------------------------------------
+
+
+def test_embedding_follows_the_typed_context_and_refuses_other_letters(notebook):
+    nb = notebook("03_embeddings.ipynb")
+    before = nb.html("hm-view-embedding")
+    nb.type_into(nb.page.locator(".hm-context input"), "ba")
+    after = nb.wait_for_change("hm-view-embedding", before)
+    assert "pos 1 · a" in after and "pos 2" not in after
+    nb.type_into(nb.page.locator(".hm-context input"), "abx")
+    nb.page.get_by_text("cannot tokenize 'x' at position 2").wait_for()
+    assert nb.html("hm-view-embedding") == after  # still the last good context
+
+
+# ---- 04: edit q, watch the scores ---------------------------------------------------------
+
+
+def test_editing_q_changes_the_scores_and_attention(notebook):
+    nb = notebook("04_queries_and_keys.ipynb")
+    scores, attention = nb.html("hm-view-scores"), nb.html("hm-view-attention")
+    nb.type_into(nb.cell_box("q", 4, 3), "0")  # position 4 stops looking at position 3
+    nb.wait_for_change("hm-view-scores", scores)
+    nb.wait_for_change("hm-view-attention", attention)
+    last_row = nb.page.locator(".hm-view-attention tr").last.locator("td").all_text_contents()
+    assert last_row == ["≈0", "≈0", "≈0", "≈0", "1"]
+
+
+# ---- 05: softmax and its scale ------------------------------------------------------------
+
+
+def test_softmax_scale_slider_and_bad_rows(notebook):
+    nb = notebook("05_softmax_and_mask.ipynb")
+    before = nb.html("hm-softmax-view")
+    handle = nb.page.locator(".hm-softmax-scale .noUi-handle")
+    handle.focus()
+    handle.press("End")  # the largest scale: softmax becomes argmax
+    after = nb.wait_for_change("hm-softmax-view", before)
+    assert nb.page.locator(".hm-softmax-view tr").last.locator("td").all_text_contents() == ["1", "0", "0"]
+    nb.type_into(nb.page.locator(".hm-softmax-row input"), "1, two, 3")
+    nb.wait_for_text("hm-softmax-message", "is not a list of numbers")
+    assert nb.html("hm-softmax-view") == after
+
+
+# ---- 06: values ---------------------------------------------------------------------------
+
+
+def test_giving_b_the_value_of_a_breaks_the_model(notebook):
+    nb = notebook("06_values.ipynb")
+    assert "(27 / 27)" in nb.text("hm-view-accuracy")
+    before = nb.html("hm-view-accuracy")
+    nb.type_into(nb.cell_box("v", 6, 7), "1")  # b now looks like a
+    assert "(27 / 27)" not in nb.wait_for_change("hm-view-accuracy", before)
+    nb.page.locator(".hm-reset").click()
+    nb.wait_for_text("hm-view-accuracy", "(27 / 27)")
+
+
+# ---- 07: the strength of c_proj -----------------------------------------------------------
+
+
+def test_lg_slider_breaks_predictions_when_small(notebook):
+    nb = notebook("07_projection_and_residual.ipynb")
+    before = nb.html("hm-view-accuracy")
+    handle = nb.page.locator(".hm-lg .noUi-handle")
+    handle.focus()
+    handle.press("Home")  # Lg = 1/16: the residual's 1 wins
+    assert "(27 / 27)" not in nb.wait_for_change("hm-view-accuracy", before)
+    assert nb.cell_box("c-proj-b", 0, 5).input_value() == "0.0625"
+    nb.page.locator(".hm-reset").click()
+    nb.wait_for_text("hm-view-accuracy", "(27 / 27)")
+
+
+# ---- 08: ask the model --------------------------------------------------------------------
+
+
+def test_completion_follows_the_context(notebook):
+    nb = notebook("08_predict_and_complete.ipynb")
+    nb.type_into(nb.page.locator(".hm-context input"), "bbbbb")
+    nb.wait_for_text("hm-view-completion", "bbbbb :: aabaabaaba")
+
+
+# ---- 09: the playground -------------------------------------------------------------------
+
+PLAYGROUND = "09_playground.ipynb"
+
+
+def accuracy(nb):
+    return nb.text("hm-view-accuracy")
+
+
+def test_zeroing_lg_in_c_proj_drops_accuracy_and_reset_restores_it(notebook):
+    nb = notebook(PLAYGROUND)
+    assert "(27 / 27)" in accuracy(nb)
+    before = nb.html("hm-view-accuracy")
+    nb.type_into(nb.cell_box("c-proj-w", 7, 6), "0")
+    assert "(27 / 27)" not in nb.wait_for_change("hm-view-accuracy", before)
+    nb.page.locator(".hm-reset").click()
+    nb.wait_for_text("hm-view-accuracy", "(27 / 27)")
+    assert nb.cell_box("c-proj-w", 7, 6).input_value() == "1024"
+
+
+def test_editing_a_q_entry_changes_the_attention_heatmap(notebook):
+    nb = notebook(PLAYGROUND)
+    before = nb.html("hm-view-attention")
+    nb.type_into(nb.cell_box("q", 2, 2), "0")  # position 2 no longer looks at itself
+    assert nb.wait_for_change("hm-view-attention", before) != before
+    nb.page.locator(".hm-reset").click()
+    nb.page.wait_for_function(
+        "before => document.querySelector('.hm-view-attention').innerHTML === before", arg=before
+    )
+
+
+def test_an_entry_that_is_not_a_number_shows_a_message_and_keeps_the_model(notebook):
+    nb = notebook(PLAYGROUND)
+    attention, score = nb.html("hm-view-attention"), accuracy(nb)
+    nb.type_into(nb.cell_box("c-proj-w", 7, 6), "lots")
+    nb.wait_for_text("hm-message-c-proj-w", "'lots' is not a number; the model keeps 1024")
+    assert nb.html("hm-view-attention") == attention and accuracy(nb) == score
+    nb.type_into(nb.cell_box("c-proj-w", 7, 6), "1024")
+    nb.page.wait_for_function("() => document.querySelector('.hm-message-c-proj-w').textContent.trim() === ''")
+
+
+def test_break_it_then_reset(notebook):
+    nb = notebook(PLAYGROUND)
+    before = nb.html("hm-view-accuracy")
+    nb.page.locator(".hm-break-go").click()  # defaults: c_proj.w [V, Tb] set to 0
+    assert "(27 / 27)" not in nb.wait_for_change("hm-view-accuracy", before)
+    nb.page.get_by_text("c_proj.w[V, Tb] is now 0").wait_for()
+    nb.page.locator(".hm-reset").click()
+    nb.wait_for_text("hm-view-accuracy", "(27 / 27)")
+
+
+def test_saving_then_loading_restores_the_weights(notebook):
+    nb = notebook(PLAYGROUND)
+    nb.type_into(nb.page.locator(".hm-file-path input"), "ui_test_weights.json")
+    box = nb.cell_box("q", 2, 1)
+    before = nb.html("hm-view-attention")
+    nb.type_into(box, "2048")  # position 2 now looks only at position 1
+    saved = nb.wait_for_change("hm-view-attention", before)
+    nb.page.locator(".hm-file-save").click()
+    nb.wait_for_text("hm-status", "saved the weights")
+    nb.type_into(box, "0")  # and now only at itself
+    nb.wait_for_change("hm-view-attention", saved)
+    nb.page.locator(".hm-file-load").click()
+    nb.wait_for_text("hm-status", "loaded the weights from ui_test_weights.json")
+    assert box.input_value() == "2048"
+    assert nb.html("hm-view-attention") == saved
+    nb.page.locator(".hm-reset").click()
