@@ -19,7 +19,9 @@ NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 def run(path):
     notebook = nbformat.read(path, as_version=4)
     start = time.perf_counter()
-    NotebookClient(notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
+    NotebookClient(
+        notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+    ).execute()
     return time.perf_counter() - start
 
 

@@ -30,7 +30,9 @@ def test_readme_lists_every_notebook_and_no_other():
 
 
 def test_binder_is_pinned_and_self_contained():
-    lines = [line for line in (ROOT / "binder" / "requirements.txt").read_text().splitlines() if line and line[0] != "#"]
+    lines = [
+        line for line in (ROOT / "binder" / "requirements.txt").read_text().splitlines() if line and line[0] != "#"
+    ]
     assert lines and all(re.fullmatch(r"[A-Za-z0-9_.-]+==[0-9][\w.]*", line) for line in lines), lines
     assert (ROOT / "binder" / "runtime.txt").read_text().startswith("python-3.")
     assert "pip install" in (ROOT / "binder" / "postBuild").read_text()

@@ -9,7 +9,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from lab import Lab, NotebookPage, find_chromium, open_browser
 
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"

@@ -33,7 +33,9 @@ CHROMIUM_FLAGS = [
 def find_chromium():
     """The path of a Chromium (or Chrome) on this machine, or None."""
     candidates = [os.environ.get("HANDMADE_CHROMIUM"), "/usr/bin/chromium"]
-    candidates += [shutil.which(name) for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")]
+    candidates += [
+        shutil.which(name) for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+    ]
     return next((c for c in candidates if c and Path(c).is_file() and os.access(c, os.X_OK)), None)
 
 
@@ -68,13 +70,15 @@ class Lab:
         )
         quiet = self.tmp / "settings" / "@jupyterlab" / "apputils-extension"
         quiet.mkdir(parents=True)
-        (quiet / "notification.jupyterlab-settings").write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+        (quiet / "notification.jupyterlab-settings").write_text(
+            json.dumps({"fetchNews": "false", "checkForUpdates": False})
+        )
         return env
 
     def __enter__(self):
         command = [
             sys.executable, "-m", "jupyter", "lab", "--no-browser",
-            f"--ServerApp.ip=127.0.0.1", f"--ServerApp.port={self.port}", "--ServerApp.port_retries=0",
+            "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={self.port}", "--ServerApp.port_retries=0",
             f"--IdentityProvider.token={self.token}", f"--ServerApp.root_dir={self.root}",
             "--LabApp.expose_app_in_browser=True", "--ServerApp.allow_root=True",
             "--LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate",
@@ -137,7 +141,9 @@ class NotebookPage:
 
     def errors(self):
         """Text of every error output (a traceback) on the page."""
-        return self.page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.error']").all_inner_texts()
+        return self.page.locator(
+            ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.error']"
+        ).all_inner_texts()
 
     def widget(self, css_class):
         return self.page.locator(f".{css_class}").first

@@ -152,9 +152,7 @@ def test_editing_a_q_entry_changes_the_attention_heatmap(notebook):
     nb.type_into(nb.cell_box("q", 2, 2), "0")  # position 2 no longer looks at itself
     assert nb.wait_for_change("hm-view-attention", before) != before
     nb.page.locator(".hm-reset").click()
-    nb.page.wait_for_function(
-        "before => document.querySelector('.hm-view-attention').innerHTML === before", arg=before
-    )
+    nb.page.wait_for_function("before => document.querySelector('.hm-view-attention').innerHTML === before", arg=before)
 
 
 def test_an_entry_that_is_not_a_number_shows_a_message_and_keeps_the_model(notebook):
