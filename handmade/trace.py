@@ -94,7 +94,7 @@ def trace(text, params=None, *, alphabet=ALPHABET, basis=None):
     elif len(basis) != n_embd:
         raise ValueError(f"the basis names {len(basis)} directions but the model is {n_embd} wide (n_embd)")
     raw = {}
-    logits = forward(np.array(tokens), params, record=lambda name, array: raw.setdefault(name, np.array(array)))
+    logits = forward(np.array(tokens), params, record=lambda name, array, flops: raw.setdefault(name, array.copy()))
     raw["probabilities"] = softmax(logits)
     rows = position_labels(tokens, alphabet)
     scoped = len(params["blocks"]) > 1 or any(block.get("n_head", 1) > 1 for block in params["blocks"])

@@ -63,7 +63,7 @@ def test_attention_with_the_mask_averages_the_past():
 def test_attention_records_each_step():
     seen = {}
     q = np.array([[1.0, 0.0], [0.0, 2.0]])
-    attention(q, q, q, causal_mask(2), record=seen.__setitem__)
+    attention(q, q, q, causal_mask(2), record=lambda name, array, flops: seen.__setitem__(name, array))
     assert list(seen) == ["scores", "scaled_scores", "mask", "masked_scores", "attention_weights", "attention_output"]
     np.testing.assert_array_equal(seen["scaled_scores"], seen["scores"] / np.sqrt(2))
 
@@ -103,7 +103,11 @@ def test_transformer_block_without_extras_is_x_plus_attention():
 
 def blog_stages(text="aabaa"):
     seen = {}
-    handmade.gpt(np.array(handmade.tokenize(text)), **handmade.blog_model(), record=seen.__setitem__)
+    handmade.gpt(
+        np.array(handmade.tokenize(text)),
+        **handmade.blog_model(),
+        record=lambda name, array, flops: seen.__setitem__(name, array),
+    )
     return seen
 
 

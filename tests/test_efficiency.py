@@ -1,0 +1,111 @@
+"""The FLOP counter against its closed form, the key/value cache against the full pass, and the
+three-line rule against the model."""
+
+from itertools import product
+
+import numpy as np
+import pytest
+from helpers import random_params
+
+import handmade
+from handmade.efficiency import FlopCounter, KVCache, aab_rule, blog_flops, count_flops, generate_with_cache
+
+
+def test_one_full_pass_of_the_blog_model_costs_3690_operations():
+    # embedding 40, qkv 1920, scores 375, scale 25, mask 25, softmax 115, weights @ v 360,
+    # c_proj 640, residual 40, logits 150: "about 4,000", as the blog says
+    assert count_flops("aabaa").total == 40 + 1920 + 375 + 25 + 25 + 115 + 360 + 640 + 40 + 150 == 3690
+
+
+@pytest.mark.parametrize("n_seq", [1, 2, 3, 4, 5])
+def test_counter_equals_the_formula_for_every_context_length(n_seq):
+    assert count_flops("a" * n_seq).total == sum(blog_flops(n_seq, 8, 2).values())
+
+
+@pytest.mark.parametrize("n_embd, n_vocab, n_seq", [(4, 3, 2), (12, 5, 6), (16, 2, 1)])
+def test_counter_equals_the_formula_for_other_sizes(n_embd, n_vocab, n_seq):
+    params = random_params(np.random.default_rng(n_embd), n_vocab=n_vocab, n_ctx=6, n_embd=n_embd)
+    counter = FlopCounter()
+    handmade.gpt(np.arange(n_seq) % n_vocab, **params, record=counter)
+    assert counter.total == sum(blog_flops(n_seq, n_embd, n_vocab).values())
+
+
+def test_two_heads_cost_what_their_smaller_products_cost():
+    params = handmade.blog_model()
+    params["blocks"][0]["n_head"] = 2
+    formula = blog_flops(5, 8, 2)
+    # per head: scores 5*5*(2*4 - 1), scale 25, mask 25, softmax 115; weights @ v splits evenly
+    two_heads = formula["qkv = x @ c_attn.w + b"] + 2 * (5 * 5 * 7 + 25 + 25 + 115) + formula["weights @ v"]
+    two_heads += sum(formula[k] for k in ("embedding: wte + wpe", "c_proj", "residual: x + ...", "logits = x @ wte.T"))
+    assert count_flops("aabaa", params).total == two_heads
+
+
+def test_counting_does_not_change_the_logits():
+    params, tokens = handmade.blog_model(), np.array([0, 0, 1, 0, 0])
+    assert np.array_equal(handmade.gpt(tokens, **params, record=FlopCounter()), handmade.gpt(tokens, **params))
+
+
+# ---- the cache ----------------------------------------------------------------------------
+
+
+def incremental(tokens, params):
+    cache = KVCache()
+    return np.vstack([handmade.gpt(np.array([t]), **params, cache=cache) for t in tokens]), cache
+
+
+def test_cached_logits_equal_the_full_pass_exactly_for_the_blog_model():
+    tokens = [0, 0, 1, 0, 0]
+    rows, cache = incremental(tokens, handmade.blog_model())
+    assert np.array_equal(rows, handmade.gpt(np.array(tokens), **handmade.blog_model()))
+    assert len(cache) == 5
+
+
+@pytest.mark.parametrize("shape", [{}, {"n_head": 2, "ln": True, "mlp": True, "n_layer": 2, "ln_f": True}])
+def test_cached_logits_equal_the_full_pass_for_random_weights(shape):
+    params = random_params(np.random.default_rng(3), **shape)
+    tokens = [0, 2, 1, 1, 0, 2]
+    rows, _ = incremental(tokens, params)
+    np.testing.assert_allclose(rows, handmade.gpt(np.array(tokens), **params), rtol=1e-12, atol=1e-12)
+
+
+def test_a_cache_can_take_several_tokens_at_once():
+    params, cache = handmade.blog_model(), KVCache()
+    first = handmade.gpt(np.array([0, 0]), **params, cache=cache)
+    rest = handmade.gpt(np.array([1, 0, 0]), **params, cache=cache)
+    assert np.array_equal(np.vstack([first, rest]), handmade.gpt(np.array([0, 0, 1, 0, 0]), **params))
+
+
+def test_a_full_cache_refuses_more_tokens():
+    _, cache = incremental([0, 0, 1, 0, 0], handmade.blog_model())
+    with pytest.raises(ValueError, match="cannot run a context of 1 tokens after 5 cached: this model's n_ctx is 5"):
+        handmade.gpt(np.array([1]), **handmade.blog_model(), cache=cache)
+
+
+def test_generation_with_the_cache_writes_what_complete_writes_and_saves_work():
+    steps = generate_with_cache("a", 10)
+    assert "".join(step.token for step in steps) == handmade.continuation("a", 10)
+    # while the window fills, each new token costs one row of work instead of a whole pass
+    assert [step.full_pass_flops - step.flops for step in steps[:5]] == [0, 624, 1324, 2100, 2952]
+    # once it slides, every position changes, so the cache is rebuilt: no saving
+    assert all(step.flops == step.full_pass_flops == 3690 for step in steps[5:])
+
+
+def test_generation_with_the_cache_checks_its_input():
+    with pytest.raises(ValueError, match="empty context"):
+        generate_with_cache("")
+
+
+# ---- the three-line rule ------------------------------------------------------------------
+
+
+def test_the_rule_agrees_with_the_model_on_every_context_up_to_5():
+    contexts = ["".join(p) for n in range(1, 6) for p in product("ab", repeat=n)]
+    assert len(contexts) == 62
+    assert all(aab_rule(c) == handmade.predict(c).next for c in contexts)
+
+
+def test_the_rule_agrees_with_the_model_on_long_contexts():
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        context = "".join(rng.choice(["a", "b"], size=rng.integers(6, 20)))
+        assert aab_rule(context) == handmade.predict(context).next
