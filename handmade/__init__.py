@@ -16,6 +16,7 @@ from .blog import (
     blog_model,
     flip_model,
     literal_model,
+    two_head_model,
 )
 from .inference import (
     Example,
@@ -91,6 +92,7 @@ __all__ = [
     "split_qkv",
     "tokenize",
     "transformer_block",
+    "two_head_model",
     "unambiguous_examples",
     "untokenize",
     "weights_from_json",

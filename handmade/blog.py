@@ -71,6 +71,45 @@ def flip_model(lg=LG):
     }
 
 
+HEAD_BASIS = Basis(
+    {
+        "head 0": ["h0·x", "h0·y", "h0·-", "h0·V"],  # x, y: a position as a point on a circle
+        "head 1": ["h1·x", "h1·y", "h1·-", "h1·V"],  # V: the token's value, as in the blog
+    }
+)
+
+
+def two_head_model(lg=LG):
+    """The blog's model with its single head split into two heads of 4 dimensions each.
+
+    Head 0 looks at the token itself, head 1 at the token before; c_proj averages their two
+    values, which is what the blog's one head did by attending to both. A head has too few
+    dimensions for one-hot positions, so each position becomes a point on a circle (72 degrees
+    apart): a query pointing at position j scores lg there and at most lg * cos(72°) elsewhere.
+    """
+    angle = [2 * np.pi * i / N_CTX for i in range(N_CTX)]
+    positions = [f"P{i}" for i in range(N_CTX)]
+    q, k, v = {}, {}, {}
+    for i, p in enumerate(positions):
+        for head in ("h0", "h1"):
+            k[(p, f"{head}·x")], k[(p, f"{head}·y")] = np.cos(angle[i]), np.sin(angle[i])
+        q[(p, "h0·x")], q[(p, "h0·y")] = lg * np.cos(angle[i]), lg * np.sin(angle[i])  # "find me"
+        if i > 0:  # "find the position before me"
+            q[(p, "h1·x")], q[(p, "h1·y")] = lg * np.cos(angle[i - 1]), lg * np.sin(angle[i - 1])
+    for head in ("h0", "h1"):
+        v[("Ta", f"{head}·V")], v[("Tb", f"{head}·V")] = 1, -1
+    c_proj = {  # s = (h0·V + h1·V) / 2, then the blog's rule: a gets lg * (1 - s), b gets lg * s
+        "w": HEAD_BASIS.matrix(
+            {(f"{h}·V", t): sign * lg / 2 for h in ("h0", "h1") for t, sign in (("Ta", -1), ("Tb", 1))}, cols=BASIS
+        ),
+        "b": BASIS.vector({"Ta": lg}),
+    }
+    c_attn = qkv_weights(*(BASIS.matrix(rules, cols=HEAD_BASIS) for rules in (q, k, v)))
+    params = blog_model(lg)
+    params["blocks"] = [{"attn": {"c_attn": c_attn, "c_proj": c_proj}, "n_head": 2}]
+    return params
+
+
 def _literals():
     L = LG
     return {

@@ -11,11 +11,13 @@ import numpy as np
 
 from .basis import split_qkv
 from .blog import BASIS, N_CTX, blog_model
+from .efficiency import blog_flops, count_flops
 from .inference import accuracy, continuation, next_in_pattern, prefix_examples
 from .labelled import fmt
 from .model import NonFiniteError, softmax
 from .trace import trace
 from .weights import WeightsError, check_weights
+from .worked_example import TOKEN_IDS, E, K, Q
 
 
 @dataclass(frozen=True)
@@ -311,3 +313,97 @@ def check_pattern_weights(params, pattern="abb"):
         )
     example, got = score.failures[0]
     return hint(f"{score}; first miss: after {example.context!r} expected {example.expected!r}, got {got!r}")
+
+
+# ---- 10: the full block -------------------------------------------------------------------
+
+
+def check_undo_layer_norm(gamma, beta):
+    """Gamma and beta for ln_1 (numbers, or one per direction) that give every embedding back."""
+    g = np.broadcast_to(np.asarray(gamma, dtype=float), (8,))
+    b = np.broadcast_to(np.asarray(beta, dtype=float), (8,))
+    params = blog_model()
+    params["blocks"][0]["ln_1"] = {"g": g, "b": b}
+    contexts = ["aabaa", "bbbbb", "ab"]
+    worst = max(np.abs(trace(c, params)["ln_1"].values - trace(c)["embedding"].values).max() for c in contexts)
+    if worst < 1e-9:
+        return ok(f"ln_1 now returns each embedding row unchanged (largest difference {worst:.1g}); {accuracy(params)}")
+    std = np.sqrt(0.1875 + 1e-5)
+    if np.allclose(g, 0.25) and np.allclose(b, std):
+        return hint(
+            "gamma and beta are swapped: gamma multiplies (undo the division), beta adds (undo the subtraction)"
+        )
+    if np.allclose(b, 0):
+        return hint("the normalised rows are centred on 0: beta must add back each row's mean, 0.25")
+    if np.allclose(g, 1):
+        return hint(
+            "the normalised rows have variance 1: gamma must multiply by the standard deviation, sqrt(0.1875 + eps)"
+        )
+    if np.allclose(g, np.sqrt(0.1875), rtol=0, atol=1e-9):
+        return hint("close: layer norm divides by sqrt(variance + eps) with eps = 1e-5, so gamma needs the eps too")
+    if np.allclose(g, 0.1875):
+        return hint("gamma is the standard deviation, the square root of the variance 0.1875 (+ eps)")
+    return hint(f"ln_1 still changes the rows (by up to {fmt(worst)}); every row has mean 0.25 and variance 0.1875")
+
+
+# ---- 11: the worked example ---------------------------------------------------------------
+
+
+def check_row_query(answer):
+    """The query of "fox" (position 2) as a row: its embedding times the transposed Q."""
+    x = E[TOKEN_IDS[2]]
+    got, want = np.asarray(answer, dtype=float).ravel(), x @ Q.T
+    if got.shape != want.shape:
+        return hint(f"a query has 3 numbers, one per row of Q; yours has {got.size}")
+    if np.array_equal(got, want):
+        return ok(f"x @ Q.T = {want.tolist()}: column 2 of the source's Q_x, written as a row")
+    if np.array_equal(got, x @ Q):
+        return hint("that is x @ Q: the source's Q multiplies columns (Q @ x), so a row needs x @ Q.T")
+    if np.array_equal(got, x @ K.T):
+        return hint("that is the key: use Q, not K")
+    return hint(
+        f"expected fox's embedding {x.tolist()} times Q.T; yours differs at entry {int(np.argmax(got != want))}"
+    )
+
+
+# ---- 12: attention as averaging -----------------------------------------------------------
+
+
+def check_averaging_weights(weights, n=4):
+    """The n x n matrix that makes row t of ``weights @ x`` the mean of rows 0..t of x."""
+    got = np.asarray(weights, dtype=float)
+    if got.shape != (n, n):
+        return hint(
+            f"the weights are {n}x{n}, one row per output token and one column per input token; yours is {got.shape}"
+        )
+    want = np.tril(np.ones((n, n))) / np.arange(1, n + 1)[:, None]
+    if np.allclose(got, want):
+        return ok("row t gives 1/(t+1) to each of the first t+1 tokens: a running mean")
+    if np.allclose(got, np.tril(np.ones((n, n)))):
+        return hint("those weights add up the past instead of averaging it: divide each row by its sum")
+    if np.allclose(got, np.full((n, n), 1 / n)):
+        return hint("every token averages all the tokens, later ones too: mask the future (zeros above the diagonal)")
+    if np.allclose(got, want.T):
+        return hint("that is the transpose: row t must look at columns 0..t, below the diagonal")
+    if np.allclose(got, np.eye(n)):
+        return hint("each token only keeps itself; it should average itself and everything before it")
+    t = int(np.abs(got - want).sum(axis=1).argmax())
+    return hint(f"row {t} should be {np.round(want[t], 3).tolist()}; yours is {np.round(got[t], 3).tolist()}")
+
+
+# ---- 13: efficiency -----------------------------------------------------------------------
+
+
+def check_flop_count(n_seq, answer):
+    """The operations of one forward pass of the blog model over ``n_seq`` tokens."""
+    want = count_flops("a" * n_seq).total
+    terms = blog_flops(n_seq, 8, 2)
+    if answer == want:
+        return ok(f"{want} operations for {n_seq} tokens")
+    dot_products = n_seq * 24 + n_seq * n_seq + n_seq * 8 + n_seq * 8 + n_seq * 2  # qkv, scores, @ v, c_proj, logits
+    if answer == want + dot_products:
+        return hint("a dot product of k terms needs k multiplications but only k - 1 additions")
+    if answer == sum(blog_flops(5, 8, 2).values()):
+        return hint(f"that is the count for a full window of 5 tokens; this asks for {n_seq}")
+    biggest = max(terms, key=terms.get)
+    return hint(f"off by {answer - want:+d}; the largest part is {biggest}: {terms[biggest]} operations")

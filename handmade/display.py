@@ -124,3 +124,36 @@ def softmax_story(row, scale=1.0):
     labels = [f"x × {fmt(scale)}", "minus the max", "exp", "softmax: divided by the sum"]
     cols = [f"x{i}" for i in range(len(x))]
     return LabelledMatrix(steps, labels, cols, title="softmax step by step")
+
+
+class Latex:
+    """LaTeX for Jupyter (rendered by MathJax) with a plain-text twin."""
+
+    def __init__(self, tex, text):
+        self.tex, self.text = tex, text
+
+    def _repr_latex_(self):
+        return self.tex
+
+    def __repr__(self):
+        return self.text
+
+
+def equations(*named, digits=12):
+    """``equations(("X", x), ("Q_x", q_x))``: each matrix as ``name = [...]``, side by side.
+
+    Numbers are written with up to ``digits`` significant digits, so round them first to show
+    them as a source prints them.
+    """
+    tables = [
+        (name, values if isinstance(values, LabelledMatrix) else matrix(values, digits=digits))
+        for name, values in named
+    ]
+    tex = r" \qquad ".join(table.latex(_tex_name(name)) for name, table in tables)
+    text = "\n\n".join(f"{name} =\n{table}" for name, table in tables)
+    return Latex(f"$\\displaystyle {tex}$", text)
+
+
+def _tex_name(name):
+    base, _, sub = name.partition("_")
+    return f"{base}_{{{sub}}}" if sub else base

@@ -80,11 +80,12 @@ def position_labels(tokens, alphabet=ALPHABET):
     return [f"pos {i} · {alphabet[t]}" for i, t in enumerate(tokens)]
 
 
-def trace(text, params=None, *, alphabet=ALPHABET, basis=None):
+def trace(text, params=None, *, alphabet=ALPHABET, basis=None, head_basis=None):
     """Run ``text`` through the model and keep every intermediate, labelled.
 
     ``basis`` names the embedding directions; by default the blog's ``P0..P4 | Ta Tb | V``
-    when the model is 8 wide, otherwise ``e0, e1, ...``.
+    when the model is 8 wide, otherwise ``e0, e1, ...``. ``head_basis`` names the directions of
+    q, k, v and the attention output when they are not the embedding's (several heads, say).
     """
     params = prepare(params, alphabet)
     tokens = context_tokens(text, params, alphabet)
@@ -98,18 +99,24 @@ def trace(text, params=None, *, alphabet=ALPHABET, basis=None):
     raw["probabilities"] = softmax(logits)
     rows = position_labels(tokens, alphabet)
     scoped = len(params["blocks"]) > 1 or any(block.get("n_head", 1) > 1 for block in params["blocks"])
-    matrices = {name: _label(name, array, rows, basis, alphabet, scoped) for name, array in raw.items()}
+    heads = basis if head_basis is None else head_basis
+    matrices = {name: _label(name, array, rows, basis, heads, alphabet, scoped) for name, array in raw.items()}
     return Trace(matrices, text, tokens)
 
 
-def _label(name, array, rows, basis, alphabet, scoped):
+HEAD_SPACE = {"q", "k", "v", "attention_output"}  # made by c_attn, read by c_proj
+
+
+def _label(name, array, rows, basis, heads, alphabet, scoped):
     kind = name.rsplit(".", 1)[-1]
+    if kind in HEAD_SPACE:
+        basis = heads
     n_embd, width = len(basis), array.shape[1]
     splits = tuple(basis.group_starts())
     if kind in KEY_AXIS:
         cols, splits = rows, ()
     elif kind == "qkv":
-        cols, splits = [f"{part}·{n}" for part in "qkv" for n in basis], (n_embd, 2 * n_embd)
+        cols, splits = [f"{part}·{n}" for part in "qkv" for n in heads], (n_embd, 2 * n_embd)
     elif kind in ("logits", "probabilities"):
         cols, splits = list(alphabet), ()
     elif kind == "mlp_hidden":

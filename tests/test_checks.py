@@ -6,6 +6,7 @@ import pytest
 import handmade
 from handmade import checks
 from handmade.checks import Verdict
+from handmade.efficiency import count_flops
 
 
 def assert_hint(verdict, *phrases):
@@ -226,3 +227,84 @@ def test_pattern_weights_broken():
     params = handmade.blog_model()
     params["wte"] = params["wte"][:1]
     assert_hint(checks.check_pattern_weights(params), "wte has 1 token rows")
+
+
+# ---- 10 -----------------------------------------------------------------------------------
+
+STD = np.sqrt(0.1875 + 1e-5)
+
+
+def test_undo_layer_norm_right():
+    assert checks.check_undo_layer_norm(STD, 0.25)
+    assert checks.check_undo_layer_norm(np.full(8, STD), np.full(8, 0.25))
+
+
+@pytest.mark.parametrize(
+    "gamma, beta, phrase",
+    [
+        (0.25, STD, "swapped"),
+        (STD, 0, "add back each row's mean, 0.25"),
+        (1, 0.25, "multiply by the standard deviation"),
+        (np.sqrt(0.1875), 0.25, "gamma needs the eps too"),
+        (0.1875, 0.25, "square root of the variance"),
+        (2, 1, "ln_1 still changes the rows"),
+    ],
+)
+def test_undo_layer_norm_wrong(gamma, beta, phrase):
+    assert_hint(checks.check_undo_layer_norm(gamma, beta), phrase)
+
+
+# ---- 11 -----------------------------------------------------------------------------------
+
+
+def test_row_query_right():
+    assert checks.check_row_query([44, 44, 91])
+
+
+@pytest.mark.parametrize(
+    "answer, phrase",
+    [
+        ([26, 67, 66], "that is x @ Q"),
+        ([68, 89, 32], "that is the key"),
+        ([44, 44], "a query has 3 numbers"),
+        ([44, 45, 91], "differs at entry 1"),
+    ],
+)
+def test_row_query_wrong(answer, phrase):
+    assert_hint(checks.check_row_query(answer), phrase)
+
+
+# ---- 12 -----------------------------------------------------------------------------------
+
+
+def test_averaging_weights_right():
+    assert checks.check_averaging_weights(np.tril(np.ones((4, 4))) / np.arange(1, 5)[:, None])
+
+
+@pytest.mark.parametrize(
+    "weights, phrase",
+    [
+        (np.tril(np.ones((4, 4))), "divide each row by its sum"),
+        (np.full((4, 4), 0.25), "mask the future"),
+        ((np.tril(np.ones((4, 4))) / np.arange(1, 5)[:, None]).T, "transpose"),
+        (np.eye(4), "only keeps itself"),
+        (np.ones((3, 3)), "the weights are 4x4"),
+        (np.tril(np.ones((4, 4))) / 4, "row 0 should be [1.0, 0.0, 0.0, 0.0]"),
+    ],
+)
+def test_averaging_weights_wrong(weights, phrase):
+    assert_hint(checks.check_averaging_weights(weights), phrase)
+
+
+# ---- 13 -----------------------------------------------------------------------------------
+
+
+def test_flop_count_right():
+    assert checks.check_flop_count(3, count_flops("aab").total)
+
+
+def test_flop_count_wrong():
+    right = count_flops("aab").total
+    assert_hint(checks.check_flop_count(3, right + 3 * 24 + 9 + 3 * 8 + 3 * 8 + 3 * 2), "only k - 1 additions")
+    assert_hint(checks.check_flop_count(3, 3690), "full window of 5 tokens")
+    assert_hint(checks.check_flop_count(3, right - 7), "off by -7; the largest part is qkv")
