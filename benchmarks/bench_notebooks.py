@@ -1,11 +1,14 @@
 """How long the series takes: every notebook, executed top to bottom in a fresh kernel.
 
 Prints the seconds per notebook and the total, measured in this one run (target: the whole series
-in under 60 seconds on a 2-core machine). Nothing is written back to the notebooks.
+in under 60 seconds on a 2-core machine). With ``--write`` it also stores the new outputs in the
+notebooks (what nbval compares against): run it after changing ``handmade/``.
 
-    python benchmarks/bench_notebooks.py
+    python benchmarks/bench_notebooks.py            # measure only
+    python benchmarks/bench_notebooks.py --write    # measure and store the outputs
 """
 
+import argparse
 import sys
 import time
 from pathlib import Path
@@ -16,22 +19,56 @@ from nbclient import NotebookClient
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 
 
-def run(path):
+def run(path, write=False):
     notebook = nbformat.read(path, as_version=4)
+    for cell in notebook.cells:
+        cell.metadata.pop("execution", None)  # timestamps from an earlier run
+    client = NotebookClient(
+        notebook,
+        timeout=120,
+        kernel_name="python3",
+        record_timing=False,  # no timestamps in the stored notebooks
+        store_widget_state=False,  # no widget model ids either; the snapshots serve viewers
+        resources={"metadata": {"path": str(path.parent)}},
+    )
     start = time.perf_counter()
-    NotebookClient(
-        notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
-    ).execute()
-    return time.perf_counter() - start
+    client.execute()
+    seconds = time.perf_counter() - start
+    if write:
+        for cell in notebook.cells:
+            if cell.cell_type == "code":
+                cell.outputs = merged_streams(cell.outputs)
+        nbformat.write(notebook, path)
+    return seconds
+
+
+def merged_streams(outputs):
+    """Adjacent prints to the same stream as one output, however the kernel happened to flush them."""
+    merged = []
+    for output in outputs:
+        previous = merged[-1] if merged else None
+        if (
+            output.output_type == "stream"
+            and previous
+            and previous.output_type == "stream"
+            and previous.name == output.name
+        ):
+            previous.text += output.text
+        else:
+            merged.append(output)
+    return merged
 
 
 if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--write", action="store_true", help="store the new outputs in the notebooks")
+    args = parser.parse_args()
     paths = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
     if not paths:
         sys.exit(f"no notebooks found in {NOTEBOOKS}")
     total = 0.0
     for path in paths:
-        seconds = run(path)
+        seconds = run(path, args.write)
         total += seconds
         print(f"{path.name:40s} {seconds:5.1f} s")
     print(f"{'whole series':40s} {total:5.1f} s  (target < 60 s)")
