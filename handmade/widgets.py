@@ -254,13 +254,20 @@ class Playground:
             self.views[name].value = value
 
     def replace(self, params, note=""):
-        """Take new weights (already checked) and show them everywhere."""
+        """Take new checked weights and show them everywhere; if they cannot run, keep the old ones."""
+        try:
+            self._check_fits(params)
+            rendered = self._render(params, self.text)
+        except (NonFiniteError, ValueError) as error:
+            self.status.value = message_html(f"{error}; the model is unchanged")
+            return False
         self.params = params
         for name, matrix in weight_tables(params).items():
             if name in self.editors:
                 self.editors[name].set_values(matrix.values)
-        self.refresh()
+        self._show(rendered)
         self.status.value = message_html(note, ok=True)
+        return True
 
     # editing
 
@@ -335,9 +342,8 @@ class Playground:
         return slider
 
     def _break_control(self):
-        matrices = weight_tables(self.params)
         which = W.Dropdown(
-            options=list(matrices), value="c_proj.w", description="break", layout=W.Layout(width="180px")
+            options=list(EDITABLE), value="c_proj.w", description="break", layout=W.Layout(width="180px")
         )
         row = W.Dropdown(layout=W.Layout(width="110px"))
         col = W.Dropdown(layout=W.Layout(width="110px"))
@@ -382,9 +388,7 @@ class Playground:
         def do_load(_):
             try:
                 loaded = prepare(load_weights(path.value))
-                self._check_fits(loaded)
-                self._render(loaded, self.text)
-            except (ValueError, NonFiniteError) as error:
+            except ValueError as error:
                 self.status.value = message_html(f"{error}; the model is unchanged")
                 return
             self.replace(loaded, f"loaded the weights from {path.value}")

@@ -172,3 +172,16 @@ def _find(widget, css_class):
         if found is not None:
             return found
     return None
+
+
+def test_break_it_offers_exactly_the_editable_matrices():
+    p = Playground()
+    assert list(_find(p.widget, "hm-break-matrix").options) == list(widgets.EDITABLE)
+
+
+def test_new_weights_that_overflow_are_refused_and_the_model_kept():
+    p = Playground()
+    assert not p.replace(widgets.with_matrix(p.params, "wte", np.full((2, 8), 1e200)), "too big")
+    assert "inf or nan" in p.status.value and "the model is unchanged" in p.status.value
+    assert p.params["wte"][0, 5] == 1 and p.editors["wte"].boxes[0][5].value == "1"
+    assert "(27 / 27)" in accuracy_text(p)

@@ -159,21 +159,16 @@ class NotebookPage:
 
     def wait_for_change(self, css_class, before, timeout=10_000):
         """Wait until the widget's HTML differs from ``before``; return the new HTML."""
-        selector = f".{css_class}"
-        self.page.wait_for_function(
-            "([selector, before]) => { const e = document.querySelector(selector); return e && e.innerHTML !== before; }",
-            arg=[selector, before],
-            timeout=timeout,
-        )
+        self._wait(css_class, "e.innerHTML !== value", before, timeout)
         return self.html(css_class)
 
     def wait_for_text(self, css_class, text, timeout=10_000):
-        selector = f".{css_class}"
-        self.page.wait_for_function(
-            "([selector, text]) => { const e = document.querySelector(selector); return e && e.textContent.includes(text); }",
-            arg=[selector, text],
-            timeout=timeout,
-        )
+        """Wait until the widget's text contains ``text``."""
+        self._wait(css_class, "e.textContent.includes(value)", text, timeout)
+
+    def _wait(self, css_class, condition, value, timeout):  # condition: JS over the element e and value
+        script = f"([selector, value]) => {{ const e = document.querySelector(selector); return !!e && {condition}; }}"
+        self.page.wait_for_function(script, arg=[f".{css_class}", value], timeout=timeout)
 
     def html(self, css_class):
         return self.widget(css_class).inner_html()
