@@ -58,9 +58,6 @@ class LabelledMatrix:
     def with_highlight(self, cells):
         return replace(self, highlight=frozenset(cells))
 
-    def with_title(self, title):
-        return replace(self, title=title)
-
     def cell(self, row, col):
         """The value at row label ``row`` and column label ``col``."""
         return self.values[self.rows.index(row), self.cols.index(col)]

@@ -235,12 +235,6 @@ class Playground:
         ]
         return Html(f"<p><i>Context: {html.escape(self.text)}</i></p>" + "".join(parts), f"(snapshot of {self.text!r})")
 
-    def set_text(self, text):
-        if self._text_box is not None:
-            self._text_box.value = text
-        else:
-            self._use_text(text)
-
     def refresh(self):
         """Redraw every view from the current weights and context."""
         self._show(self._render(self.params, self.text))
