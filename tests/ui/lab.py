@@ -31,8 +31,14 @@ CHROMIUM_FLAGS = [
 
 
 def find_chromium():
-    """The path of a Chromium (or Chrome) on this machine, or None."""
-    candidates = [os.environ.get("HANDMADE_CHROMIUM"), "/usr/bin/chromium"]
+    """The path of a Chromium (or Chrome) on this machine, or None.
+
+    HANDMADE_CHROMIUM, when set, is the only place looked at (set it to "" to see the skip).
+    """
+    if "HANDMADE_CHROMIUM" in os.environ:
+        path = os.environ["HANDMADE_CHROMIUM"]
+        return path if path and Path(path).is_file() and os.access(path, os.X_OK) else None
+    candidates = ["/usr/bin/chromium"]
     candidates += [
         shutil.which(name) for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
     ]

@@ -1,0 +1,107 @@
+"""The notebook display helpers, the weight tables, and the other hand-built models."""
+
+from itertools import product
+
+import numpy as np
+import pytest
+
+import handmade
+from handmade.display import (
+    dot_product_story,
+    equations,
+    matrix,
+    pipeline,
+    side_by_side,
+    softmax_story,
+    text_table,
+    weighted_sums,
+)
+from handmade.trace import trace, weight_tables
+
+CONTEXTS = ["".join(p) for n in range(1, 6) for p in product("ab", repeat=n)]
+
+
+def test_pipeline_highlights_the_given_stages():
+    shown = pipeline("softmax", "values")
+    assert repr(shown) == "tokens → embeddings → q/k/v → scores → [softmax] → [values] → projection → residual → logits"
+    assert shown._repr_html_().count("background:#ffd866") == 2
+
+
+def test_pipeline_refuses_unknown_stages():
+    with pytest.raises(ValueError, match="unknown stage 'mlp'; the stages are tokens, embeddings"):
+        pipeline("mlp")
+
+
+def test_side_by_side_keeps_every_table_and_its_text():
+    a, b = matrix([[1]], "A"), matrix([[2]], "B")
+    shown = side_by_side(a, "<i>and</i>", b)
+    assert shown._repr_html_().count("<table") == 2 and "<i>and</i>" in shown._repr_html_()
+    assert repr(shown) == f"{a!r}\n\n{b!r}"
+
+
+def test_text_table_has_html_and_aligned_text():
+    shown = text_table(["x", "long header"], [("a", 1), ("bbb", 22)], "title")
+    assert repr(shown) == "title\nx    long header\na    1\nbbb  22"
+    assert shown._repr_html_().count("<tr>") == 3
+
+
+def test_matrix_labels_rows_and_columns():
+    m = matrix([[1, 2]], "m")
+    assert m.rows == ("row 0",) and m.cols == ("col 0", "col 1") and m.title == "m"
+
+
+def test_weighted_sums_write_each_row_out():
+    shown = weighted_sums(np.array([[1, 0], [0.5, 0.5]]), np.array([1, -1]), ["r0", "r1"])
+    assert repr(shown).splitlines()[1:] == ["r0   1*1               1", "r1   0.5*1 + 0.5*-1    0"]
+
+
+def test_equations_are_latex_with_a_text_twin():
+    shown = equations(("Q_x", np.array([[1, 2]])), ("S", np.array([[-np.inf]])))
+    assert shown._repr_latex_().startswith("$\\displaystyle Q_{x} = \\left[")
+    assert "-\\infty" in shown._repr_latex_() and repr(shown).startswith("Q_x =")
+
+
+def test_dot_product_story_names_the_cell_and_its_sum():
+    shown = dot_product_story(np.arange(1, 9).reshape(2, 4), np.arange(1, 13).reshape(4, 3), 1, 2)
+    assert repr(shown) == "(A @ B)[1, 2] = 5*3 + 6*6 + 7*9 + 8*12 = 210"
+    assert shown._repr_html_().count("background:#ffd866") == 4 + 4 + 1
+
+
+def test_softmax_story_shows_each_move():
+    story = softmax_story([1, 0, 0], scale=2)
+    assert story.rows == ("x × 2", "minus the max", "exp", "softmax: divided by the sum")
+    np.testing.assert_allclose(story.values[-1], handmade.softmax(np.array([2.0, 0, 0])))
+
+
+def test_weight_tables_label_every_editable_matrix():
+    tables = weight_tables()
+    assert list(tables) == ["wte", "wpe", "c_attn.w", "q", "k", "v", "c_proj.w", "c_proj.b"]
+    assert tables["q"].cell("P2", "P1") == 1024 and tables["v"].cell("Tb", "V") == -1
+    assert tables["c_attn.w"].cols[8] == "k·P0" and tables["c_attn.w"].col_splits == (8, 16)
+    assert tables["wte"].rows == ("a", "b") and tables["c_proj.b"].cell("bias", "Ta") == 1024
+
+
+# ---- the other hand-built models ----------------------------------------------------------
+
+
+def test_flip_model_ignores_positions_solves_ab_and_not_aab():
+    flip = handmade.flip_model()
+    assert not flip["wpe"].any()
+    assert handmade.accuracy(flip, examples=handmade.prefix_examples("ab" * 15)).perfect
+    assert str(handmade.accuracy(flip)) == "ACCURACY: 66.7% (18 / 27)"
+
+
+def test_two_head_model_predicts_exactly_like_the_blog_model():
+    two = handmade.two_head_model()
+    assert two["blocks"][0]["n_head"] == 2
+    for context in CONTEXTS:
+        assert np.array_equal(handmade.predict(context, two).logits, handmade.predict(context).logits), context
+
+
+def test_two_head_model_splits_the_work_between_self_and_previous():
+    t = trace("aabaa", handmade.two_head_model(), head_basis=handmade.blog.HEAD_BASIS)
+    np.testing.assert_allclose(t["head0.attention_weights"].values, np.eye(5), atol=1e-100)
+    previous = np.eye(5, k=-1)
+    previous[0, 0] = 1  # the first token has nothing before it
+    np.testing.assert_allclose(t["head1.attention_weights"].values, previous, atol=1e-100)
+    assert t["blocks[0].attention_output"].cols[3] == "h0·V"
