@@ -286,9 +286,9 @@ def check_completion(text, answer, max_new_tokens=None):
         return hint(f"write {len(want)} characters, one per generated token; yours has {len(answer)}")
     k = next(i for i, (a, b) in enumerate(zip(answer, want)) if a != b)
     context = (text + want[:k])[-2:]
-    s = {"aa": 1, "ab": 0, "ba": 0, "bb": -1}.get(context, 1 if context == "a" else -1)
+    s = trace(text + want[:k])["attention_output"].values[-1, BASIS.index("V")]  # what gpt() computed
     return hint(
-        f"token {k + 1}: the last two tokens are {context!r}, so attention averages their values to {s} "
+        f"token {k + 1}: the last two tokens are {context!r}, so attention averages their values to {fmt(s)} "
         f"and c_proj turns that into {want[k]!r} (you wrote {answer[k]!r})"
     )
 

@@ -29,11 +29,11 @@ class FlopCounter:
         return sum(self.by_name.values())
 
 
-def count_flops(text, params=None, *, alphabet="ab", cache=None):
+def count_flops(text, params=None, *, alphabet="ab"):
     """The FlopCounter of one forward pass over ``text`` (its last n_ctx tokens)."""
     params = prepare(params, alphabet)
     counter = FlopCounter()
-    forward(np.array(context_tokens(text, params, alphabet)), params, record=counter, cache=cache)
+    forward(np.array(context_tokens(text, params, alphabet)), params, record=counter)
     return counter
 
 

@@ -96,7 +96,8 @@ class LabelledMatrix:
         """An HTML table; zeros are pale so the numbers that matter stand out.
 
         With ``heat=True`` every cell is shaded by its value (a heatmap that is also a table):
-        blue below zero, red above, white at zero; the mask's -1e10 counts as very negative.
+        blue below zero, red above, white at zero (values beyond ±1e6, like the mask's -1e10, are
+        shaded as ±1e6).
         ``caption=False`` leaves the title out, for a page that shows it as a heading.
         """
         esc = html.escape

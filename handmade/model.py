@@ -214,6 +214,7 @@ def _where_non_finite(inputs, params):
         if not np.isfinite(array).all():
             raise _Found(name)
 
+    where = "logits"  # what the caller saw, if the re-run (without any cache) stays finite
     try:
         with np.errstate(all="ignore"):
             gpt(inputs, **params, record=watch)
