@@ -3,11 +3,12 @@
 ``import handmade`` needs numpy only; plotting and widgets load when first used.
 """
 
-from .basis import Basis, qkv_weights, split_qkv
+from .basis import Basis, Labels, qkv_weights, split_qkv
 from .blog import (
     ALPHABET,
     BASIS,
     BLOG_LITERALS,
+    LABELS,
     LG,
     N_CTX,
     N_EMBD,
@@ -30,23 +31,27 @@ from .inference import (
     prefix_examples,
     unambiguous_examples,
 )
+from .files import load_weights, save_weights, weights_from_json, weights_to_json
+from .i18n import set_language
 from .model import (
-    MASK_VALUE,
-    NonFiniteError,
+    TAPS,
     attention,
     causal_mask,
     causal_self_attention,
     ffn,
-    forward,
     gelu,
     gpt,
     layer_norm,
     linear,
+    recording,
+    scope,
     softmax,
+    tap,
     transformer_block,
 )
+from .parts import with_part, with_parts, with_qkv
 from .tokenizer import tokenize, untokenize
-from .weights import WeightsError, check_weights, load_weights, save_weights, weights_from_json, weights_to_json
+from .weights import NonFiniteError, Weights, WeightsError, check_weights, forward
 
 __version__ = "0.1.0"
 
@@ -56,15 +61,18 @@ __all__ = [
     "BLOG_LITERALS",
     "Basis",
     "Example",
+    "LABELS",
     "LG",
-    "MASK_VALUE",
+    "Labels",
     "N_CTX",
     "N_EMBD",
     "N_VOCAB",
     "NonFiniteError",
     "Prediction",
     "Score",
+    "TAPS",
     "TASK_TEXT",
+    "Weights",
     "WeightsError",
     "accuracy",
     "attention",
@@ -87,9 +95,13 @@ __all__ = [
     "predict",
     "prefix_examples",
     "qkv_weights",
+    "recording",
     "save_weights",
+    "scope",
+    "set_language",
     "softmax",
     "split_qkv",
+    "tap",
     "tokenize",
     "transformer_block",
     "two_head_model",
@@ -97,4 +109,7 @@ __all__ = [
     "untokenize",
     "weights_from_json",
     "weights_to_json",
+    "with_part",
+    "with_parts",
+    "with_qkv",
 ]

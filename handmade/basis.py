@@ -1,11 +1,19 @@
-"""Named directions, and weight matrices built from rules over those names.
+"""Named directions, weight matrices built from rules over those names, and a model's labels.
 
 Instead of "put 1024 at row 2, column 9", a builder says "the query of position P2 looks for
 keys at P1 and P2". A ``Basis`` keeps the order its names were declared in (never sorted), so
 built matrices line up exactly with hand-written ones, and every table can carry labels.
+``Labels`` gathers the names one model is read with (its alphabet, the directions of its residual
+stream, of each block's attention and of each MLP); they travel with the weights.
 """
 
+from dataclasses import dataclass
+
 import numpy as np
+
+from .i18n import _
+
+MAX_NAME = 40  # characters in one direction's name
 
 
 class Basis:
@@ -14,12 +22,19 @@ class Basis:
     def __init__(self, groups):
         if not isinstance(groups, dict):  # a plain list of names is one group
             groups = {"": list(groups)}
-        self.groups = {group: tuple(names) for group, names in groups.items()}
+        self.groups = {str(group): tuple(names) for group, names in groups.items()}
         self.names = tuple(name for names in self.groups.values() for name in names)
+        bad = [name for name in self.names if not isinstance(name, str) or not 0 < len(name) <= MAX_NAME]
+        if bad:
+            raise ValueError(
+                _("a direction's name is a string of 1 to {limit} characters; found {name}").format(
+                    limit=MAX_NAME, name=brief(bad[0])
+                )
+            )
         self._index = {name: i for i, name in enumerate(self.names)}
         if len(self._index) != len(self.names):
             repeated = sorted({n for n in self.names if self.names.count(n) > 1})
-            raise ValueError(f"a basis needs distinct names; repeated: {', '.join(repeated)}")
+            raise ValueError(_("a basis needs distinct names; repeated: {names}").format(names=", ".join(repeated)))
 
     @classmethod
     def numbered(cls, n, prefix="e"):
@@ -32,14 +47,22 @@ class Basis:
     def __iter__(self):
         return iter(self.names)
 
+    def __eq__(self, other):
+        return isinstance(other, Basis) and self.groups == other.groups
+
+    def __hash__(self):
+        return hash(tuple(self.groups.items()))
+
     def __repr__(self):
         return "Basis(" + " | ".join(" ".join(names) for names in self.groups.values()) + ")"
 
     def index(self, name):
         try:
             return self._index[name]
-        except KeyError:
-            raise KeyError(f"unknown direction {name!r}; this basis has {' '.join(self.names)}") from None
+        except (KeyError, TypeError):
+            raise KeyError(
+                _("unknown direction {name}; this basis has {names}").format(name=brief(name), names=" ".join(self))
+            ) from None
 
     def group_starts(self):
         """Indices where a new group begins (after the first): where tables draw a split line."""
@@ -65,13 +88,74 @@ class Basis:
     def one_hot_rows(self, names):  # [name, ...] -> [len(names), n], row i is 1 at names[i]
         return self.matrix({(name, name): 1.0 for name in names})[[self.index(n) for n in names]]
 
+    def to_json(self):
+        return {group: list(names) for group, names in self.groups.items()}
+
+
+def brief(value, limit=60):
+    """``repr(value)`` cut to ``limit`` characters, for messages (numpy numbers shown plainly)."""
+    text = repr(value.item() if isinstance(value, np.generic) else value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# ---- q, k and v inside c_attn -------------------------------------------------------------
+# The one place that knows the layout: c_attn.w is [q | k | v] side by side, each [n_embd, n_attn].
+
 
 def qkv_weights(q, k, v):
     """``c_attn`` from its three blocks: ``w`` is [q | k | v] side by side, ``b`` is zero."""
-    w = np.hstack([q, k, v])  # 3 of [n_embd, n_embd] -> [n_embd, 3*n_embd]
+    w = np.hstack([q, k, v])  # 3 of [n_embd, n_attn] -> [n_embd, 3*n_attn]
     return {"w": w, "b": np.zeros(w.shape[1])}
 
 
 def split_qkv(c_attn_w):
-    """The q, k and v blocks of a ``c_attn`` weight matrix: 3 of [n_embd, n_embd]."""
+    """The q, k and v blocks of a ``c_attn`` weight matrix: 3 of [n_embd, n_attn]."""
     return np.split(np.asarray(c_attn_w), 3, axis=-1)
+
+
+# ---- the names a model is read with ---------------------------------------------------------
+
+TOKEN_SHOWN = {" ": "␣", "\n": "⏎", "\t": "⇥"}  # characters that would vanish in a table
+
+
+@dataclass(frozen=True)
+class Labels:
+    """What a model's numbers mean: its tokens and the names of the directions of its spaces."""
+
+    alphabet: str  # token i is the character alphabet[i]
+    residual: Basis  # the n_embd directions of the residual stream: columns of wte, wpe, c_proj
+    attention: tuple = ()  # per block: a Basis for the n_attn directions of q, k, v (None: residual's)
+    hidden: tuple = ()  # per block: a Basis for the MLP's hidden units (None: h0, h1, ...)
+
+    @property
+    def tokens(self):
+        """The alphabet as names a table can show (a space is ␣, a new line ⏎)."""
+        return [TOKEN_SHOWN.get(c, c) for c in self.alphabet]
+
+    def attention_basis(self, block, n_attn):
+        named = self.attention[block] if block < len(self.attention) else None
+        if named is not None:
+            return named
+        return self.residual if n_attn == len(self.residual) else Basis.numbered(n_attn, "a")
+
+    def hidden_basis(self, block, n_hidden):
+        named = self.hidden[block] if block < len(self.hidden) else None
+        return named if named is not None else Basis.numbered(n_hidden, "h")
+
+    def to_json(self):
+        out = {"alphabet": self.alphabet, "residual": self.residual.to_json()}
+        if any(b is not None for b in self.attention):
+            out["attention"] = [None if b is None else b.to_json() for b in self.attention]
+        if any(b is not None for b in self.hidden):
+            out["hidden"] = [None if b is None else b.to_json() for b in self.hidden]
+        return out
+
+
+def default_alphabet(n_vocab):
+    """a, b, c, ... for a model that did not say what its tokens are."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    if n_vocab > len(letters):
+        raise ValueError(
+            _("this model has {n} tokens and no alphabet; give one with {n} characters (--alphabet)").format(n=n_vocab)
+        )
+    return letters[:n_vocab]

@@ -7,7 +7,8 @@ typed out). ``blog_model()`` builds the same matrices from rules over the named 
 
 import numpy as np
 
-from .basis import Basis, qkv_weights
+from .basis import Basis, Labels, qkv_weights
+from .weights import Weights
 
 N_CTX = 5  # context length: the task needs the last 2 tokens; 5 makes the model ignore the rest
 N_VOCAB = 2  # the tokens a (0) and b (1)
@@ -24,6 +25,7 @@ BASIS = Basis(
         "scratch": ["V"],  # where attention writes its verdict
     }
 )
+LABELS = Labels(ALPHABET, BASIS)
 
 
 def blog_model(lg=LG, *, q_lg=None, proj_lg=None):
@@ -46,11 +48,14 @@ def blog_model(lg=LG, *, q_lg=None, proj_lg=None):
         "w": BASIS.matrix({("V", "Ta"): -proj_lg, ("V", "Tb"): proj_lg}),
         "b": BASIS.vector({"Ta": proj_lg}),
     }
-    return {
-        "wte": BASIS.one_hot_rows(["Ta", "Tb"]),  # [n_vocab, n_embd]: a -> Ta, b -> Tb
-        "wpe": BASIS.one_hot_rows(positions),  # [n_ctx, n_embd]: position i -> Pi
-        "blocks": [{"attn": {"c_attn": qkv_weights(q, k, v), "c_proj": c_proj}}],
-    }
+    return Weights(
+        {
+            "wte": BASIS.one_hot_rows(["Ta", "Tb"]),  # [n_vocab, n_embd]: a -> Ta, b -> Tb
+            "wpe": BASIS.one_hot_rows(positions),  # [n_ctx, n_embd]: position i -> Pi
+            "blocks": [{"attn": {"c_attn": qkv_weights(q, k, v), "c_proj": c_proj}}],
+        },
+        LABELS,
+    )
 
 
 def flip_model(lg=LG):
@@ -64,11 +69,14 @@ def flip_model(lg=LG):
     k = BASIS.matrix({("Ta", "Ta"): 1, ("Tb", "Tb"): 1})  # every token offers what it is
     v = BASIS.matrix({("Ta", "V"): 1, ("Tb", "V"): -1})
     c_proj = {"w": BASIS.matrix({("V", "Ta"): -lg, ("V", "Tb"): lg}), "b": np.zeros(len(BASIS))}
-    return {
-        "wte": BASIS.one_hot_rows(["Ta", "Tb"]),
-        "wpe": np.zeros((N_CTX, len(BASIS))),  # no position information at all
-        "blocks": [{"attn": {"c_attn": qkv_weights(q, k, v), "c_proj": c_proj}}],
-    }
+    return Weights(
+        {
+            "wte": BASIS.one_hot_rows(["Ta", "Tb"]),
+            "wpe": np.zeros((N_CTX, len(BASIS))),  # no position information at all
+            "blocks": [{"attn": {"c_attn": qkv_weights(q, k, v), "c_proj": c_proj}}],
+        },
+        LABELS,
+    )
 
 
 HEAD_BASIS = Basis(
@@ -107,6 +115,7 @@ def two_head_model(lg=LG):
     c_attn = qkv_weights(*(BASIS.matrix(rules, cols=HEAD_BASIS) for rules in (q, k, v)))
     params = blog_model(lg)
     params["blocks"] = [{"attn": {"c_attn": c_attn, "c_proj": c_proj}, "n_head": 2}]
+    params.labels = Labels(ALPHABET, BASIS, attention=(HEAD_BASIS,))
     return params
 
 

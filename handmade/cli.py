@@ -10,8 +10,8 @@ import sys
 import numpy as np
 
 from .blog import ALPHABET, blog_model
+from .files import load_weights, save_weights
 from .inference import accuracy, complete, predict
-from .weights import load_weights, save_weights
 
 
 class _Parser(argparse.ArgumentParser):
@@ -23,7 +23,7 @@ def build_parser():
     parser = _Parser(prog="python -m handmade", description=__doc__.split("\n")[0])
     weights = argparse.ArgumentParser(add_help=False)
     weights.add_argument("--weights", metavar="FILE.json", help="weights saved as JSON (default: the blog's model)")
-    weights.add_argument("--alphabet", default=ALPHABET, help=f"the characters, token 0 first (default: {ALPHABET})")
+    weights.add_argument("--alphabet", help=f"the characters, token 0 first (default: the model's own, or {ALPHABET})")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     sub = commands.add_parser("complete", parents=[weights], help="continue TEXT greedily: TEXT :: CONTINUATION")
     sub.add_argument("text", metavar="TEXT")
@@ -38,8 +38,7 @@ def build_parser():
 
 def run(args):
     if args.command == "export":
-        save_weights(blog_model(), args.path)
-        return f"wrote the blog's weights to {args.path}"
+        return save_weights(blog_model(), args.path)
     params = None if args.weights is None else load_weights(args.weights)
     if args.command == "complete":
         return complete(args.text, args.n, params, alphabet=args.alphabet)

@@ -11,29 +11,95 @@ from dataclasses import dataclass
 import numpy as np
 
 from .inference import context_tokens, prepare
-from .model import forward, softmax
-from .tokenizer import tokenize, untokenize
+from .model import recording, softmax
+from .tokenizer import untokenize
+from .weights import forward
+
+# Operation counts. A product [m, k] @ [k, n] is m*n dot products of k terms: k multiplications
+# and k - 1 additions each. Adding a bias, the residual or the mask is one addition per entry.
+
+
+def matmul_flops(m, k, n):
+    return m * n * (2 * k - 1)
+
+
+def linear_flops(m, k, n):
+    return matmul_flops(m, k, n) + m * n
+
+
+def softmax_flops(m, n):  # per row: max (n - 1), subtract (n), exp (n), sum (n - 1), divide (n)
+    return m * (5 * n - 2)
+
+
+def layer_norm_flops(m, n):  # per row: mean (n), variance (3n), normalise (2n + 2), scale and shift (2n)
+    return m * (8 * n + 2)
+
+
+GELU_FLOPS = 8  # per entry: cube (2), four multiplications, an addition, tanh, counted as one each
 
 
 class FlopCounter:
-    """A recorder that adds up floating-point operations, per intermediate, in order."""
+    """A listener for ``gpt()`` that adds up the operations behind each tapped array, in order.
 
-    def __init__(self):
+    The forward pass only says what it made (``tap("scores", q @ k.T)``); the formulas live here.
+    They need the model's widths, which the counter reads from ``params``, and the shapes of the
+    arrays it hears. Use it as ``with recording(FlopCounter(params)) as counter: gpt(...)``.
+    """
+
+    def __init__(self, params):
         self.by_name = {}
+        self.n_embd = params["wte"].shape[1]
+        self.blocks = [_BlockWidths(block) for block in params["blocks"]]
+        self._n_k = 0  # keys the current head attended over
 
-    def __call__(self, name, array, flops):
-        self.by_name[name] = self.by_name.get(name, 0) + flops
+    def __call__(self, name, array):
+        self.by_name[name] = self.by_name.get(name, 0) + self.operations(name, array)
+
+    def operations(self, name, array):
+        *scopes, kind = name.split(".")
+        m, n = array.shape[0], array.shape[-1]
+        block = self.blocks[int(scopes[0][7:-1])] if scopes else None  # "blocks[3]" -> 3
+        if kind in ("embedding", "residual", "mlp_residual", "scaled_scores", "masked_scores"):
+            return array.size  # one addition (or division) per entry
+        if kind in ("ln_1", "ln_2", "ln_f"):
+            return layer_norm_flops(m, n)
+        if kind == "qkv":
+            return linear_flops(m, self.n_embd, n)
+        if kind == "scores":
+            return matmul_flops(m, block.d_head, n)
+        if kind == "attention_weights":
+            self._n_k = n
+            return softmax_flops(m, n)
+        if kind == "attention_output":  # weights @ v in a head; several heads side by side cost nothing
+            return matmul_flops(m, self._n_k, n) if len(scopes) == 1 + (block.n_head > 1) else 0
+        if kind == "c_proj_output":
+            return linear_flops(m, block.n_attn, n)
+        if kind == "mlp_hidden":
+            return linear_flops(m, self.n_embd, n) + GELU_FLOPS * array.size
+        if kind == "mlp_output":
+            return linear_flops(m, block.n_hidden, n)
+        if kind == "logits":
+            return matmul_flops(m, self.n_embd, n)
+        return 0  # lookups (the embeddings), slices (q, k, v) and the mask, a constant
 
     @property
     def total(self):
         return sum(self.by_name.values())
 
 
-def count_flops(text, params=None, *, alphabet="ab"):
+class _BlockWidths:
+    def __init__(self, block):
+        self.n_attn = block["attn"]["c_attn"]["w"].shape[1] // 3
+        self.n_head = block.get("n_head", 1)
+        self.d_head = self.n_attn // self.n_head
+        self.n_hidden = block["mlp"]["c_fc"]["w"].shape[1] if block.get("mlp") is not None else 0
+
+
+def count_flops(text, params=None, *, alphabet=None):
     """The FlopCounter of one forward pass over ``text`` (its last n_ctx tokens)."""
     params = prepare(params, alphabet)
-    counter = FlopCounter()
-    forward(np.array(context_tokens(text, params, alphabet)), params, record=counter)
+    with recording(FlopCounter(params)) as counter:
+        forward(context_tokens(text, params), params)
     return counter
 
 
@@ -102,7 +168,7 @@ class Step:
     full_pass_flops: int  # what recomputing the whole window would have cost
 
 
-def generate_with_cache(text, max_new_tokens=10, params=None, *, alphabet="ab"):
+def generate_with_cache(text, max_new_tokens=10, params=None, *, alphabet=None):
     """Greedy generation like ``complete``, with a key/value cache; returns one Step per token.
 
     The model's positions are absolute (``wpe``), so once the window of n_ctx tokens is full and
@@ -111,19 +177,18 @@ def generate_with_cache(text, max_new_tokens=10, params=None, *, alphabet="ab"):
     """
     params = prepare(params, alphabet)
     n_ctx = len(params["wpe"])
-    tokens = tokenize(text, alphabet)
-    context_tokens(text, params, alphabet)  # refuse an empty context
+    tokens = context_tokens(text, params)  # refuses an empty context
     cache, steps = None, []
-    new = tokens[-n_ctx:]  # what the next pass must process
-    for _ in range(max_new_tokens):
+    new = tokens  # what the next pass must process
+    for _step in range(max_new_tokens):
         if cache is None:
             cache = KVCache()
-        counter = FlopCounter()
-        logits = forward(np.array(new), params, record=counter, cache=cache)[-1]
+        with recording(FlopCounter(params)) as counter:
+            logits = forward(new, params, cache=cache)[-1]
         token = int(np.argmax(softmax(logits)))
-        full = FlopCounter()
-        forward(np.array(tokens[-n_ctx:]), params, record=full)
-        steps.append(Step(untokenize([token], alphabet), logits, counter.total, full.total))
+        with recording(FlopCounter(params)) as full:
+            forward(tokens[-n_ctx:], params)
+        steps.append(Step(untokenize([token], params.labels.alphabet), logits, counter.total, full.total))
         tokens.append(token)
         if len(cache) == n_ctx:  # the window slides: positions change, so start a new cache
             cache, new = None, tokens[-n_ctx:]

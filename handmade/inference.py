@@ -8,30 +8,42 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .blog import ALPHABET, TASK_TEXT, blog_model
-from .model import forward, softmax
+from .blog import TASK_TEXT, blog_model
+from .i18n import _
+from .model import softmax
+from .basis import brief
 from .tokenizer import check_alphabet, tokenize, untokenize
-from .weights import WeightsError, check_weights
+from .weights import WeightsError, check_weights, forward, with_alphabet
+
+MAX_NEW_TOKENS = 10_000  # tokens one completion may write
 
 
-def prepare(params=None, alphabet=ALPHABET):
-    """Checked weights (the blog's when None) that fit ``alphabet``."""
+def prepare(params=None, alphabet=None):
+    """Checked, labelled weights (the blog's when None); ``alphabet`` replaces the one they carry."""
+    params = check_weights(blog_model() if params is None else params)
+    if alphabet is None or alphabet == params.labels.alphabet:
+        return params
     check_alphabet(alphabet)
-    params = blog_model() if params is None else check_weights(params)
     n_vocab = len(params["wte"])
     if n_vocab != len(alphabet):
         raise WeightsError(
-            f"wte has {n_vocab} token rows (n_vocab = {n_vocab}) but the alphabet {alphabet!r} "
-            f"has {len(alphabet)} characters; they must match"
+            _("wte has {n} token rows (n_vocab = {n}) but the alphabet {alphabet} has {chars} characters; they must match").format(
+                n=n_vocab, alphabet=brief(alphabet), chars=len(alphabet)
+            )
         )
-    return params
+    return with_alphabet(params, alphabet)
 
 
-def context_tokens(text, params, alphabet):
+def context_tokens(text, params):
     """The ids the model sees for ``text``: its last n_ctx tokens. Empty text is an error."""
+    alphabet = params.labels.alphabet
     tokens = tokenize(text, alphabet)
     if not tokens:
-        raise ValueError(f"cannot predict from an empty context: give at least one character from {alphabet!r}")
+        raise ValueError(
+            _("cannot predict from an empty context: give at least one character from {alphabet}").format(
+                alphabet=brief(alphabet)
+            )
+        )
     return tokens[-len(params["wpe"]) :]
 
 
@@ -67,30 +79,34 @@ class Prediction:
         return "\n".join(self.lines())
 
 
-def _predict(tokens, params, alphabet):
-    logits = forward(np.array(tokens), params)
-    return Prediction(tuple(tokens), logits, softmax(logits), alphabet)
+def _predict(tokens, params):
+    logits = forward(tokens, params)
+    return Prediction(tuple(tokens), logits, softmax(logits), params.labels.alphabet)
 
 
-def predict(text, params=None, *, alphabet=ALPHABET):
+def predict(text, params=None, *, alphabet=None):
     """The model's prediction at every position of ``text`` (its last n_ctx characters)."""
     params = prepare(params, alphabet)
-    return _predict(context_tokens(text, params, alphabet), params, alphabet)
+    return _predict(context_tokens(text, params), params)
 
 
-def continuation(text, max_new_tokens=10, params=None, *, alphabet=ALPHABET):
+def continuation(text, max_new_tokens=10, params=None, *, alphabet=None):
     """The ``max_new_tokens`` characters the model writes after ``text``, greedily."""
-    if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, (int, np.integer)) or max_new_tokens < 0:
-        raise ValueError(f"max_new_tokens must be a whole number, 0 or more; found {max_new_tokens!r}")
+    whole = isinstance(max_new_tokens, (int, np.integer)) and not isinstance(max_new_tokens, bool)
+    if not whole or not 0 <= max_new_tokens <= MAX_NEW_TOKENS:
+        raise ValueError(
+            _("the number of new tokens must be a whole number from 0 to {limit}; found {value}").format(
+                limit=MAX_NEW_TOKENS, value=brief(max_new_tokens)
+            )
+        )
     params = prepare(params, alphabet)
-    context_tokens(text, params, alphabet)  # reject empty or foreign text before generating
-    tokens = tokenize(text, alphabet)
-    for _ in range(max_new_tokens):
-        tokens.append(_predict(tokens[-len(params["wpe"]) :], params, alphabet).next_token)
-    return untokenize(tokens[len(text) :], alphabet)
+    tokens = context_tokens(text, params)  # refuses empty or foreign text before generating
+    for _step in range(max_new_tokens):
+        tokens.append(_predict(tokens[-len(params["wpe"]) :], params).next_token)
+    return untokenize(tokens[len(tokens) - max_new_tokens :], params.labels.alphabet)
 
 
-def complete(text, max_new_tokens=10, params=None, *, alphabet=ALPHABET):
+def complete(text, max_new_tokens=10, params=None, *, alphabet=None):
     """The blog's line ``TEXT :: CONTINUATION``."""
     return f"{text} :: {continuation(text, max_new_tokens, params, alphabet=alphabet)}"
 
@@ -146,15 +162,20 @@ class Score:
         return self.correct == self.total
 
 
-def accuracy(params=None, *, examples=None, alphabet=ALPHABET):
-    """How many ``examples`` (the blog's 27 by default) the model predicts correctly."""
+def accuracy(params=None, *, examples=None, alphabet=None):
+    """How many ``examples`` (the blog's 27 by default) the model predicts correctly.
+
+    Examples whose last n_ctx tokens are the same are one question: each is asked once.
+    """
     params = prepare(params, alphabet)
     examples = prefix_examples() if examples is None else list(examples)
     if not examples:
-        raise ValueError("accuracy needs at least one example to score")
-    failures = []
+        raise ValueError(_("accuracy needs at least one example to score"))
+    answers, failures = {}, []
     for example in examples:
-        got = _predict(context_tokens(example.context, params, alphabet), params, alphabet).next
-        if got != example.expected:
-            failures.append((example, got))
+        tokens = tuple(context_tokens(example.context, params))
+        if tokens not in answers:
+            answers[tokens] = _predict(tokens, params).next
+        if answers[tokens] != example.expected:
+            failures.append((example, answers[tokens]))
     return Score(len(examples) - len(failures), len(examples), tuple(failures))

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from .i18n import _
+
 
 def fmt(x, digits=4):
     """A number as people write it: 1024, 0.5, -1, 0.3333, -1e+10 (and 0 for -0.0)."""
@@ -60,7 +62,26 @@ class LabelledMatrix:
 
     def cell(self, row, col):
         """The value at row label ``row`` and column label ``col``."""
-        return self.values[self.rows.index(row), self.cols.index(col)]
+        return self.values[self._where(self.rows, row), self._where(self.cols, col)]
+
+    def __getitem__(self, col):
+        """The column called ``col``, one number per row: ``t["v"]["V"]``."""
+        return self.values[:, self._where(self.cols, col)].copy()
+
+    def row(self, row):
+        """The row called ``row``, one number per column."""
+        return self.values[self._where(self.rows, row)].copy()
+
+    @staticmethod
+    def _where(labels, name):
+        try:
+            return labels.index(name)
+        except ValueError:
+            raise KeyError(
+                _("no row or column called {name}; this table has {labels}").format(
+                    name=repr(name), labels=", ".join(labels)
+                )
+            ) from None
 
     def texts(self):  # [n_rows][n_cols] of formatted numbers
         return [[fmt(x, self.digits) for x in row] for row in self.values]

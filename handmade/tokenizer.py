@@ -1,13 +1,27 @@
 """Characters to token ids and back: token i is the i-th character of the alphabet."""
 
+import numpy as np
+
+from .basis import brief
+from .i18n import _
+
+MAX_TEXT = 1_000_000  # characters one call may tokenize (the longest text in the series is 165,000)
+MAX_ALPHABET = 1024
+
 
 def check_alphabet(alphabet):
-    if not isinstance(alphabet, str) or not alphabet:
-        raise ValueError(f"an alphabet is a non-empty string of distinct characters; found {alphabet!r}")
-    repeated = sorted({c for c in alphabet if alphabet.count(c) > 1})
-    if repeated:
+    if not isinstance(alphabet, str) or not 0 < len(alphabet) <= MAX_ALPHABET:
         raise ValueError(
-            f"the alphabet {alphabet!r} repeats {', '.join(map(repr, repeated))}; each character must appear once"
+            _("an alphabet is a string of 1 to {limit} distinct characters; found {value}").format(
+                limit=MAX_ALPHABET, value=brief(alphabet)
+            )
+        )
+    if len(set(alphabet)) != len(alphabet):
+        repeated = sorted({c for c in alphabet if alphabet.count(c) > 1})
+        raise ValueError(
+            _("the alphabet {alphabet} repeats {chars}; each character must appear once").format(
+                alphabet=brief(alphabet), chars=", ".join(map(repr, repeated))
+            )
         )
     return alphabet
 
@@ -15,25 +29,45 @@ def check_alphabet(alphabet):
 def tokenize(text, alphabet="ab"):  # "aabaa" -> [0, 0, 1, 0, 0]
     check_alphabet(alphabet)
     if not isinstance(text, str):
-        raise TypeError(f"tokenize takes a string of characters from {alphabet!r}; found {type(text).__name__}")
-    tokens = []
-    for position, char in enumerate(text):
-        token = alphabet.find(char)
-        if token < 0:
-            raise ValueError(
-                f"cannot tokenize {char!r} at position {position} of {text!r}: the alphabet is {alphabet!r}"
+        raise TypeError(
+            _("tokenize takes a string of characters from {alphabet}; found {kind}").format(
+                alphabet=brief(alphabet), kind=type(text).__name__
             )
-        tokens.append(token)
-    return tokens
+        )
+    if len(text) > MAX_TEXT:
+        raise ValueError(
+            _("the text has {n} characters; at most {limit} can be tokenized at once").format(n=len(text), limit=MAX_TEXT)
+        )
+    ids = {char: i for i, char in enumerate(alphabet)}
+    try:
+        return [ids[char] for char in text]
+    except KeyError:
+        position = next(i for i, char in enumerate(text) if char not in ids)
+        raise ValueError(
+            _("cannot tokenize {char} at position {position} of {where}: the alphabet is {alphabet}").format(
+                char=repr(text[position]), position=position, where=_around(text, position), alphabet=brief(alphabet)
+            )
+        ) from None
+
+
+def _around(text, position, width=12):
+    """``text`` itself when short; else the characters around ``position``, with … for the rest."""
+    if len(text) <= 2 * width:
+        return repr(text)
+    start, end = max(0, position - width), position + width + 1
+    return ("…" if start else "") + repr(text[start:end]) + ("…" if end < len(text) else "")
 
 
 def untokenize(tokens, alphabet="ab"):  # [0, 0, 1] -> "aab"
     check_alphabet(alphabet)
     chars = []
     for token in tokens:
-        if not 0 <= token < len(alphabet) or int(token) != token:
+        whole = isinstance(token, (int, np.integer)) and not isinstance(token, (bool, np.bool_))
+        if not whole or not 0 <= token < len(alphabet):
             raise ValueError(
-                f"token {token!r} is not an id of the alphabet {alphabet!r} (ids 0 to {len(alphabet) - 1})"
+                _("token {token} is not an id of the alphabet {alphabet} (ids 0 to {top})").format(
+                    token=brief(token), alphabet=brief(alphabet), top=len(alphabet) - 1
+                )
             )
         chars.append(alphabet[int(token)])
     return "".join(chars)

@@ -1,49 +1,85 @@
-"""Checking weights where they enter, and saving and loading them as JSON.
+"""Weights and tokens as they come from people: checked once, where they enter, and run safely.
 
-``gpt()`` itself trusts its arguments, as picoGPT does; everything that takes weights from a
-person (the predict functions, the loaders, the widgets, the command line) passes them through
-``check_weights`` once, which names the matrix, the shape it expected and the shape it found.
+``gpt()`` trusts its arguments, as picoGPT does. Everything that takes weights or tokens from a
+person (the predict functions, the loaders, the widgets, the checkers, the command line) passes
+them through ``check_weights`` and ``forward``: a message names the matrix, the shape it expected
+and the shape it found, the token that does not fit, or the first intermediate that overflowed.
 """
 
-import json
-import math
-from pathlib import Path
+import dataclasses
 
 import numpy as np
+
+from .basis import Basis, Labels, brief, default_alphabet
+from .i18n import _, ngettext
+from .model import gpt, recording
+
+TOP_KEYS = ("wte", "wpe", "blocks", "ln_f")
+BLOCK_KEYS = ("attn", "ln_1", "ln_2", "mlp", "n_head")
+
+# Limits on what a model may ask for: far beyond any model of this series, small enough that no
+# request can exhaust the machine (a context of n tokens builds an n x n attention table).
+MAX_N_CTX = 1024  # positions (rows of wpe)
+MAX_WIDTH = 1024  # n_embd, n_attn and the MLP's hidden units
+MAX_N_VOCAB = 1024  # tokens (rows of wte)
+MAX_BLOCKS = 16
+MAX_HEADS = 64
 
 
 class WeightsError(ValueError):
     """A weights dict or file that cannot be used: the message says which part and why."""
 
 
-TOP_KEYS = ("wte", "wpe", "blocks", "ln_f")
-BLOCK_KEYS = ("attn", "ln_1", "ln_2", "mlp", "n_head")
+class NonFiniteError(FloatingPointError):
+    """The forward pass produced inf or nan: some weight is too large for float64."""
 
 
-def check_weights(params):
-    """Return a checked copy of ``params`` with every matrix as a float64 array.
+class Weights(dict):
+    """A weights dict with picoGPT's keys, so that ``gpt(tokens, **weights)`` works, which also
+    carries its ``labels`` (a ``handmade.Labels``: the alphabet and the names of its directions)."""
 
-    Raises WeightsError naming the first problem: a missing or unknown key, a shape that does
-    not fit, a value that is not a number, or a value that is not finite.
+    def __init__(self, params=(), labels=None):
+        super().__init__(params)
+        self.labels = labels
+
+    def __repr__(self):
+        shape = ", ".join(f"{key}={np.shape(self[key])}" for key in ("wte", "wpe") if key in self)
+        blocks = len(self.get("blocks", ()))
+        return f"Weights({shape}, {blocks} block{'s' if blocks != 1 else ''}, labels={self.labels})"
+
+
+def labels_of(params):
+    """The labels that travel with ``params``, or None for a plain dict."""
+    return getattr(params, "labels", None)
+
+
+# ---- the weights --------------------------------------------------------------------------
+
+
+def check_weights(params, labels=None):
+    """Return a checked copy of ``params`` as ``Weights`` of float64 arrays, with labels.
+
+    ``labels`` (or the ones ``params`` carries) must fit the shapes; a plain dict gets default
+    labels (a, b, c, ... and directions e0, e1, ...). Raises WeightsError naming the first
+    problem: a missing or unknown key, a shape that does not fit, a value that is not a number,
+    or a value that is not finite.
     """
-    _check_keys(params, "weights", required=("wte", "wpe", "blocks"), allowed=TOP_KEYS)
-    wte = _array(params["wte"], "wte", (None, None), "[n_vocab, n_embd]")
+    _check_keys(params, _("weights"), required=("wte", "wpe", "blocks"), allowed=TOP_KEYS)
+    wte = _array(params["wte"], "wte", (None, None), "[n_vocab, n_embd]", limits=(MAX_N_VOCAB, MAX_WIDTH))
     n_embd = wte.shape[1]
-    dims = f"n_embd = {n_embd} from wte"
-    checked = {
-        "wte": wte,
-        "wpe": _array(params["wpe"], "wpe", (None, n_embd), f"[n_ctx, n_embd] with {dims}"),
-        "blocks": [],
-    }
-    if len(checked["wpe"]) == 0:
-        raise WeightsError("wpe has no rows; it needs one row per position (n_ctx of them)")
+    dims = _("n_embd = {n} from wte").format(n=n_embd)
+    wpe = _array(params["wpe"], "wpe", (None, n_embd), f"[n_ctx, n_embd], {dims}", limits=(MAX_N_CTX, None))
     blocks = params["blocks"]
     if not isinstance(blocks, (list, tuple)):
-        raise WeightsError(f"blocks must be a list of blocks; found {type(blocks).__name__}")
+        raise WeightsError(_("blocks must be a list of blocks; found {kind}").format(kind=type(blocks).__name__))
+    if len(blocks) > MAX_BLOCKS:
+        raise WeightsError(_("blocks has {n} blocks; at most {limit} are allowed").format(n=len(blocks), limit=MAX_BLOCKS))
+    checked = Weights({"wte": wte, "wpe": wpe, "blocks": []})
     for i, block in enumerate(blocks):
         checked["blocks"].append(_check_block(block, f"blocks[{i}]", n_embd, dims))
     if params.get("ln_f") is not None:
         checked["ln_f"] = _check_norm(params["ln_f"], "ln_f", n_embd, dims)
+    checked.labels = check_labels(labels or labels_of(params), checked)
     return checked
 
 
@@ -51,93 +87,325 @@ def _check_block(block, path, n_embd, dims):
     _check_keys(block, path, required=("attn",), allowed=BLOCK_KEYS)
     attn = block["attn"]
     _check_keys(attn, f"{path}.attn", required=("c_attn", "c_proj"), allowed=("c_attn", "c_proj"))
+    c_attn = attn["c_attn"]
+    _check_keys(c_attn, f"{path}.attn.c_attn", required=("w", "b"), allowed=("w", "b"))
+    w = _array(c_attn["w"], f"{path}.attn.c_attn.w", (n_embd, None), f"[n_embd, 3*n_attn], {dims}", (None, 3 * MAX_WIDTH))
+    if w.shape[1] % 3:
+        raise WeightsError(
+            _(
+                "{path}.attn.c_attn.w has {n} columns; they are q | k | v side by side, so their number must divide by 3"
+            ).format(path=path, n=w.shape[1])
+        )
+    n_attn = w.shape[1] // 3
+    attn_dims = _("{dims} and n_attn = {n} from c_attn.w").format(dims=dims, n=n_attn)
+    b = _array(c_attn["b"], f"{path}.attn.c_attn.b", (3 * n_attn,), f"[3*n_attn], {attn_dims}")
     checked = {
         "attn": {
-            "c_attn": _check_linear(
-                attn["c_attn"], f"{path}.attn.c_attn", n_embd, 3 * n_embd, "n_embd", "3*n_embd", dims
-            ),
-            "c_proj": _check_linear(attn["c_proj"], f"{path}.attn.c_proj", n_embd, n_embd, "n_embd", "n_embd", dims),
+            "c_attn": {"w": w, "b": b},
+            "c_proj": _check_linear(attn["c_proj"], f"{path}.attn.c_proj", n_attn, n_embd, "n_attn", "n_embd", attn_dims),
         }
     }
     if "n_head" in block:
-        checked["n_head"] = _check_n_head(block["n_head"], f"{path}.n_head", n_embd)
+        checked["n_head"] = _check_n_head(block["n_head"], f"{path}.n_head", n_attn)
     for name in ("ln_1", "ln_2"):
         if block.get(name) is not None:
             checked[name] = _check_norm(block[name], f"{path}.{name}", n_embd, dims)
     if block.get("mlp") is not None:
         checked["mlp"] = _check_mlp(block["mlp"], f"{path}.mlp", n_embd, dims)
     elif "ln_2" in checked:
-        raise WeightsError(f"{path} has ln_2 but no mlp; ln_2 normalises the mlp's input, so give both or neither")
+        raise WeightsError(
+            _("{path} has ln_2 but no mlp; ln_2 normalises the mlp's input, so give both or neither").format(path=path)
+        )
     return checked
 
 
 def _check_linear(layer, path, n_in, n_out, in_name, out_name, dims):
     _check_keys(layer, path, required=("w", "b"), allowed=("w", "b"))
     return {
-        "w": _array(layer["w"], f"{path}.w", (n_in, n_out), f"[{in_name}, {out_name}] with {dims}"),
-        "b": _array(layer["b"], f"{path}.b", (n_out,), f"[{out_name}] with {dims}"),
+        "w": _array(layer["w"], f"{path}.w", (n_in, n_out), f"[{in_name}, {out_name}], {dims}"),
+        "b": _array(layer["b"], f"{path}.b", (n_out,), f"[{out_name}], {dims}"),
     }
 
 
 def _check_norm(norm, path, n_embd, dims):
     _check_keys(norm, path, required=("g", "b"), allowed=("g", "b"))
-    return {key: _array(norm[key], f"{path}.{key}", (n_embd,), f"[n_embd] with {dims}") for key in "gb"}
+    return {key: _array(norm[key], f"{path}.{key}", (n_embd,), f"[n_embd], {dims}") for key in "gb"}
 
 
 def _check_mlp(mlp, path, n_embd, dims):
     _check_keys(mlp, path, required=("c_fc", "c_proj"), allowed=("c_fc", "c_proj"))
     c_fc = mlp["c_fc"]
     _check_keys(c_fc, f"{path}.c_fc", required=("w", "b"), allowed=("w", "b"))
-    w = _array(c_fc["w"], f"{path}.c_fc.w", (n_embd, None), f"[n_embd, n_hidden] with {dims}")
+    w = _array(c_fc["w"], f"{path}.c_fc.w", (n_embd, None), f"[n_embd, n_hidden], {dims}", limits=(None, MAX_WIDTH))
     n_hidden = w.shape[1]
-    hidden = f"{dims} and n_hidden = {n_hidden} from c_fc.w"
+    hidden = _("{dims} and n_hidden = {n} from c_fc.w").format(dims=dims, n=n_hidden)
     return {
-        "c_fc": {"w": w, "b": _array(c_fc["b"], f"{path}.c_fc.b", (n_hidden,), f"[n_hidden] with {hidden}")},
+        "c_fc": {"w": w, "b": _array(c_fc["b"], f"{path}.c_fc.b", (n_hidden,), f"[n_hidden], {hidden}")},
         "c_proj": _check_linear(mlp["c_proj"], f"{path}.c_proj", n_hidden, n_embd, "n_hidden", "n_embd", hidden),
     }
 
 
-def _check_n_head(n_head, path, n_embd):
-    divisors = [d for d in range(1, n_embd + 1) if n_embd % d == 0]
+def _check_n_head(n_head, path, n_attn):
+    divisors = [d for d in range(1, min(n_attn, MAX_HEADS) + 1) if n_attn % d == 0]
     allowed = ", ".join(map(str, divisors))
-    if isinstance(n_head, bool) or not isinstance(n_head, (int, np.integer)):
-        raise WeightsError(f"{path} is {n_head!r}; it must be a whole number of heads ({allowed})")
+    if isinstance(n_head, (bool, np.bool_)) or not isinstance(n_head, (int, np.integer)):
+        raise WeightsError(
+            _("{path} is {value}; it must be a whole number of heads ({allowed})").format(
+                path=path, value=brief(n_head), allowed=allowed
+            )
+        )
     if n_head not in divisors:
         raise WeightsError(
-            f"{path} is {n_head}, but n_embd = {n_embd} does not split into {n_head} equal heads; allowed: {allowed}"
+            _("{path} is {value}, but n_attn = {n} does not split into {value} equal heads; allowed: {allowed}").format(
+                path=path, value=brief(int(n_head)) if abs(n_head) < 10**6 else "a huge number", n=n_attn, allowed=allowed
+            )
         )
     return int(n_head)
 
 
 def _check_keys(mapping, path, required, allowed):
     if not isinstance(mapping, dict):
-        raise WeightsError(f"{path} must be a dict with keys {', '.join(required)}; found {type(mapping).__name__}")
+        raise WeightsError(
+            _("{path} must be a dict with keys {keys}; found {kind}").format(
+                path=path, keys=", ".join(required), kind=type(mapping).__name__
+            )
+        )
     for key in mapping:
         if key not in allowed:
-            raise WeightsError(f"{path} has an unknown key {key!r}; allowed keys are {', '.join(allowed)}")
+            raise WeightsError(
+                _("{path} has an unknown key {key}; allowed keys are {keys}").format(
+                    path=path, key=brief(key), keys=", ".join(allowed)
+                )
+            )
     for key in required:
         if key not in mapping:
-            raise WeightsError(f"{path} is missing {key!r}; it needs {', '.join(required)}")
+            raise WeightsError(
+                _("{path} is missing {key}; it needs {keys}").format(path=path, key=repr(key), keys=", ".join(required))
+            )
 
 
-def _array(value, path, shape, meaning):
+NUMBER_KINDS = "iuf"  # numpy's kinds for integers and floats: not booleans, complex numbers or text
+
+
+def _array(value, path, shape, meaning, limits=()):
     """``value`` as a float64 array of ``shape`` (None matches any length), or WeightsError."""
-    try:
-        array = np.array(value, dtype=np.float64)
-    except (TypeError, ValueError) as error:
-        reason = "rows of different lengths" if "inhomogeneous" in str(error) else str(error)
-        raise WeightsError(f"{path} is not a table of numbers ({reason}); expected {meaning}") from None
+    array = _numbers(value, path, len(shape), meaning)
     fits = array.ndim == len(shape) and all(want in (None, got) for want, got in zip(shape, array.shape))
     if not fits:
-        expected = (
-            "(" + ", ".join("any" if n is None else str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
+        expected = "(" + ", ".join("any" if n is None else str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
+        raise WeightsError(
+            _("{path} has shape {found}; expected {expected}, that is {meaning}").format(
+                path=path, found=array.shape, expected=expected, meaning=meaning
+            )
         )
-        raise WeightsError(f"{path} has shape {array.shape}; expected {expected}, that is {meaning}")
+    for axis, (size, limit) in enumerate(zip(array.shape, limits)):
+        if limit is not None and size > limit:
+            raise WeightsError(
+                _("{path} has shape {found}: at most {limit} are allowed along axis {axis}").format(
+                    path=path, found=array.shape, limit=limit, axis=axis
+                )
+            )
+    if array.size == 0:
+        raise WeightsError(
+            _("{path} has shape {found}: it is empty, and a model needs at least one of each ({meaning})").format(
+                path=path, found=array.shape, meaning=meaning
+            )
+        )
     bad = np.argwhere(~np.isfinite(array))
     if len(bad):
         index = tuple(int(i) for i in bad[0])
-        raise WeightsError(f"{path}{list(index)} is {array[index]}; every weight must be a finite number")
+        raise WeightsError(
+            _("{path}{index} is {value}; every weight must be a finite number").format(
+                path=path, index=list(index), value=array[index]
+            )
+        )
     return array
+
+
+def _numbers(value, path, ndim, meaning):
+    """A float64 array from an array or nested lists of plain numbers (never bools, text or complex)."""
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind not in NUMBER_KINDS:
+            raise WeightsError(
+                _("{path} holds {kind} values; weights are real numbers (expected {meaning})").format(
+                    path=path, kind=value.dtype.name, meaning=meaning
+                )
+            )
+        return value.astype(np.float64)
+    if isinstance(value, (np.number, np.bool_)):
+        value = value.item()
+    stack = [(value, [])]
+    while stack:  # every leaf, with its index, without recursion and never deeper than ndim
+        item, index = stack.pop()
+        if isinstance(item, (list, tuple)):
+            if len(index) >= ndim:
+                raise WeightsError(
+                    _("{path}{index} is a list where a number should be (expected {meaning})").format(
+                        path=path, index=index, meaning=meaning
+                    )
+                )
+            stack.extend((x, [*index, i]) for i, x in enumerate(item))
+        elif isinstance(item, bool) or not isinstance(item, (int, float, np.integer, np.floating)):
+            raise WeightsError(
+                _("{path}{index} is {value}, not a number (expected {meaning})").format(
+                    path=path, index=index, value=brief(item), meaning=meaning
+                )
+            )
+        elif isinstance(item, int) and abs(item) > 1e308:
+            raise WeightsError(
+                _("{path}{index} is a whole number of {digits} digits, too large for a float; every weight must be a finite number").format(
+                    path=path, index=index, digits=len(str(abs(item)))
+                )
+            )
+    try:
+        return np.array(value, dtype=np.float64)
+    except ValueError:
+        raise WeightsError(
+            _("{path} is not a table of numbers: its rows have different lengths (expected {meaning})").format(
+                path=path, meaning=meaning
+            )
+        ) from None
+
+
+# ---- the labels ---------------------------------------------------------------------------
+
+
+def default_labels(params):
+    """Labels for a model nobody named: tokens a, b, c, ... and directions e0, e1, ..."""
+    return Labels(default_alphabet(len(params["wte"])), Basis.numbered(params["wte"].shape[1]))
+
+
+def check_labels(labels, params):
+    """``labels`` if they fit the checked ``params`` (default labels when None), else WeightsError."""
+    if labels is None:
+        try:
+            return default_labels(params)
+        except ValueError as error:
+            raise WeightsError(str(error)) from None
+    if not isinstance(labels, Labels):
+        raise WeightsError(_("labels must be a handmade.Labels; found {kind}").format(kind=type(labels).__name__))
+    n_vocab, n_embd = params["wte"].shape
+    problems = []
+    if len(labels.alphabet) != n_vocab:
+        problems.append(
+            _("the alphabet {alphabet} has {n} characters but wte has {rows} token rows").format(
+                alphabet=brief(labels.alphabet), n=len(labels.alphabet), rows=n_vocab
+            )
+        )
+    if len(labels.residual) != n_embd:
+        problems.append(
+            _("the labels name {n} residual directions but the model is {width} wide (n_embd)").format(
+                n=len(labels.residual), width=n_embd
+            )
+        )
+    for i, block in enumerate(params["blocks"]):
+        n_attn = block["attn"]["c_attn"]["w"].shape[1] // 3
+        named = labels.attention[i] if i < len(labels.attention) else None
+        if named is not None and len(named) != n_attn:
+            problems.append(
+                _("the labels name {n} attention directions for blocks[{i}] but its n_attn is {width}").format(
+                    n=len(named), i=i, width=n_attn
+                )
+            )
+        hidden = labels.hidden[i] if i < len(labels.hidden) else None
+        if hidden is not None and ("mlp" not in block or len(hidden) != block["mlp"]["c_fc"]["w"].shape[1]):
+            problems.append(_("the labels name hidden units for blocks[{i}] that its mlp does not have").format(i=i))
+    if len(set(labels.alphabet)) != len(labels.alphabet):
+        problems.append(_("the alphabet {alphabet} repeats a character").format(alphabet=brief(labels.alphabet)))
+    if problems:
+        raise WeightsError(_("the weights' labels do not fit: {problem}").format(problem=problems[0]))
+    return labels
+
+
+def with_alphabet(params, alphabet):
+    """Checked ``params`` whose labels say the tokens are ``alphabet``."""
+    params = check_weights(params)
+    labels = dataclasses.replace(params.labels, alphabet=alphabet)
+    return check_weights(params, labels)
+
+
+# ---- tokens -------------------------------------------------------------------------------
+
+
+def check_tokens(inputs, n_vocab, n_ctx, cached=0):
+    """``inputs`` as an array of token ids in range 0..n_vocab-1, room for them after ``cached`` ones."""
+    if isinstance(inputs, (str, bytes, dict, set)) or not _is_flat(inputs):
+        raise ValueError(_("token ids are a flat list of whole numbers; found {value}").format(value=brief(inputs)))
+    n = len(inputs)
+    if n == 0:
+        raise ValueError(_("cannot run an empty context: give at least one token"))
+    if cached and cached + n > n_ctx:
+        raise ValueError(
+            ngettext(
+                "cannot run {n} more token after {cached} cached: this model has room for {limit} (its n_ctx)",
+                "cannot run {n} more tokens after {cached} cached: this model has room for {limit} (its n_ctx)",
+                n,
+            ).format(n=n, cached=cached, limit=n_ctx)
+        )
+    if n > n_ctx:
+        raise ValueError(
+            _("cannot run a context of {n} tokens: this model has room for {limit} (its n_ctx)").format(n=n, limit=n_ctx)
+        )
+    for position, token in enumerate(inputs):
+        whole = isinstance(token, (int, np.integer)) and not isinstance(token, (bool, np.bool_))
+        if not whole or not 0 <= token < n_vocab:
+            kind = _(" (a {kind})").format(kind=type(token).__name__) if not whole else ""
+            raise ValueError(
+                _("token ids are whole numbers from 0 to {top} (n_vocab = {n}); found {value}{kind} at position {position}").format(
+                    top=n_vocab - 1, n=n_vocab, value=brief(token), kind=kind, position=position
+                )
+            )
+    return np.array(inputs, dtype=np.int64)
+
+
+def _is_flat(inputs):
+    try:
+        return np.ndim(inputs) == 1
+    except ValueError:  # rows of different lengths
+        return False
+
+
+# ---- running a checked model ----------------------------------------------------------------
+
+
+def forward(inputs, params, cache=None):  # [n_seq] -> [n_seq, n_vocab], never inf or nan
+    """``gpt()`` with its inputs checked and its result too: NonFiniteError says where it overflowed.
+
+    ``params`` should have been through ``check_weights``; the tokens are checked here.
+    """
+    cached = 0 if cache is None else len(cache)
+    tokens = check_tokens(inputs, len(params["wte"]), len(params["wpe"]), cached)
+    with np.errstate(all="ignore"):  # reported below, by name, rather than as warnings
+        logits = gpt(tokens, **params, cache=cache)
+    if not np.isfinite(logits).all():
+        raise NonFiniteError(where_non_finite(tokens, params))
+    return logits
+
+
+def where_non_finite(tokens, params):
+    """A sentence naming a weight that is not finite, or else the first intermediate that overflowed."""
+    for path, array in iter_matrices(params):
+        bad = np.argwhere(~np.isfinite(array))
+        if len(bad):
+            index = [int(i) for i in bad[0]]
+            return _("{path}{index} is {value}; every weight must be a finite number").format(
+                path=path, index=index, value=array[tuple(index)]
+            )
+    first = []
+
+    def watch(name, array):
+        masked = name.endswith(("mask", "masked_scores"))  # -inf there is the mask's doing, not overflow
+        finite = np.isfinite(array) | (np.isneginf(array) if masked else False)
+        if not first and not finite.all():
+            first.append(name)
+
+    with np.errstate(all="ignore"), recording(watch):
+        gpt(tokens, **params)
+    where, (place, value) = (first or ["logits"])[0], largest_weight(params)
+    return _(
+        "the forward pass produced inf or nan (first in {where}): a weight is too large for float64; "
+        "the largest magnitude is {value:.3g} at {place}"
+    ).format(where=where, value=value, place=place)
 
 
 def iter_matrices(params, path=""):
@@ -161,78 +429,14 @@ def largest_weight(params):
         for path, array in iter_matrices(params):
             if array.size == 0:
                 continue
-            flat = int(np.nanargmax(np.where(np.isnan(array), np.inf, np.abs(array)), axis=None))
-            index = np.unravel_index(flat, array.shape)
+            index = np.unravel_index(int(np.argmax(np.abs(array))), array.shape)
             value = float(array[index])
             if not abs(value) <= abs(best[1]):
                 best = (f"{path}{list(map(int, index))}", value)
     return best
 
 
-# ---- JSON ---------------------------------------------------------------------------------
+def count_nonzero(params):
+    """How many weights are not zero: the size of a hand-made solution."""
+    return int(sum(np.count_nonzero(array) for _path, array in iter_matrices(params)))
 
-
-def to_jsonable(params):
-    if isinstance(params, dict):
-        return {key: to_jsonable(value) for key, value in params.items() if value is not None}
-    if isinstance(params, (list, tuple)):
-        return [to_jsonable(value) for value in params]
-    if isinstance(params, (int, np.integer)) and not isinstance(params, bool):
-        return int(params)
-    return np.asarray(params, dtype=np.float64).tolist()
-
-
-def _number(x):  # exact: repr() of a float reads back as the same float
-    if x.is_integer() and abs(x) < 2**53 and math.copysign(1, x) > 0:
-        return str(int(x))  # 1024 rather than 1024.0, for files people edit by hand
-    return repr(x)
-
-
-def _format(value, indent):
-    pad = "  " * indent
-    if isinstance(value, dict):
-        items = [f'{pad}  "{key}": {_format(item, indent + 1)}' for key, item in value.items()]
-        return "{\n" + ",\n".join(items) + "\n" + pad + "}"
-    if isinstance(value, list) and value and isinstance(value[0], (list, dict)):
-        rows = [f"{pad}  {_format(row, indent + 1)}" for row in value]
-        return "[\n" + ",\n".join(rows) + "\n" + pad + "]"
-    if isinstance(value, list):
-        return "[" + ", ".join(_number(x) for x in value) + "]"
-    if isinstance(value, int):
-        return str(value)  # n_head
-    return _number(value)
-
-
-def weights_to_json(params):
-    """JSON text for a weights dict: one matrix row per line, numbers exact."""
-    return _format(to_jsonable(check_weights(params)), 0) + "\n"
-
-
-def weights_from_json(text, source="the JSON text"):
-    """A checked weights dict from JSON text; WeightsError says what is wrong with it."""
-    try:
-        raw = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise WeightsError(
-            f"{source} is not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}"
-        ) from None
-    try:
-        return check_weights(raw)
-    except WeightsError as error:
-        raise WeightsError(f"{source}: {error}") from None
-
-
-def save_weights(params, path):
-    """Write ``params`` to ``path`` as JSON (checked first, so the file always loads)."""
-    Path(path).write_text(weights_to_json(params), encoding="utf-8")
-
-
-def load_weights(path):
-    """Read weights saved by ``save_weights`` (or written by hand); nothing half-loaded."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise WeightsError(f"cannot read weights from '{path}': no such file") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise WeightsError(f"cannot read weights from '{path}': {error}") from None
-    return weights_from_json(text, source=f"'{path}'")

@@ -3,7 +3,12 @@
 import numpy as np
 
 
-def random_params(rng, n_vocab=3, n_ctx=6, n_embd=8, n_layer=1, n_head=1, ln=False, mlp=False, ln_f=False):
+def random_params(
+    rng, n_vocab=3, n_ctx=6, n_embd=8, n_layer=1, n_head=1, ln=False, mlp=False, ln_f=False, n_attn=None, n_hidden=None
+):
+    n_attn = n_embd if n_attn is None else n_attn
+    n_hidden = 4 * n_embd if n_hidden is None else n_hidden
+
     def normal(*shape):
         return rng.normal(size=shape)
 
@@ -15,13 +20,13 @@ def random_params(rng, n_vocab=3, n_ctx=6, n_embd=8, n_layer=1, n_head=1, ln=Fal
 
     blocks = []
     for _ in range(n_layer):
-        block = {"attn": {"c_attn": linear(n_embd, 3 * n_embd), "c_proj": linear(n_embd, n_embd)}}
+        block = {"attn": {"c_attn": linear(n_embd, 3 * n_attn), "c_proj": linear(n_attn, n_embd)}}
         if n_head != 1:
             block["n_head"] = n_head
         if ln:
             block["ln_1"] = norm()
         if mlp:
-            block["mlp"] = {"c_fc": linear(n_embd, 4 * n_embd), "c_proj": linear(4 * n_embd, n_embd)}
+            block["mlp"] = {"c_fc": linear(n_embd, n_hidden), "c_proj": linear(n_hidden, n_embd)}
             if ln:
                 block["ln_2"] = norm()
         blocks.append(block)

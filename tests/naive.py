@@ -45,15 +45,15 @@ def head(q, k, v):  # each position averages the values of itself and the positi
 
 
 def block(x, p):
-    n_embd = len(x[0])
     n_head = p.get("n_head", 1)
     h = norm(x, p["ln_1"]["g"], p["ln_1"]["b"]) if p.get("ln_1") else x
     qkv = affine(h, p["attn"]["c_attn"]["w"], p["attn"]["c_attn"]["b"])
-    size = n_embd // n_head
+    n_attn = len(qkv[0]) // 3  # q | k | v side by side
+    size = n_attn // n_head
     heads = []
     for n in range(n_head):
         cols = range(n * size, (n + 1) * size)
-        q, k, v = ([[row[offset + c] for c in cols] for row in qkv] for offset in (0, n_embd, 2 * n_embd))
+        q, k, v = ([[row[offset + c] for c in cols] for row in qkv] for offset in (0, n_attn, 2 * n_attn))
         heads.append(head(q, k, v))
     merged = [[value for out in heads for value in out[i]] for i in range(len(x))]
     attn = affine(merged, p["attn"]["c_proj"]["w"], p["attn"]["c_proj"]["b"])

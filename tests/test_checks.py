@@ -112,9 +112,9 @@ def test_window_q_right():
     "q, phrase",
     [
         (window_q(2), "still the blog's window of two"),
-        (window_q(4), "one too wide or too narrow"),
-        (window_q(3, strength=1), "your entries are too small"),
-        (np.zeros((8, 7)), "the q block is 8x8"),
+        (window_q(4), "your window is 4 wide"),
+        (window_q(3, strength=1), "softmax picks clearly only with a gap of about 20"),
+        (np.zeros((8, 7)), "the q block should have shape (8, 8)"),
         (np.roll(window_q(3), 1, axis=1), "position 1 attends [0.0, 1.0, 0.0, 0.0, 0.0], but should attend [0.5, 0.5"),
     ],
 )
@@ -175,7 +175,7 @@ def test_lg_threshold_is_where_the_residual_ties():
 
 
 @pytest.mark.parametrize(
-    "answer, phrase", [(1024, "still scores ACCURACY: 100.0%"), (0.5, "already fails"), (2, "go lower")]
+    "answer, phrase", [(1024, "still scores ACCURACY: 100.0%"), (0.5, "already fails"), (2, "the point where it starts to fail is lower")]
 )
 def test_lg_threshold_wrong(answer, phrase):
     assert_hint(checks.check_lg_threshold(answer), phrase)
@@ -191,7 +191,7 @@ def test_completion_right():
 @pytest.mark.parametrize(
     "answer, phrase",
     [
-        ("aab", "write 6 characters"),
+        ("aab", "write 6 letters"),
         ("baabaa", "token 1: the last two tokens are 'bb'"),
         ("aaaaaa", "token 3: the last two tokens are 'aa'"),
     ],

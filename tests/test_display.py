@@ -75,10 +75,11 @@ def test_softmax_story_shows_each_move():
 
 def test_weight_tables_label_every_editable_matrix():
     tables = weight_tables()
-    assert list(tables) == ["wte", "wpe", "c_attn.w", "q", "k", "v", "c_proj.w", "c_proj.b"]
+    assert list(tables) == ["wte", "wpe", "q", "k", "v", "q.b", "k.b", "v.b", "c_proj.w", "c_proj.b", "c_attn.w"]
     assert tables["q"].cell("P2", "P1") == 1024 and tables["v"].cell("Tb", "V") == -1
+    assert tables["v"]["V"].tolist() == [0, 0, 0, 0, 0, 1, -1, 0]  # a column by its name
     assert tables["c_attn.w"].cols[8] == "k·P0" and tables["c_attn.w"].col_splits == (8, 16)
-    assert tables["wte"].rows == ("a", "b") and tables["c_proj.b"].cell("bias", "Ta") == 1024
+    assert tables["wte"].rows == ("a", "b") and tables["c_proj.b"].cell("b", "Ta") == 1024
 
 
 # ---- the other hand-built models ----------------------------------------------------------
@@ -99,7 +100,7 @@ def test_two_head_model_predicts_exactly_like_the_blog_model():
 
 
 def test_two_head_model_splits_the_work_between_self_and_previous():
-    t = trace("aabaa", handmade.two_head_model(), head_basis=handmade.blog.HEAD_BASIS)
+    t = trace("aabaa", handmade.two_head_model())  # its labels name each head's directions
     np.testing.assert_allclose(t["head0.attention_weights"].values, np.eye(5), atol=1e-100)
     previous = np.eye(5, k=-1)
     previous[0, 0] = 1  # the first token has nothing before it

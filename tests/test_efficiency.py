@@ -25,9 +25,27 @@ def test_counter_equals_the_formula_for_every_context_length(n_seq):
 @pytest.mark.parametrize("n_embd, n_vocab, n_seq", [(4, 3, 2), (12, 5, 6), (16, 2, 1)])
 def test_counter_equals_the_formula_for_other_sizes(n_embd, n_vocab, n_seq):
     params = random_params(np.random.default_rng(n_embd), n_vocab=n_vocab, n_ctx=6, n_embd=n_embd)
-    counter = FlopCounter()
-    handmade.gpt(np.arange(n_seq) % n_vocab, **params, record=counter)
+    with handmade.recording(FlopCounter(params)) as counter:
+        handmade.gpt(np.arange(n_seq) % n_vocab, **params)
     assert counter.total == sum(blog_flops(n_seq, n_embd, n_vocab).values())
+
+
+def test_the_counter_reads_every_width_from_the_model():
+    """An attention narrower than the stream, a wide MLP and layer norms: each term by hand."""
+    params = random_params(np.random.default_rng(0), n_vocab=3, n_embd=6, n_attn=4, n_head=2, mlp=True, ln=True)
+    params["blocks"][0]["mlp"] = {"c_fc": {"w": np.ones((6, 10)), "b": np.ones(10)}, "c_proj": {"w": np.ones((10, 6)), "b": np.ones(6)}}
+    n, d, a, h, v, hidden = 3, 6, 4, 2, 3, 10
+    expected = n * d  # embedding
+    expected += 2 * n * (8 * d + 2)  # ln_1 and ln_2
+    expected += n * 3 * a * (2 * d - 1) + n * 3 * a  # qkv
+    expected += h * (n * n * (2 * (a // h) - 1) + n * n + n * n + n * (5 * n - 2) + n * (a // h) * (2 * n - 1))  # heads
+    expected += n * d * (2 * a - 1) + n * d + n * d  # c_proj and the residual
+    expected += n * hidden * (2 * d - 1) + n * hidden + 8 * n * hidden  # c_fc and gelu
+    expected += n * d * (2 * hidden - 1) + n * d + n * d  # mlp c_proj and the residual
+    expected += n * v * (2 * d - 1)  # logits
+    with handmade.recording(FlopCounter(params)) as counter:
+        handmade.gpt(np.array([0, 1, 2]), **params)
+    assert counter.total == expected
 
 
 def test_two_heads_cost_what_their_smaller_products_cost():
@@ -42,7 +60,9 @@ def test_two_heads_cost_what_their_smaller_products_cost():
 
 def test_counting_does_not_change_the_logits():
     params, tokens = handmade.blog_model(), np.array([0, 0, 1, 0, 0])
-    assert np.array_equal(handmade.gpt(tokens, **params, record=FlopCounter()), handmade.gpt(tokens, **params))
+    with handmade.recording(FlopCounter(params)):
+        counted = handmade.gpt(tokens, **params)
+    assert np.array_equal(counted, handmade.gpt(tokens, **params))
 
 
 # ---- the cache ----------------------------------------------------------------------------
@@ -77,8 +97,8 @@ def test_a_cache_can_take_several_tokens_at_once():
 
 def test_a_full_cache_refuses_more_tokens():
     _, cache = incremental([0, 0, 1, 0, 0], handmade.blog_model())
-    with pytest.raises(ValueError, match="cannot run a context of 1 tokens after 5 cached: this model's n_ctx is 5"):
-        handmade.gpt(np.array([1]), **handmade.blog_model(), cache=cache)
+    with pytest.raises(ValueError, match=r"cannot run 1 more token after 5 cached: this model has room for 5 \(its n_ctx\)"):
+        handmade.forward([1], handmade.blog_model(), cache=cache)
 
 
 def test_generation_with_the_cache_writes_what_complete_writes_and_saves_work():

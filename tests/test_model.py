@@ -18,7 +18,10 @@ from handmade import (
     gpt,
     layer_norm,
     linear,
+    recording,
+    scope,
     softmax,
+    tap,
     transformer_block,
 )
 
@@ -49,9 +52,28 @@ def test_the_blogs_matrix_product():
     assert (a @ b).tolist() == [[70, 80, 90], [158, 184, 210]]
 
 
-def test_causal_mask_hides_the_future_with_minus_1e10():
-    assert causal_mask(3).tolist() == [[0, -1e10, -1e10], [0, 0, -1e10], [0, 0, 0]]
-    assert handmade.MASK_VALUE == -1e10
+def test_causal_mask_hides_the_future_with_minus_infinity_and_no_nan():
+    inf = float("inf")
+    assert causal_mask(3).tolist() == [[0, -inf, -inf], [0, 0, -inf], [0, 0, 0]]
+    assert causal_mask(2, 5).tolist() == [[0, 0, 0, 0, -inf], [0, 0, 0, 0, 0]]  # 3 cached positions come first
+
+
+@pytest.mark.parametrize("huge", [1e10, 1e11, 1e300, -1e300])
+def test_a_masked_score_gets_exactly_zero_weight_however_large(huge):
+    seen = {}
+    q = np.array([[1.0], [1.0], [1.0]])
+    k = np.array([[0.0], [huge], [huge]])  # later keys with enormous scores
+    with recording(seen.__setitem__):
+        attention(q, k, np.eye(3), causal_mask(3))
+    assert seen["attention_weights"][0].tolist() == [1.0, 0.0, 0.0]  # position 0 still sees only itself
+    assert seen["attention_weights"][1, 2] == 0.0
+
+
+def test_the_blogs_minus_1e10_leaks_where_the_packages_mask_does_not():
+    scores = np.array([[0.0, 1e11], [0.0, 0.0]])
+    blog_mask = (1 - np.tri(2)) * -1e10
+    assert softmax(scores + blog_mask)[0].tolist() == [0.0, 1.0]  # the future wins: a leak
+    assert softmax(scores + causal_mask(2))[0].tolist() == [1.0, 0.0]
 
 
 def test_attention_with_the_mask_averages_the_past():
@@ -60,12 +82,51 @@ def test_attention_with_the_mask_averages_the_past():
     assert attention(q, k, v, causal_mask(3)).ravel().tolist() == [3.0, 4.5, 6.0]
 
 
-def test_attention_records_each_step():
+def test_attention_taps_each_step():
     seen = {}
     q = np.array([[1.0, 0.0], [0.0, 2.0]])
-    attention(q, q, q, causal_mask(2), record=lambda name, array, flops: seen.__setitem__(name, array))
-    assert list(seen) == ["scores", "scaled_scores", "mask", "masked_scores", "attention_weights", "attention_output"]
+    with recording(seen.__setitem__):
+        attention(q, q, q, causal_mask(2))
+    assert list(seen) == ["scores", "scaled_scores", "masked_scores", "attention_weights", "attention_output"]
     np.testing.assert_array_equal(seen["scaled_scores"], seen["scores"] / np.sqrt(2))
+
+
+def test_tap_returns_its_argument_and_costs_nothing_unheard():
+    x = np.ones(3)
+    assert tap("scores", x) is x  # nobody listening: no check, no copy
+
+
+def test_recording_scopes_and_nesting():
+    outer, inner = [], []
+    with recording(lambda name, array: outer.append(name)):
+        with scope("blocks[2]"):
+            tap("q", np.ones(1))
+            with recording(lambda name, array: inner.append(name)):
+                tap("k", np.ones(1))  # an inner recording hears alone, from the top
+            tap("v", np.ones(1))
+        tap("logits", np.ones(1))
+    assert outer == ["blocks[2].q", "blocks[2].v", "logits"] and inner == ["k"]
+    assert tap("q", np.ones(1)).tolist() == [1.0]  # and afterwards nobody listens
+
+
+def test_a_tap_name_that_is_not_declared_is_refused_while_recording():
+    with recording(lambda name, array: None), pytest.raises(ValueError, match="not declared in handmade.model.TAPS"):
+        tap("scroes", np.ones(1))
+
+
+def test_the_nine_functions_read_like_picogpt():
+    import ast
+    import inspect
+
+    import handmade.model as model
+    from handmade.source import code_lines
+
+    nine = ["softmax", "linear", "layer_norm", "gelu", "ffn", "attention", "causal_self_attention"]
+    nine += ["transformer_block", "gpt"]
+    lines = sum(code_lines(getattr(model, name)) for name in nine)
+    assert lines <= 60, lines
+    imports = [n for n in ast.walk(ast.parse(inspect.getsource(model))) if isinstance(n, (ast.Import, ast.ImportFrom))]
+    assert [alias.name for node in imports for alias in node.names] == ["numpy"]  # nothing else from the package
 
 
 def test_layer_norm_gives_mean_0_variance_1_then_scales_and_shifts():
@@ -103,11 +164,8 @@ def test_transformer_block_without_extras_is_x_plus_attention():
 
 def blog_stages(text="aabaa"):
     seen = {}
-    handmade.gpt(
-        np.array(handmade.tokenize(text)),
-        **handmade.blog_model(),
-        record=lambda name, array, flops: seen.__setitem__(name, array),
-    )
+    with recording(seen.__setitem__):
+        handmade.gpt(np.array(handmade.tokenize(text)), **handmade.blog_model())
     return seen
 
 
@@ -191,13 +249,29 @@ def test_blog_model_strengths_can_be_set_apart():
 
 
 def test_context_longer_than_n_ctx_is_a_clear_error():
-    with pytest.raises(ValueError, match="cannot run a context of 6 tokens: this model's n_ctx is 5"):
-        gpt(np.zeros(6, dtype=int), **handmade.blog_model())
+    with pytest.raises(ValueError, match=r"cannot run a context of 6 tokens: this model has room for 5 \(its n_ctx\)"):
+        forward(np.zeros(6, dtype=int), handmade.blog_model())
 
 
-def test_token_outside_the_vocabulary_is_a_clear_error():
-    with pytest.raises(ValueError, match=r"token ids must run from 0 to 1 \(n_vocab = 2\)"):
-        gpt(np.array([0, 2]), **handmade.blog_model())
+@pytest.mark.parametrize(
+    "tokens, found",
+    [
+        ([0, 2], "found 2 at position 1"),
+        ([0, -1], "found -1 at position 1"),  # never the last token, silently
+        ([True, 0], r"found True \(a bool\) at position 0"),
+        ([0, 1.0], r"found 1.0 \(a float\) at position 1"),
+        (np.array([0.0, 1.0]), r"found 0.0 \(a float64\) at position 0"),
+    ],
+)
+def test_a_token_that_is_not_an_id_is_a_clear_error(tokens, found):
+    with pytest.raises(ValueError, match=r"token ids are whole numbers from 0 to 1 \(n_vocab = 2\); " + found):
+        forward(tokens, handmade.blog_model())
+
+
+@pytest.mark.parametrize("tokens", [[], "ab", [[0, 1]], 5])
+def test_empty_or_not_flat_tokens_are_clear_errors(tokens):
+    with pytest.raises(ValueError, match="token ids are a flat list|empty context"):
+        forward(tokens, handmade.blog_model())
 
 
 def test_forward_names_where_the_numbers_overflowed():
@@ -208,6 +282,13 @@ def test_forward_names_where_the_numbers_overflowed():
     message = str(error.value)
     assert "first in blocks[0].c_proj_output" in message
     assert "largest magnitude is 1e+308 at blocks[0].attn.c_attn.w[5, 23]" in message
+
+
+def test_forward_blames_a_nan_weight_not_the_largest_one():
+    m = handmade.blog_model()
+    m["blocks"][0]["attn"]["c_proj"]["w"][2, 3] = np.nan
+    with pytest.raises(handmade.NonFiniteError, match=r"blocks\[0\].attn.c_proj.w\[2, 3\] is nan"):
+        forward(AABAA, m)
 
 
 def test_forward_passes_finite_results_through_unchanged():
@@ -279,3 +360,60 @@ def test_changing_later_tokens_never_changes_earlier_logits(seed, tokens, data):
     changed = tokens[: i + 1] + tail
     before, after = gpt(np.array(tokens), **params), gpt(np.array(changed), **params)
     assert np.array_equal(before[: i + 1], after[: i + 1])
+
+
+def scaled_up(params, rng, largest):
+    """``params`` with every matrix multiplied by its own factor, log-uniform from 1 to ``largest``."""
+    if isinstance(params, dict):
+        return {key: scaled_up(value, rng, largest) for key, value in params.items()}
+    if isinstance(params, list):
+        return [scaled_up(value, rng, largest) for value in params]
+    if isinstance(params, np.ndarray):
+        return params * 10 ** rng.uniform(0, np.log10(largest))
+    return params
+
+
+@settings(max_examples=80, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), data=st.data())
+def test_causality_holds_for_huge_finite_weights(seed, data):
+    """Up to 1e12 in every matrix, several heads and blocks, layer norms and an MLP: the future never
+    reaches the past, where -1e10 added to the scores would have let it."""
+    rng = np.random.default_rng(seed)
+    shape = {"n_head": int(rng.choice([1, 2, 4])), "n_layer": int(rng.integers(1, 3))}
+    shape.update(ln=bool(rng.integers(2)), mlp=bool(rng.integers(2)), ln_f=bool(rng.integers(2)))
+    params = scaled_up(random_params(rng, **shape), rng, 1e12)
+    tokens = data.draw(st.lists(st.integers(0, 2), min_size=2, max_size=6), label="tokens")
+    i = data.draw(st.integers(0, len(tokens) - 2), label="last position kept")
+    tail = data.draw(st.lists(st.integers(0, 2), min_size=len(tokens) - i - 1, max_size=len(tokens) - i - 1))
+    with np.errstate(all="ignore"):
+        before, after = gpt(np.array(tokens), **params), gpt(np.array(tokens[: i + 1] + tail), **params)
+    assert np.array_equal(before[: i + 1], after[: i + 1], equal_nan=True)
+
+
+def test_the_blog_model_still_computes_bit_for_bit_what_minus_1e10_gave():
+    """The -inf mask changes nothing for the blog's model: every logit of every context is the same
+    bit for bit as with the blog's own mask, computed here the blog's way."""
+
+    def blog_gpt(inputs, wte, wpe, blocks):  # the source's formula: scores + (1 - tri) * -1e10
+        x = wte[inputs] + wpe[range(len(inputs))]
+        for block in blocks:
+            c_attn, c_proj = block["attn"]["c_attn"], block["attn"]["c_proj"]
+            q, k, v = np.split(x @ c_attn["w"] + c_attn["b"], 3, axis=-1)
+            mask = (1 - np.tri(len(x), dtype=x.dtype)) * -1e10
+            x = x + softmax(q @ k.T / np.sqrt(q.shape[-1]) + mask) @ v @ c_proj["w"] + c_proj["b"]
+        return x @ wte.T
+
+    from itertools import product
+
+    model = handmade.blog_model()
+    for n in range(1, 6):
+        for tokens in product([0, 1], repeat=n):
+            assert np.array_equal(gpt(np.array(tokens), **model), blog_gpt(np.array(tokens), **model)), tokens
+
+
+def test_a_huge_query_weight_no_longer_lets_position_0_see_position_1():
+    """The issue's example: c_attn.w[0, 1] = 1e11 made predict('aa') and predict('ab') differ at position 0."""
+    model = handmade.blog_model()
+    model["blocks"][0]["attn"]["c_attn"]["w"][0, 1] = 1e11
+    first_aa, first_ab = (handmade.predict(text, model).logits[0] for text in ("aa", "ab"))
+    assert np.array_equal(first_aa, first_ab)

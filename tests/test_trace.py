@@ -19,9 +19,9 @@ STAGES = [
     "blocks[0].q",
     "blocks[0].k",
     "blocks[0].v",
+    "blocks[0].mask",
     "blocks[0].scores",
     "blocks[0].scaled_scores",
-    "blocks[0].mask",
     "blocks[0].masked_scores",
     "blocks[0].attention_weights",
     "blocks[0].attention_output",
@@ -86,9 +86,28 @@ def test_trace_of_a_model_of_another_width_uses_numbered_directions():
         "blocks": [],
     }
     t = trace("ab", params)
-    assert t["embedding"].cols == ("e0", "e1", "e2", "e3")
-    with pytest.raises(ValueError, match="the basis names 8 directions but the model is 4 wide"):
-        trace("ab", params, basis=handmade.BASIS)
+    assert t["embedding"].cols == ("e0", "e1", "e2", "e3")  # a plain dict: nobody named its directions
+    assert t["logits"].cols == ("a", "b")
+
+
+def test_labels_travel_with_the_weights_and_must_fit_them():
+    rng = np.random.default_rng(0)
+    named = handmade.Weights(
+        {"wte": rng.normal(size=(3, 4)), "wpe": rng.normal(size=(3, 4)), "blocks": []},
+        handmade.Labels("xyz", Basis({"where": ["w0", "w1"], "what": ["x", "y"]})),
+    )
+    t = trace("zx", named)
+    assert t["embedding"].cols == ("w0", "w1", "x", "y") and t["embedding"].col_splits == (2,)
+    assert t["embedding"].rows == ("pos 0 · z", "pos 1 · x") and t["logits"].cols == ("x", "y", "z")
+    named.labels = handmade.Labels("xyz", handmade.BASIS)
+    with pytest.raises(ValueError, match=r"the weights' labels do not fit: the labels name 8 residual directions but the model is 4 wide"):
+        trace("zx", named)
+
+
+def test_an_eight_wide_model_is_not_mistaken_for_the_blogs():
+    plain = {key: value for key, value in handmade.blog_model().items()}  # a plain dict: no labels
+    assert trace("ab", plain)["embedding"].cols == tuple(f"e{i}" for i in range(8))
+    assert trace("ab")["embedding"].cols == handmade.BASIS.names
 
 
 def test_trace_with_layer_norm_and_mlp_records_them():

@@ -46,8 +46,8 @@ def test_lists_and_ints_are_accepted():
         (lambda p: p.update(wtf=1), "weights has an unknown key 'wtf'; allowed keys are wte, wpe, blocks, ln_f"),
         (
             lambda p: attn(p)["c_attn"].update(w=np.zeros((8, 23))),
-            r"blocks\[0\].attn.c_attn.w has shape \(8, 23\); expected \(8, 24\), "
-            r"that is \[n_embd, 3\*n_embd\] with n_embd = 8 from wte",
+            r"blocks\[0\].attn.c_attn.w has 23 columns; they are q \| k \| v side by side, so their number must "
+            r"divide by 3",
         ),
         (
             lambda p: attn(p)["c_proj"].update(b=np.zeros(7)),
@@ -55,22 +55,22 @@ def test_lists_and_ints_are_accepted():
         ),
         (
             lambda p: p.update(wpe=np.zeros((5, 7))),
-            r"wpe has shape \(5, 7\); expected \(any, 8\), that is \[n_ctx, n_embd\] with n_embd = 8 from wte",
+            r"wpe has shape \(5, 7\); expected \(any, 8\), that is \[n_ctx, n_embd\], n_embd = 8 from wte",
         ),
         (
             lambda p: p.update(wte=np.zeros(8)),
             r"wte has shape \(8,\); expected \(any, any\), that is \[n_vocab, n_embd\]",
         ),
-        (lambda p: p.update(wpe=np.zeros((0, 8))), "wpe has no rows; it needs one row per position"),
+        (lambda p: p.update(wpe=np.zeros((0, 8))), r"wpe has shape \(0, 8\): it is empty, and a model needs at least one"),
         (lambda p: attn(p)["c_proj"]["w"].__setitem__((7, 5), np.nan), r"blocks\[0\].attn.c_proj.w\[7, 5\] is nan"),
         (lambda p: p["wte"].__setitem__((1, 2), np.inf), r"wte\[1, 2\] is inf; every weight must be a finite number"),
-        (lambda p: p.update(wte=[[0, 1], [0]]), r"wte is not a table of numbers \(rows of different lengths\)"),
-        (lambda p: p.update(wte=[["a", 1]]), r"wte is not a table of numbers \(could not convert string to float"),
+        (lambda p: p.update(wte=[[0, 1], [0]]), r"wte is not a table of numbers: its rows have different lengths"),
+        (lambda p: p.update(wte=[["a", 1]]), r"wte\[0, 0\] is 'a', not a number \(expected \[n_vocab, n_embd\]\)"),
         (lambda p: p.update(blocks={"attn": 1}), "blocks must be a list of blocks; found dict"),
         (lambda p: p["blocks"].__setitem__(0, 5), r"blocks\[0\] must be a dict with keys attn; found int"),
         (
             lambda p: p["blocks"][0].update(n_head=3),
-            r"blocks\[0\].n_head is 3, but n_embd = 8 does not split into 3 equal heads; allowed: 1, 2, 4, 8",
+            r"blocks\[0\].n_head is 3, but n_attn = 8 does not split into 3 equal heads; allowed: 1, 2, 4, 8",
         ),
         (lambda p: p["blocks"][0].update(n_head=2.0), r"blocks\[0\].n_head is 2.0; it must be a whole number of heads"),
         (
@@ -88,8 +88,8 @@ def test_lists_and_ints_are_accepted():
                     "c_proj": {"w": np.zeros((31, 8)), "b": np.zeros(8)},
                 }
             ),
-            r"blocks\[0\].mlp.c_proj.w has shape \(31, 8\); expected \(32, 8\), that is \[n_hidden, n_embd\] "
-            r"with n_embd = 8 from wte and n_hidden = 32 from c_fc.w",
+            r"blocks\[0\].mlp.c_proj.w has shape \(31, 8\); expected \(32, 8\), that is \[n_hidden, n_embd\], "
+            r"n_embd = 8 from wte and n_hidden = 32 from c_fc.w",
         ),
     ],
 )

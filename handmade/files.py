@@ -1,0 +1,237 @@
+"""Weights files: exact JSON, read with bounds, written so that nothing is ever lost.
+
+A weights file is the picoGPT-shaped JSON of a weights dict, one matrix row per line, with an
+optional ``"labels"`` entry (the alphabet and the names of the directions). Reading refuses
+anything that is not a regular file or is larger than any real weights file, before reading it.
+Writing goes to a temporary file in the same folder, which is then renamed over the target: a
+failed write (a full disk, a size limit) leaves the old file as it was. A file that is not a
+weights file is only replaced when asked (``force=True``).
+"""
+
+import json
+import math
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from .basis import Basis, Labels, brief
+from .i18n import _
+from .weights import TOP_KEYS, WeightsError, check_weights
+
+MAX_FILE_BYTES = 10_000_000  # a weights file of this series is at most a few hundred kilobytes
+MAX_LABELS = 4096  # names in one list of labels
+
+
+# ---- writing ------------------------------------------------------------------------------
+
+
+def to_jsonable(params):
+    if isinstance(params, dict):
+        return {key: to_jsonable(value) for key, value in params.items() if value is not None}
+    if isinstance(params, (list, tuple)):
+        return [to_jsonable(value) for value in params]
+    if isinstance(params, (int, np.integer)) and not isinstance(params, bool):
+        return int(params)
+    return np.asarray(params, dtype=np.float64).tolist()
+
+
+def _number(x):  # exact: repr() of a float reads back as the same float
+    if x.is_integer() and abs(x) < 2**53 and math.copysign(1, x) > 0:
+        return str(int(x))  # 1024 rather than 1024.0, for files people edit by hand
+    return repr(x)
+
+
+def _format(value, indent):
+    pad = "  " * indent
+    if isinstance(value, dict):
+        items = [f"{pad}  {json.dumps(key)}: {_format(item, indent + 1)}" for key, item in value.items()]
+        return "{\n" + ",\n".join(items) + "\n" + pad + "}"
+    if isinstance(value, list) and value and isinstance(value[0], (list, dict)):
+        rows = [f"{pad}  {_format(row, indent + 1)}" for row in value]
+        return "[\n" + ",\n".join(rows) + "\n" + pad + "]"
+    if isinstance(value, list) and value and isinstance(value[0], str):
+        return json.dumps(value, ensure_ascii=False)  # a list of names
+    if isinstance(value, list):
+        return "[" + ", ".join(_number(x) for x in value) + "]"
+    if isinstance(value, (int, str)) or value is None:
+        return json.dumps(value, ensure_ascii=False)  # n_head, an alphabet
+    return _number(value)
+
+
+def weights_to_json(params):
+    """JSON text for a weights dict (and its labels): one matrix row per line, numbers exact."""
+    checked = check_weights(params)
+    data = to_jsonable(dict(checked))
+    data["labels"] = checked.labels.to_json()
+    return _format(data, 0) + "\n"
+
+
+def save_weights(params, path, force=False):
+    """Write ``params`` to ``path`` as JSON, atomically; returns a sentence saying what was done.
+
+    The weights are checked first, so the file always loads. An existing weights file is
+    replaced (the sentence says so); any other existing file only with ``force=True``.
+    """
+    text = weights_to_json(params)
+    path = Path(path)
+    replaced = _may_replace(path, force)
+    write_atomically(path, text)
+    if replaced:
+        return _("replaced the weights in '{path}'").format(path=path)
+    return _("wrote the weights to '{path}'").format(path=path)
+
+
+def _may_replace(path, force):
+    """True if ``path`` exists and may be replaced; WeightsError if it exists and may not."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return False
+    except OSError as error:
+        raise WeightsError(_("cannot write weights to '{path}': {reason}").format(path=path, reason=error.strerror)) from None
+    if not stat.S_ISREG(info.st_mode):
+        raise WeightsError(_("cannot write weights to '{path}': it is not a regular file").format(path=path))
+    if not force and not is_weights_file(path):
+        raise WeightsError(
+            _("'{path}' exists and is not a weights file; choose another name, or replace it with --force").format(path=path)
+        )
+    return True
+
+
+def is_weights_file(path):
+    """True if ``path`` holds a JSON object shaped like weights (it need not be valid weights)."""
+    try:
+        data = json.loads(read_bounded(path))
+    except (WeightsError, ValueError, RecursionError):
+        return False
+    return isinstance(data, dict) and "wte" in data and set(data) <= {*TOP_KEYS, "labels"}
+
+
+def write_atomically(path, text):
+    """Write ``text`` to a temporary file beside ``path``, then rename it over ``path``."""
+    path = Path(path)
+    try:
+        handle, temporary = tempfile.mkstemp(dir=path.parent or ".", prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as error:
+        raise WeightsError(_("cannot write weights to '{path}': {reason}").format(path=path, reason=error.strerror)) from None
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(text)
+            file.flush()
+            os.fsync(file.fileno())
+        mode = path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~_umask()
+        os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except OSError as error:
+        Path(temporary).unlink(missing_ok=True)
+        reason = error.strerror or str(error)
+        raise WeightsError(
+            _("could not write '{path}' ({reason}); the file there before, if any, is unchanged").format(
+                path=path, reason=reason
+            )
+        ) from None
+
+
+def _umask():
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+# ---- reading ------------------------------------------------------------------------------
+
+
+def read_bounded(path, limit=MAX_FILE_BYTES):
+    """The text of a regular file of at most ``limit`` bytes, or WeightsError; never blocks."""
+    path = Path(path)
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        raise WeightsError(_("cannot read weights from '{path}': no such file").format(path=path)) from None
+    except OSError as error:
+        raise WeightsError(_("cannot read weights from '{path}': {reason}").format(path=path, reason=error.strerror)) from None
+    if not stat.S_ISREG(info.st_mode):
+        raise WeightsError(_("cannot read weights from '{path}': it is not a regular file").format(path=path))
+    if info.st_size > limit:
+        raise WeightsError(
+            _("cannot read weights from '{path}': it has {size} bytes, more than the {limit} a weights file may have").format(
+                path=path, size=info.st_size, limit=limit
+            )
+        )
+    try:
+        with open(path, "rb") as file:
+            data = file.read(limit + 1)
+        if len(data) > limit:
+            raise WeightsError(_("cannot read weights from '{path}': it is larger than {limit} bytes").format(path=path, limit=limit))
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise WeightsError(_("cannot read weights from '{path}': it is not UTF-8 text").format(path=path)) from None
+    except OSError as error:
+        raise WeightsError(_("cannot read weights from '{path}': {reason}").format(path=path, reason=error.strerror)) from None
+
+
+def weights_from_json(text, source=None):
+    """Checked weights (with their labels, if the JSON has them) from JSON text."""
+    source = source or _("the JSON text")
+    if len(text) > MAX_FILE_BYTES:
+        raise WeightsError(_("{source} is longer than {limit} characters").format(source=source, limit=MAX_FILE_BYTES))
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise WeightsError(
+            _("{source} is not valid JSON: {reason} at line {line}, column {column}").format(
+                source=source, reason=error.msg, line=error.lineno, column=error.colno
+            )
+        ) from None
+    except RecursionError:
+        raise WeightsError(_("{source} is nested too deeply to be weights").format(source=source)) from None
+    except ValueError as error:  # an integer with more digits than Python will convert
+        raise WeightsError(_("{source} is not valid JSON: {reason}").format(source=source, reason=brief(str(error)))) from None
+    try:
+        if not isinstance(raw, dict):
+            raise WeightsError(_("weights are a JSON object with wte, wpe and blocks; found {kind}").format(kind=type(raw).__name__))
+        labels = labels_from_json(raw.pop("labels")) if "labels" in raw else None
+        return check_weights(raw, labels)
+    except WeightsError as error:
+        raise WeightsError(f"{source}: {error}") from None
+
+
+def load_weights(path):
+    """Read weights saved by ``save_weights`` (or written by hand); nothing half-loaded."""
+    return weights_from_json(read_bounded(path), source=f"'{path}'")
+
+
+def labels_from_json(data):
+    """``Labels`` from the ``"labels"`` entry of a weights file."""
+    if not isinstance(data, dict) or not isinstance(data.get("alphabet"), str) or "residual" not in data:
+        raise WeightsError(_("labels must be an object with an alphabet (a string) and residual directions"))
+    extra = set(data) - {"alphabet", "residual", "attention", "hidden"}
+    if extra:
+        raise WeightsError(_("labels has an unknown key {key}").format(key=brief(sorted(extra)[0])))
+    try:
+        return Labels(
+            data["alphabet"],
+            _basis(data["residual"], "labels.residual"),
+            tuple(_basis(b, f"labels.attention[{i}]") for i, b in enumerate(_list(data.get("attention", []), "attention"))),
+            tuple(_basis(b, f"labels.hidden[{i}]") for i, b in enumerate(_list(data.get("hidden", []), "hidden"))),
+        )
+    except ValueError as error:
+        raise WeightsError(str(error)) from None
+
+
+def _list(value, name):
+    if not isinstance(value, list) or len(value) > MAX_LABELS:
+        raise WeightsError(_("labels.{name} must be a list (one entry per block)").format(name=name))
+    return value
+
+
+def _basis(value, path):
+    if value is None:
+        return None
+    groups = value if isinstance(value, dict) else {"": value}
+    if not all(isinstance(names, list) and len(names) <= MAX_LABELS for names in groups.values()):
+        raise WeightsError(_("{path} must be a list of names, or groups of them").format(path=path))
+    return Basis(groups)

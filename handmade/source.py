@@ -1,0 +1,103 @@
+"""Showing the code that runs: the package's own source, read at run time, highlighted.
+
+``show(handmade.attention)`` displays the function as it is in the installed package, so what a
+notebook shows is what ran and cannot drift from it. ``show(gpt, highlight=["wte[inputs]"])``
+picks out the lines a notebook is about; ``listing(...)`` puts several functions in one numbered
+listing and finds, for each of a list of phrases, the line that holds it.
+"""
+
+import ast
+import html
+import inspect
+import io
+import textwrap
+import tokenize
+
+from .display import Html
+from .i18n import _
+
+CODE_STYLE = "font-family:monospace;font-size:12.5px;line-height:1.45;margin:4px 0;padding:6px 10px;"
+CODE_STYLE += "background:#f7f7f7;border-left:3px solid #ccc;overflow-x:auto;white-space:pre"
+MARK = "background:#fff3b0;display:inline-block;min-width:100%"
+
+
+def source_of(fn):
+    return textwrap.dedent(inspect.getsource(fn))
+
+
+def code_lines(fn):
+    """How many lines of ``fn`` hold code: blank lines, comments and the docstring do not count."""
+    source = source_of(fn)
+    tree = ast.parse(source).body[0]
+    docstring = set()
+    first = tree.body[0] if tree.body else None
+    if isinstance(first, ast.Expr) and isinstance(getattr(first, "value", None), ast.Constant):
+        if isinstance(first.value.value, str):
+            docstring = set(range(first.lineno, first.end_lineno + 1))
+    skip = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER}
+    lines = set()
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type not in skip:
+            lines.update(range(token.start[0], token.end[0] + 1))
+    return len(lines - docstring)
+
+
+def _highlighted(code):
+    """``code`` as HTML lines with colours (pygments, when it is there), one string per line."""
+    try:
+        from pygments import highlight
+        from pygments.formatters import HtmlFormatter
+        from pygments.lexers import PythonLexer
+    except ImportError:  # plain, but still readable
+        return [html.escape(line) for line in code.splitlines()]
+    formatter = HtmlFormatter(noclasses=True, nowrap=True, style="default")
+    return highlight(code, PythonLexer(), formatter).rstrip("\n").split("\n")
+
+
+def _block(code, marked=(), numbers=False):
+    lines = _highlighted(code)
+    out = []
+    for i, line in enumerate(lines, 1):
+        number = f'<span style="color:#999;user-select:none">{i:>3}  </span>' if numbers else ""
+        text = number + (line or " ")
+        out.append(f'<span style="{MARK}">{text}</span>' if i in marked else text)
+    return f'<pre class="handmade-code" style="{CODE_STYLE}">' + "\n".join(out) + "</pre>"
+
+
+def _lines_with(code, phrases):
+    """The 1-based numbers of the lines of ``code`` that contain any of ``phrases``."""
+    missing = [p for p in phrases if p not in code]
+    if missing:  # a notebook asked for a line the code no longer has: say so rather than mark nothing
+        raise ValueError(_("the code shown has no line containing {phrase}").format(phrase=repr(missing[0])))
+    return {i for i, line in enumerate(code.splitlines(), 1) if any(p in line for p in phrases)}
+
+
+def show(fn, highlight=(), caption=None):
+    """The source of ``fn`` as it is in the package, with the lines holding ``highlight`` marked."""
+    code = source_of(fn)
+    marked = _lines_with(code, highlight)
+    where = caption or _("{module}.{name}, as the package runs it").format(module=fn.__module__, name=fn.__qualname__)
+    head = f'<div style="font-size:12px;color:#555;margin-top:6px">{html.escape(where)}</div>'
+    return Html(head + _block(code, marked), code)
+
+
+def listing(functions, notes=(), caption=None):
+    """Several functions as one numbered listing, then a table: for each (phrase, note) in
+    ``notes``, the number of the line that holds the phrase and the note (a notebook to read)."""
+    code = "\n\n".join(source_of(fn).rstrip("\n") for fn in functions) + "\n"
+    rows = []
+    for phrase, note in notes:
+        number = min(_lines_with(code, [phrase]))
+        rows.append((number, phrase, note))
+    head = f'<div style="font-size:12px;color:#555;margin-top:6px">{html.escape(caption or "")}</div>' if caption else ""
+    table = "".join(
+        f"<tr><td style='text-align:right;padding:0 8px;color:#777'>{n}</td>"
+        f"<td style='padding:0 8px'><code>{html.escape(phrase)}</code></td><td style='padding:0 8px'>{note}</td></tr>"
+        for n, phrase, note in rows
+    )
+    text = "\n".join(f"{i:>3}  {line}" for i, line in enumerate(code.splitlines(), 1))
+    text += "".join(f"\nline {n}: {phrase}" for n, phrase, _note in rows)
+    markup = head + _block(code, numbers=True)
+    if rows:
+        markup += f"<table style='border-collapse:collapse;margin-top:6px'>{table}</table>"
+    return Html(markup, text)
