@@ -113,13 +113,14 @@ class LabelledMatrix:
     def _repr_html_(self):
         return self.html()
 
-    def html(self, heat=False, caption=True):
+    def html(self, heat=False, caption=True, changed=frozenset()):
         """An HTML table; zeros are pale so the numbers that matter stand out.
 
         With ``heat=True`` every cell is shaded by its value (a heatmap that is also a table):
-        blue below zero, red above, white at zero (values beyond ±1e6, like the mask's -1e10, are
-        shaded as ±1e6).
+        blue below zero, red above, white at zero, the colours the matplotlib heatmaps use too
+        (values beyond ±1e6 are shaded as ±1e6, and -∞, the mask's, as the lowest).
         ``caption=False`` leaves the title out, for a page that shows it as a heading.
+        ``changed``: cells {(row, col), ...} to outline, such as those an edit just changed.
         """
         esc = html.escape
         shades = _shades(self.values) if heat else None
@@ -134,6 +135,8 @@ class LabelledMatrix:
             tds = []
             for j, text in enumerate(cells):
                 style = pad + top + (edge if j in self.col_splits else "")
+                if (i, j) in changed:
+                    style += "outline:2px solid #e8710a;outline-offset:-2px;"
                 if (i, j) in self.highlight:
                     style += "background:#ffd866;font-weight:bold;"
                 elif shades is not None:
@@ -175,19 +178,28 @@ class LabelledMatrix:
         return heatmap(self, ax=ax, **kwargs)
 
 
+POSITIVE = (255, 55, 55)  # the colour of the largest positive value, in tables and in heatmaps
+NEGATIVE = (55, 55, 255)  # and of the most negative one; 0 is white
+
+
+def shade(t):
+    """The colour of a value scaled to -1..1: white at 0, POSITIVE at 1, NEGATIVE at -1."""
+    end = POSITIVE if t > 0 else NEGATIVE
+    return tuple(round(255 + (c - 255) * min(abs(t), 1.0)) for c in end)
+
+
 def _shades(values):
     """A background colour per cell: white at 0, deepening to red (max) or blue (min)."""
-    clipped = np.clip(values, -1e6, 1e6)
+    with np.errstate(invalid="ignore"):
+        clipped = np.nan_to_num(np.clip(values, -1e6, 1e6), nan=0.0)
     scale = np.abs(clipped).max() or 1.0
     out = []
     for row in clipped:
         cells = []
         for x in row:
-            t = abs(x) / scale  # 0 .. 1
-            fade = round(255 - 200 * t)
-            colour = f"rgb(255,{fade},{fade})" if x > 0 else f"rgb({fade},{fade},255)"
-            ink = "color:white;" if t > 0.6 else ("color:#bbb;" if x == 0 else "")
-            cells.append(f"background:{colour};{ink}")
+            t = x / scale  # -1 .. 1
+            ink = "color:white;" if abs(t) > 0.6 else ("color:#bbb;" if x == 0 else "")
+            cells.append("background:rgb({},{},{});{}".format(*shade(t), ink))
         out.append(cells)
     return out
 

@@ -61,6 +61,9 @@ def _one(name):
     return Basis([name])
 
 
+BIAS = "bias"  # the row label of a linear layer's bias
+
+
 def parts(params):
     """{name: Part} for every array of ``params`` (checked, labelled), in the order of the pass."""
     return _parts(check_weights(params))
@@ -85,9 +88,9 @@ def _parts(params):  # params: checked Weights
             found.append(Part(prefix + name, (*at, "attn", "c_attn", "w"), span, residual, heads, _(TITLES[name])))
         for j, name in enumerate("qkv"):
             span = (j * n_attn, (j + 1) * n_attn)
-            found.append(Part(f"{prefix}{name}.b", (*at, "attn", "c_attn", "b"), span, _one("b"), heads, _(TITLES[f"{name}.b"])))
+            found.append(Part(f"{prefix}{name}.b", (*at, "attn", "c_attn", "b"), span, _one(BIAS), heads, _(TITLES[f"{name}.b"])))
         found.append(Part(prefix + "c_proj.w", (*at, "attn", "c_proj", "w"), None, heads, residual, _(TITLES["c_proj.w"])))
-        found.append(Part(prefix + "c_proj.b", (*at, "attn", "c_proj", "b"), None, _one("b"), residual, _(TITLES["c_proj.b"])))
+        found.append(Part(prefix + "c_proj.b", (*at, "attn", "c_proj", "b"), None, _one(BIAS), residual, _(TITLES["c_proj.b"])))
         if "mlp" in block:
             hidden = labels.hidden_basis(i, block["mlp"]["c_fc"]["w"].shape[1])
             if "ln_2" in block:
@@ -95,9 +98,9 @@ def _parts(params):  # params: checked Weights
             mlp = (*at, "mlp")
             found += [
                 Part(prefix + "mlp.c_fc.w", (*mlp, "c_fc", "w"), None, residual, hidden, _(TITLES["mlp.c_fc.w"])),
-                Part(prefix + "mlp.c_fc.b", (*mlp, "c_fc", "b"), None, _one("b"), hidden, _(TITLES["mlp.c_fc.b"])),
+                Part(prefix + "mlp.c_fc.b", (*mlp, "c_fc", "b"), None, _one(BIAS), hidden, _(TITLES["mlp.c_fc.b"])),
                 Part(prefix + "mlp.c_proj.w", (*mlp, "c_proj", "w"), None, hidden, residual, _(TITLES["mlp.c_proj.w"])),
-                Part(prefix + "mlp.c_proj.b", (*mlp, "c_proj", "b"), None, _one("b"), residual, _(TITLES["mlp.c_proj.b"])),
+                Part(prefix + "mlp.c_proj.b", (*mlp, "c_proj", "b"), None, _one(BIAS), residual, _(TITLES["mlp.c_proj.b"])),
             ]
     if "ln_f" in params:
         found += _vector_parts("", "ln_f", ("ln_f",), residual)

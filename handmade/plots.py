@@ -2,24 +2,31 @@
 
 import numpy as np
 from matplotlib import pyplot as plt
-from matplotlib.colors import TwoSlopeNorm
+from matplotlib.colors import LinearSegmentedColormap
+
+from .labelled import shade
+
+# the HTML tables' colours: blue below zero, white at zero, red above
+SIGNED = LinearSegmentedColormap.from_list("handmade", [[c / 255 for c in shade(t)] for t in np.linspace(-1, 1, 21)])
+POSITIVE_ONLY = LinearSegmentedColormap.from_list("handmade+", [[c / 255 for c in shade(t)] for t in np.linspace(0, 1, 11)])
 
 
 def heatmap(matrix, ax=None, annotate=True, cmap=None, vmin=None, vmax=None, xlabel=None, ylabel=None):
     """Draw a LabelledMatrix on ``ax`` (a new figure if None); return the axes.
 
-    Values are coloured around zero (blue below, red above) unless they are all zero or more,
-    like attention weights, which run from white to blue. Cells carry their numbers.
+    Values are coloured as the HTML tables colour them: blue below zero, white at zero, red above
+    (attention weights, all zero or more, run from white to red). Cells carry their numbers.
     """
-    values = np.clip(matrix.values, -1e6, 1e6)  # the mask's -1e10 would wash out everything else
+    values = np.clip(matrix.values, -1e6, 1e6)  # a huge or infinite entry would wash out everything else
     if ax is None:
         _, ax = plt.subplots(figsize=(0.55 * values.shape[1] + 1.6, 0.45 * values.shape[0] + 1.0))
     low = values.min() if vmin is None else vmin
     high = values.max() if vmax is None else vmax
     if low < 0 < high:
-        norm, cmap = TwoSlopeNorm(0, low, high), cmap or "RdBu_r"
+        bound = max(-low, high)  # symmetric, so that a colour means the same size on both sides
+        norm, cmap = plt.Normalize(-bound, bound), cmap or SIGNED
     else:
-        norm, cmap = plt.Normalize(min(low, 0), max(high, 1e-12)), cmap or "Blues"
+        norm, cmap = plt.Normalize(min(low, 0), max(high, 1e-12)), cmap or POSITIVE_ONLY
     image = ax.imshow(values, cmap=cmap, norm=norm, aspect="auto")
     ax.set_xticks(range(values.shape[1]), matrix.cols, rotation=90 if max(map(len, matrix.cols)) > 3 else 0)
     ax.set_yticks(range(values.shape[0]), matrix.rows)

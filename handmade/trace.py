@@ -102,11 +102,11 @@ def trace(text, params=None, *, alphabet=None):
     raw["probabilities"] = softmax(logits)
     rows = position_labels(tokens, params.labels)
     scoped = len(params["blocks"]) > 1 or any(block.get("n_head", 1) > 1 for block in params["blocks"])
-    matrices = {name: _label(name, array, rows, params, scoped) for name, array in raw.items()}
+    matrices = {name: _label(name, array, rows, tokens, params, scoped) for name, array in raw.items()}
     return Trace(matrices, text, tokens)
 
 
-def _label(name, array, rows, params, scoped):
+def _label(name, array, rows, tokens_seen, params, scoped):
     kind = name.rsplit(".", 1)[-1]
     labels = params.labels
     block = int(re.match(r"blocks\[(\d+)\]", name).group(1)) if name.startswith("blocks[") else 0
@@ -115,7 +115,7 @@ def _label(name, array, rows, params, scoped):
     basis = heads if kind in ATTENTION_SPACE else labels.residual
     splits = tuple(basis.group_starts())
     if kind in KEY_AXIS:
-        cols, splits = _key_labels(rows, array.shape[1]), ()
+        cols, splits = _key_labels(tokens_seen, labels, array.shape[1]), ()
     elif kind == "qkv":
         cols, splits = [f"{part}·{n}" for part in "qkv" for n in heads], (n_attn, 2 * n_attn)
     elif kind in ("logits", "probabilities"):
@@ -135,6 +135,7 @@ def _label(name, array, rows, params, scoped):
     return LabelledMatrix(array, rows, cols, title=heading, col_splits=splits)
 
 
-def _key_labels(rows, n_k):
-    """Column labels for key positions: the rows' own labels (a cache adds earlier positions)."""
-    return rows if len(rows) == n_k else [f"pos {i}" for i in range(n_k - len(rows))] + list(rows)
+def _key_labels(tokens, labels, n_k):
+    """Column labels for the keys, short (``0·a``) so that square tables stay narrow."""
+    shown = labels.tokens
+    return [f"{i}·{shown[t]}" for i, t in enumerate(tokens)] if len(tokens) == n_k else [str(i) for i in range(n_k)]

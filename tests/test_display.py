@@ -79,7 +79,7 @@ def test_weight_tables_label_every_editable_matrix():
     assert tables["q"].cell("P2", "P1") == 1024 and tables["v"].cell("Tb", "V") == -1
     assert tables["v"]["V"].tolist() == [0, 0, 0, 0, 0, 1, -1, 0]  # a column by its name
     assert tables["c_attn.w"].cols[8] == "k·P0" and tables["c_attn.w"].col_splits == (8, 16)
-    assert tables["wte"].rows == ("a", "b") and tables["c_proj.b"].cell("b", "Ta") == 1024
+    assert tables["wte"].rows == ("a", "b") and tables["c_proj.b"].cell("bias", "Ta") == 1024
 
 
 # ---- the other hand-built models ----------------------------------------------------------

@@ -54,7 +54,7 @@ def test_trace_labels_qkv_scores_and_logits():
     t = trace("aab")
     assert t["qkv"].cols[:2] == ("q·P0", "q·P1") and t["qkv"].cols[8] == "k·P0" and t["qkv"].cols[-1] == "v·V"
     assert t["qkv"].col_splits == (8, 16)
-    assert t["scores"].cols == t["scores"].rows == ("pos 0 · a", "pos 1 · a", "pos 2 · b")
+    assert t["scores"].rows == ("pos 0 · a", "pos 1 · a", "pos 2 · b") and t["scores"].cols == ("0·a", "1·a", "2·b")
     assert t["logits"].cols == ("a", "b")
     assert t["residual"].cell("pos 2 · b", "Ta") == 1024
 
