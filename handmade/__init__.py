@@ -19,6 +19,8 @@ from .blog import (
     literal_model,
     two_head_model,
 )
+from .files import load_weights, save_weights, weights_from_json, weights_to_json
+from .i18n import set_language
 from .inference import (
     Example,
     Prediction,
@@ -31,8 +33,6 @@ from .inference import (
     prefix_examples,
     unambiguous_examples,
 )
-from .files import load_weights, save_weights, weights_from_json, weights_to_json
-from .i18n import set_language
 from .model import (
     TAPS,
     attention,
@@ -46,7 +46,6 @@ from .model import (
     recording,
     scope,
     softmax,
-    tap,
     transformer_block,
 )
 from .parts import with_part, with_parts, with_qkv
@@ -101,7 +100,6 @@ __all__ = [
     "set_language",
     "softmax",
     "split_qkv",
-    "tap",
     "tokenize",
     "transformer_block",
     "two_head_model",

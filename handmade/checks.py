@@ -11,14 +11,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .blog import BASIS, N_CTX, N_EMBD, blog_model
+from .basis import brief
+from .blog import N_CTX, N_EMBD, blog_model
 from .efficiency import blog_flops, count_flops
 from .i18n import _
 from .inference import accuracy, continuation, next_in_pattern, prefix_examples
 from .labelled import fmt
 from .model import softmax
 from .parts import with_qkv
-from .basis import brief
 from .trace import trace
 from .weights import NonFiniteError, WeightsError, check_weights
 from .worked_example import TOKEN_IDS, E, K, Q
@@ -59,7 +59,11 @@ def checker(fn):
             with np.errstate(all="ignore"):
                 return fn(*args, **kwargs)
         except Exception as error:  # noqa: BLE001 (a learner's answer may fail in any way)
-            return hint(_("this answer could not be checked ({kind}: {reason})").format(kind=type(error).__name__, reason=brief(str(error), 160)))
+            return hint(
+                _("this answer could not be checked ({kind}: {reason})").format(
+                    kind=type(error).__name__, reason=brief(str(error), 160)
+                )
+            )
 
     safe.__name__, safe.__doc__, safe.__wrapped__ = fn.__name__, fn.__doc__, fn
     return safe
@@ -82,11 +86,15 @@ def numbers(answer, what, shape=None):
         array = array.astype(float)
     except (TypeError, ValueError):
         return hint(
-            _("{what} should be numbers (in a list of rows); yours is {found}").format(what=what, found=_describe(answer))
+            _("{what} should be numbers (in a list of rows); yours is {found}").format(
+                what=what, found=_describe(answer)
+            )
         )
     if shape is not None and array.shape != shape:
         return hint(
-            _("{what} should have shape {want}; yours has shape {found}").format(what=what, want=shape, found=array.shape)
+            _("{what} should have shape {want}; yours has shape {found}").format(
+                what=what, want=shape, found=array.shape
+            )
         )
     if not np.isfinite(array).all():
         return hint(_("{what} contains nan or inf; every entry must be a finite number").format(what=what))
@@ -97,17 +105,17 @@ def _call(fn, *args):
     """(result, None) from the learner's function, or (None, a hint) if it is not one or it fails."""
     if not callable(fn):
         return None, hint(
-            _("pass your function itself, without calling it (for example check(matmul), not check(matmul())); got {found}").format(
-                found=_describe(fn)
-            )
+            _(
+                "pass your function itself, without calling it (for example check(matmul), not check(matmul())); got {found}"
+            ).format(found=_describe(fn))
         )
     try:
         return fn(*args), None
     except IndexError as error:
         return None, hint(
-            _("your function raised IndexError ({reason}): an index is out of range; check which index runs over rows and which over columns").format(
-                reason=brief(str(error), 80)
-            )
+            _(
+                "your function raised IndexError ({reason}): an index is out of range; check which index runs over rows and which over columns"
+            ).format(reason=brief(str(error), 80))
         )
     except Exception as error:  # noqa: BLE001 (the learner's code: any failure becomes a hint)
         return None, hint(
@@ -143,7 +151,15 @@ def check_matmul(matmul):
             return hint(
                 _(
                     "A is {a0}x{a1} and B is {b0}x{b1}, so A @ B is {w0}x{w1} (rows of A by columns of B); yours is {found}"
-                ).format(a0=a.shape[0], a1=a.shape[1], b0=b.shape[0], b1=b.shape[1], w0=want.shape[0], w1=want.shape[1], found=got.shape)
+                ).format(
+                    a0=a.shape[0],
+                    a1=a.shape[1],
+                    b0=b.shape[0],
+                    b1=b.shape[1],
+                    w0=want.shape[0],
+                    w1=want.shape[1],
+                    found=got.shape,
+                )
             )
         if a.shape == b.shape and np.allclose(got, a * b):
             return hint(_("that is the element-wise product; the matrix product sums row times column"))
@@ -229,12 +245,16 @@ def check_embedding(text, answer):
         return got
     if got.shape != want.shape:
         return hint(
-            _("{text} has {n} tokens, so its embedding is {n}x{width}, one row of {width} numbers per token; yours has shape {found}").format(
-                text=repr(text), n=len(text), width=N_EMBD, found=got.shape
-            )
+            _(
+                "{text} has {n} tokens, so its embedding is {n}x{width}, one row of {width} numbers per token; yours has shape {found}"
+            ).format(text=repr(text), n=len(text), width=N_EMBD, found=got.shape)
         )
     if np.array_equal(got, want.values):
-        return ok(_("that is the embedding of {text}: a position one-hot plus a token one-hot in every row").format(text=repr(text)))
+        return ok(
+            _("that is the embedding of {text}: a position one-hot plus a token one-hot in every row").format(
+                text=repr(text)
+            )
+        )
     positions, tokens = want.values[:, :5], want.values[:, 5:7]
     if np.array_equal(got[:, :5], positions) and np.array_equal(got[:, 5:7], tokens[:, ::-1]):
         return hint(_("a and b are swapped: token a (id 0) is a 1 in column Ta, token b in column Tb"))
@@ -293,19 +313,21 @@ def check_window_q(q, width=3):
     spread = np.ptp(scaled[np.tri(N_CTX, dtype=bool)]) < 1e-9
     if spread:
         return hint(
-            _("your q gives every key the same score, so attention spreads evenly over all earlier positions: put a large number only where Pi should look")
+            _(
+                "your q gives every key the same score, so attention spreads evenly over all earlier positions: put a large number only where Pi should look"
+            )
         )
     if gaps and 0 < min(gaps) < 20:
         return hint(
-            _("the window's scores are only {gap} above the others after dividing by √8; softmax picks clearly only with a gap of about 20: use larger entries, like 1024").format(
-                gap=fmt(min(gaps))
-            )
+            _(
+                "the window's scores are only {gap} above the others after dividing by √8; softmax picks clearly only with a gap of about 20: use larger entries, like 1024"
+            ).format(gap=fmt(min(gaps)))
         )
     i = int(np.abs(got - want).sum(axis=1).argmax())
     return hint(
-        _("position {i} attends {got}, but should attend {want}; remember row Pi of q says what the token at position i looks for").format(
-            i=i, got=np.round(got[i], 2).tolist(), want=np.round(want[i], 2).tolist()
-        )
+        _(
+            "position {i} attends {got}, but should attend {want}; remember row Pi of q says what the token at position i looks for"
+        ).format(i=i, got=np.round(got[i], 2).tolist(), want=np.round(want[i], 2).tolist())
     )
 
 
@@ -326,7 +348,9 @@ def check_softmax(fn):
         return hint(_("softmax should return an array of numbers; yours returned {found}").format(found=_describe(got)))
     if got.shape != want.shape:
         return hint(
-            _("softmax keeps the shape of its input, {want}; yours returned {found}").format(want=x.shape, found=got.shape)
+            _("softmax keeps the shape of its input, {want}; yours returned {found}").format(
+                want=x.shape, found=got.shape
+            )
         )
     if np.allclose(got, want, atol=1e-6):
         return ok(_("rows sum to 1, the largest entry wins, and 1000 does not overflow"))
@@ -334,7 +358,9 @@ def check_softmax(fn):
     whole_max = whole_max / whole_max.sum(axis=-1, keepdims=True)
     if np.allclose(got, whole_max, atol=1e-6, equal_nan=True):
         return hint(
-            _("you subtracted the largest number of the whole matrix (1000), so the other rows become e^-999 ≈ 0 and 0 / 0: subtract each row's own max, np.max(x, axis=-1, keepdims=True)")
+            _(
+                "you subtracted the largest number of the whole matrix (1000), so the other rows become e^-999 ≈ 0 and 0 / 0: subtract each row's own max, np.max(x, axis=-1, keepdims=True)"
+            )
         )
     if not np.isfinite(got).all() and np.allclose(got[:3], want[:3], atol=1e-6):
         return hint(_("the row [1000, 0, 0] gives nan: subtract each row's max before exp (e^1000 overflows)"))
@@ -373,20 +399,22 @@ def check_values(v_a, v_b):
         return hint(_("values that large overflow once c_proj multiplies them by 1024; stay near 1"))
     if score.perfect:
         return ok(
-            _("a = {a}, b = {b}: aa averages to {a}, ab and ba cancel to 0; {score}").format(a=fmt(v_a), b=fmt(v_b), score=score)
+            _("a = {a}, b = {b}: aa averages to {a}, ab and ba cancel to 0; {score}").format(
+                a=fmt(v_a), b=fmt(v_b), score=score
+            )
         )
     if v_a == v_b:
         return hint(_("a and b give the same number, so attention cannot tell aa from ab"))
     if not np.isclose(v_a + v_b, 0):
         return hint(
-            _("ab averages to ({a} + {b}) / 2 = {s}, but c_proj reads 0 as 'predict a': the two values must cancel").format(
-                a=fmt(v_a), b=fmt(v_b), s=fmt((v_a + v_b) / 2)
-            )
+            _(
+                "ab averages to ({a} + {b}) / 2 = {s}, but c_proj reads 0 as 'predict a': the two values must cancel"
+            ).format(a=fmt(v_a), b=fmt(v_b), s=fmt((v_a + v_b) / 2))
         )
     return hint(
-        _("aa averages to {a}; c_proj turns a scratch value s into Ta = 1024·(1 − s) and Tb = 1024·s, so 'predict b' needs s clearly above 0.5 (with the residual's 1, above about 0.5005): {score}").format(
-            a=fmt(v_a), score=score
-        )
+        _(
+            "aa averages to {a}; c_proj turns a scratch value s into Ta = 1024·(1 − s) and Tb = 1024·s, so 'predict b' needs s clearly above 0.5 (with the residual's 1, above about 0.5005): {score}"
+        ).format(a=fmt(v_a), score=score)
     )
 
 
@@ -410,9 +438,9 @@ def check_lg_threshold(answer, tolerance=0.01):
     answer, threshold = float(number), lg_threshold()
     if abs(answer - threshold) <= tolerance * (1 + 1e-9):
         return ok(
-            _("below Lg = {t} the token's own 1 in the residual stream outvotes c_proj; at {t} it is a tie, which argmax breaks towards a").format(
-                t=fmt(threshold)
-            )
+            _(
+                "below Lg = {t} the token's own 1 in the residual stream outvotes c_proj; at {t} it is a tie, which argmax breaks towards a"
+            ).format(t=fmt(threshold))
         )
     if answer > threshold:
         return hint(
@@ -454,9 +482,9 @@ def check_completion(text, answer, max_new_tokens=6):
     context = (text + want[:k])[-2:]
     s = trace(text + want[:k])["attention_output"]["V"][-1]  # what gpt() computed
     return hint(
-        _("token {k}: the last two tokens are {context}, so attention averages their values to {s} and c_proj turns that into {want} (you wrote {got})").format(
-            k=k + 1, context=repr(context), s=fmt(s), want=repr(want[k]), got=repr(answer[k])
-        )
+        _(
+            "token {k}: the last two tokens are {context}, so attention averages their values to {s} and c_proj turns that into {want} (you wrote {got})"
+        ).format(k=k + 1, context=repr(context), s=fmt(s), want=repr(want[k]), got=repr(answer[k]))
     )
 
 
@@ -468,7 +496,9 @@ def check_pattern_weights(params, pattern="abb"):
     """Weights that predict every token of ``pattern`` * 10 from its prefix, as the blog's do
     for aab."""
     if not isinstance(pattern, str) or not 2 <= len(pattern) <= 10 or set(pattern) - set("ab"):
-        return hint(_("the pattern should be 2 to 10 letters a and b; yours is {found}").format(found=_describe(pattern)))
+        return hint(
+            _("the pattern should be 2 to 10 letters a and b; yours is {found}").format(found=_describe(pattern))
+        )
     try:
         params = check_weights(params)
         score = accuracy(params, examples=prefix_examples(pattern * 10), alphabet="ab")
@@ -525,17 +555,23 @@ def check_undo_layer_norm(gamma, beta):
         )
     std = np.sqrt(0.1875 + 1e-5)
     if np.allclose(g, 0.25) and np.allclose(b, std):
-        return hint(_("gamma and beta are swapped: gamma multiplies (undo the division), beta adds (undo the subtraction)"))
+        return hint(
+            _("gamma and beta are swapped: gamma multiplies (undo the division), beta adds (undo the subtraction)")
+        )
     if np.allclose(b, 0):
         return hint(_("the normalised rows are centred on 0: beta must add back each row's mean, 0.25"))
     if np.allclose(g, 1):
-        return hint(_("the normalised rows have variance 1: gamma must multiply by the standard deviation, sqrt(0.1875 + eps)"))
+        return hint(
+            _("the normalised rows have variance 1: gamma must multiply by the standard deviation, sqrt(0.1875 + eps)")
+        )
     if np.allclose(g, np.sqrt(0.1875), rtol=0, atol=1e-9):
         return hint(_("close: layer norm divides by sqrt(variance + eps) with eps = 1e-5, so gamma needs the eps too"))
     if np.allclose(g, 0.1875):
         return hint(_("gamma is the standard deviation, the square root of the variance 0.1875 (+ eps)"))
     return hint(
-        _("ln_1 still changes the rows (by up to {worst}); every row has mean 0.25 and variance 0.1875").format(worst=fmt(worst))
+        _("ln_1 still changes the rows (by up to {worst}); every row has mean 0.25 and variance 0.1875").format(
+            worst=fmt(worst)
+        )
     )
 
 
@@ -560,7 +596,9 @@ def check_row_query(answer):
     if np.array_equal(got, x @ K.T):
         return hint(_("that is the key: use Q, not K"))
     return hint(
-        _("expected fox's embedding {x} times Q.T; yours differs at entry {i}").format(x=x.tolist(), i=int(np.argmax(got != want)))
+        _("expected fox's embedding {x} times Q.T; yours differs at entry {i}").format(
+            x=x.tolist(), i=int(np.argmax(got != want))
+        )
     )
 
 
@@ -575,9 +613,9 @@ def check_averaging_weights(weights, n=4):
         return got
     if got.shape != (n, n):
         return hint(
-            _("the weights are {n}x{n}, one row per output token and one column per input token; yours has shape {shape}").format(
-                n=n, shape=got.shape
-            )
+            _(
+                "the weights are {n}x{n}, one row per output token and one column per input token; yours has shape {shape}"
+            ).format(n=n, shape=got.shape)
         )
     want = np.tril(np.ones((n, n))) / np.arange(1, n + 1)[:, None]
     if np.allclose(got, want):
@@ -585,14 +623,18 @@ def check_averaging_weights(weights, n=4):
     if np.allclose(got, np.tril(np.ones((n, n)))):
         return hint(_("those weights add up the past instead of averaging it: divide each row by its sum"))
     if np.allclose(got, np.full((n, n), 1 / n)):
-        return hint(_("every token averages all the tokens, later ones too: mask the future (zeros above the diagonal)"))
+        return hint(
+            _("every token averages all the tokens, later ones too: mask the future (zeros above the diagonal)")
+        )
     if np.allclose(got, want.T):
         return hint(_("that is the transpose: row t must look at columns 0..t, below the diagonal"))
     if np.allclose(got, np.eye(n)):
         return hint(_("each token only keeps itself; it should average itself and everything before it"))
     t = int(np.abs(got - want).sum(axis=1).argmax())
     return hint(
-        _("row {t} should be {want}; yours is {got}").format(t=t, want=np.round(want[t], 3).tolist(), got=np.round(got[t], 3).tolist())
+        _("row {t} should be {want}; yours is {got}").format(
+            t=t, want=np.round(want[t], 3).tolist(), got=np.round(got[t], 3).tolist()
+        )
     )
 
 
@@ -603,7 +645,11 @@ def check_averaging_weights(weights, n=4):
 def check_flop_count(n_seq, answer):
     """The operations of one forward pass of the blog model over ``n_seq`` tokens."""
     if isinstance(n_seq, bool) or not isinstance(n_seq, (int, np.integer)) or not 1 <= n_seq <= N_CTX:
-        return hint(_("the context length should be a whole number from 1 to {n}; yours is {found}").format(n=N_CTX, found=_describe(n_seq)))
+        return hint(
+            _("the context length should be a whole number from 1 to {n}; yours is {found}").format(
+                n=N_CTX, found=_describe(n_seq)
+            )
+        )
     number = numbers(answer, _("your count"), ())
     if isinstance(number, Verdict):
         return number

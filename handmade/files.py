@@ -91,12 +91,16 @@ def _may_replace(path, force):
     except FileNotFoundError:
         return False
     except OSError as error:
-        raise WeightsError(_("cannot write weights to '{path}': {reason}").format(path=path, reason=error.strerror)) from None
+        raise WeightsError(
+            _("cannot write weights to '{path}': {reason}").format(path=path, reason=error.strerror)
+        ) from None
     if not stat.S_ISREG(info.st_mode):
         raise WeightsError(_("cannot write weights to '{path}': it is not a regular file").format(path=path))
     if not force and not is_weights_file(path):
         raise WeightsError(
-            _("'{path}' exists and is not a weights file; choose another name, or replace it with --force").format(path=path)
+            _("'{path}' exists and is not a weights file; choose another name, or replace it with --force").format(
+                path=path
+            )
         )
     return True
 
@@ -116,7 +120,9 @@ def write_atomically(path, text):
     try:
         handle, temporary = tempfile.mkstemp(dir=path.parent or ".", prefix=f".{path.name}.", suffix=".tmp")
     except OSError as error:
-        raise WeightsError(_("cannot write weights to '{path}': {reason}").format(path=path, reason=error.strerror)) from None
+        raise WeightsError(
+            _("cannot write weights to '{path}': {reason}").format(path=path, reason=error.strerror)
+        ) from None
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as file:
             file.write(text)
@@ -152,25 +158,31 @@ def read_bounded(path, limit=MAX_FILE_BYTES):
     except FileNotFoundError:
         raise WeightsError(_("cannot read weights from '{path}': no such file").format(path=path)) from None
     except OSError as error:
-        raise WeightsError(_("cannot read weights from '{path}': {reason}").format(path=path, reason=error.strerror)) from None
+        raise WeightsError(
+            _("cannot read weights from '{path}': {reason}").format(path=path, reason=error.strerror)
+        ) from None
     if not stat.S_ISREG(info.st_mode):
         raise WeightsError(_("cannot read weights from '{path}': it is not a regular file").format(path=path))
     if info.st_size > limit:
         raise WeightsError(
-            _("cannot read weights from '{path}': it has {size} bytes, more than the {limit} a weights file may have").format(
-                path=path, size=info.st_size, limit=limit
-            )
+            _(
+                "cannot read weights from '{path}': it has {size} bytes, more than the {limit} a weights file may have"
+            ).format(path=path, size=info.st_size, limit=limit)
         )
     try:
         with open(path, "rb") as file:
             data = file.read(limit + 1)
         if len(data) > limit:
-            raise WeightsError(_("cannot read weights from '{path}': it is larger than {limit} bytes").format(path=path, limit=limit))
+            raise WeightsError(
+                _("cannot read weights from '{path}': it is larger than {limit} bytes").format(path=path, limit=limit)
+            )
         return data.decode("utf-8")
     except UnicodeDecodeError:
         raise WeightsError(_("cannot read weights from '{path}': it is not UTF-8 text").format(path=path)) from None
     except OSError as error:
-        raise WeightsError(_("cannot read weights from '{path}': {reason}").format(path=path, reason=error.strerror)) from None
+        raise WeightsError(
+            _("cannot read weights from '{path}': {reason}").format(path=path, reason=error.strerror)
+        ) from None
 
 
 def weights_from_json(text, source=None):
@@ -189,10 +201,14 @@ def weights_from_json(text, source=None):
     except RecursionError:
         raise WeightsError(_("{source} is nested too deeply to be weights").format(source=source)) from None
     except ValueError as error:  # an integer with more digits than Python will convert
-        raise WeightsError(_("{source} is not valid JSON: {reason}").format(source=source, reason=brief(str(error)))) from None
+        raise WeightsError(
+            _("{source} is not valid JSON: {reason}").format(source=source, reason=brief(str(error)))
+        ) from None
     try:
         if not isinstance(raw, dict):
-            raise WeightsError(_("weights are a JSON object with wte, wpe and blocks; found {kind}").format(kind=type(raw).__name__))
+            raise WeightsError(
+                _("weights are a JSON object with wte, wpe and blocks; found {kind}").format(kind=type(raw).__name__)
+            )
         labels = labels_from_json(raw.pop("labels")) if "labels" in raw else None
         return check_weights(raw, labels)
     except WeightsError as error:
@@ -215,7 +231,9 @@ def labels_from_json(data):
         return Labels(
             data["alphabet"],
             _basis(data["residual"], "labels.residual"),
-            tuple(_basis(b, f"labels.attention[{i}]") for i, b in enumerate(_list(data.get("attention", []), "attention"))),
+            tuple(
+                _basis(b, f"labels.attention[{i}]") for i, b in enumerate(_list(data.get("attention", []), "attention"))
+            ),
             tuple(_basis(b, f"labels.hidden[{i}]") for i, b in enumerate(_list(data.get("hidden", []), "hidden"))),
         )
     except ValueError as error:

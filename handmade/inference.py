@@ -8,10 +8,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .basis import brief
 from .blog import TASK_TEXT, blog_model
 from .i18n import _
 from .model import softmax
-from .basis import brief
 from .tokenizer import check_alphabet, tokenize, untokenize
 from .weights import WeightsError, check_weights, forward, with_alphabet
 
@@ -27,9 +27,9 @@ def prepare(params=None, alphabet=None):
     n_vocab = len(params["wte"])
     if n_vocab != len(alphabet):
         raise WeightsError(
-            _("wte has {n} token rows (n_vocab = {n}) but the alphabet {alphabet} has {chars} characters; they must match").format(
-                n=n_vocab, alphabet=brief(alphabet), chars=len(alphabet)
-            )
+            _(
+                "wte has {n} token rows (n_vocab = {n}) but the alphabet {alphabet} has {chars} characters; they must match"
+            ).format(n=n_vocab, alphabet=brief(alphabet), chars=len(alphabet))
         )
     return with_alphabet(params, alphabet)
 

@@ -53,17 +53,18 @@ def attention(q, k, v, mask):  # [n_q, d_k], [n_k, d_k], [n_k, d_v], [n_q, n_k] 
 
 def causal_self_attention(x, c_attn, c_proj, n_head=1, cache=None):  # [n_seq, n_embd] -> [n_seq, n_embd]
     qkv = tap("qkv", linear(x, **c_attn))  # [n_seq, n_embd] -> [n_seq, 3*n_attn]
-    q, k, v = (tap(name, part) for name, part in zip("qkv", np.split(qkv, 3, axis=-1)))  # 3 of [n_seq, n_attn]
+    q, k, v = np.split(qkv, 3, axis=-1)  # [n_seq, 3*n_attn] -> 3 of [n_seq, n_attn]
     if cache is not None:  # the keys and values of earlier positions come first
         k, v = cache.extend(k, v)  # -> 2 of [n_past + n_seq, n_attn]
-    mask = tap("mask", causal_mask(len(q), len(k)))  # [n_seq, n_past + n_seq]
-    heads = []
-    for i, (q_i, k_i, v_i) in enumerate(zip(*(np.split(m, n_head, axis=-1) for m in (q, k, v)))):
-        with scope(f"head{i}" if n_head > 1 else ""):  # head i attends with its own slice of q, k, v
-            heads.append(attention(q_i, k_i, v_i, mask))  # [n_seq, n_attn / n_head]
-    out = np.hstack(heads)  # [n_seq, n_attn]: the heads' outputs side by side
-    if n_head > 1:
-        tap("attention_output", out)
+    mask = causal_mask(len(q), len(k))  # [n_seq, n_past + n_seq]
+    if n_head == 1:
+        out = attention(q, k, v, mask)  # [n_seq, n_attn]
+    else:  # each head attends with its own slice of q, k and v: n_head of [n_seq, n_attn / n_head]
+        heads = []
+        for i, head in enumerate(zip(*(np.split(m, n_head, axis=-1) for m in (q, k, v)))):
+            with scope("head", i):
+                heads.append(attention(*head, mask))
+        out = tap("attention_output", np.hstack(heads))  # [n_seq, n_attn]: the heads' outputs side by side
     return tap("c_proj_output", linear(out, **c_proj))  # [n_seq, n_attn] -> [n_seq, n_embd]
 
 
@@ -82,7 +83,7 @@ def gpt(inputs, wte, wpe, blocks, ln_f=None, cache=None):  # [n_seq] -> [n_seq, 
     pos_emb = tap("position_embedding", wpe[range(start, start + len(inputs))])  # [n_seq, n_embd]
     x = tap("embedding", token_emb + pos_emb)
     for i, block in enumerate(blocks):
-        with scope(f"blocks[{i}]"):
+        with scope("blocks", i):
             x = transformer_block(x, **block, cache=None if cache is None else cache.layer(i))
     if ln_f is not None:
         x = tap("ln_f", layer_norm(x, **ln_f))
@@ -93,42 +94,59 @@ def gpt(inputs, wte, wpe, blocks, ln_f=None, cache=None):  # [n_seq] -> [n_seq, 
 # Everything below serves the trace and the FLOP counter; the maths above does not depend on it.
 
 TAPS = (  # every name the forward pass taps, in the order a pass taps them
-    "token_embedding", "position_embedding", "embedding", "ln_1", "qkv", "q", "k", "v", "mask",
+    "token_embedding", "position_embedding", "embedding", "ln_1", "qkv",
     "scores", "scaled_scores", "masked_scores", "attention_weights", "attention_output",
     "c_proj_output", "residual", "ln_2", "mlp_hidden", "mlp_output", "mlp_residual", "ln_f", "logits",
 )  # fmt: skip
 
 
-class _Listening:
-    listener = None  # called as listener(full_name, array) at every tap, when someone is recording
-    prefix = ""  # the scopes the pass is in, such as "blocks[0].head1."
+_listener = None  # called as _listener(full_name, array) at every tap, while someone is recording
+_prefix = ""  # the scopes the pass is in, such as "blocks[0].head1."
 
 
-_now = _Listening()
-
-
-def tap(name, array):
-    """Show ``array`` to the listener, if there is one, as ``name`` in the current scope; return it."""
-    if _now.listener is not None:
-        if name not in TAPS:
-            raise ValueError(f"tap name {name!r} is not declared in handmade.model.TAPS")
-        _now.listener(_now.prefix + name, array)
+def _heard(name, array):
+    """``tap`` while someone is recording: hand ``array`` over as ``name`` in the current scope."""
+    if name not in TAPS:
+        raise ValueError(f"tap name {name!r} is not declared in handmade.model.TAPS")
+    _listener(_prefix + name, array)
     return array
 
 
-class scope:
-    """``with scope("blocks[0]"):`` names every array tapped inside ``blocks[0].<name>``."""
+_unheard = {}.get  # ``tap`` while nobody listens: {}.get(name, array) is the array itself, a built-in call
 
-    def __init__(self, name):
-        self.name = name
+tap = _unheard  # tap(name, array) returns array; `recording` makes it _heard, then puts it back
+
+
+def scope(kind, i):
+    """``with scope("blocks", 0):`` names every array tapped inside ``blocks[0].<name>``
+    (``scope("head", 1)``: ``head1.<name>``)."""
+    return _Scope(kind, i) if _listener is not None else _UNHEARD
+
+
+class _Scope:
+    def __init__(self, kind, i):
+        self.name = f"blocks[{i}]" if kind == "blocks" else f"{kind}{i}"
 
     def __enter__(self):
-        self.outer = _now.prefix
-        if _now.listener is not None and self.name:
-            _now.prefix = f"{self.outer}{self.name}."
+        global _prefix
+        self.outer, _prefix = _prefix, f"{_prefix}{self.name}."
 
     def __exit__(self, *exc_info):
-        _now.prefix = self.outer
+        global _prefix
+        _prefix = self.outer
+
+
+class _Unheard:  # the scope when nobody listens: nothing to name
+    __slots__ = ()
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, kind, error, traceback):
+        pass
+
+
+_UNHEARD = _Unheard()
 
 
 class recording:
@@ -141,9 +159,11 @@ class recording:
         self.listener = listener
 
     def __enter__(self):
-        self.outer = (_now.listener, _now.prefix)
-        _now.listener, _now.prefix = self.listener, ""
+        global tap, _listener, _prefix
+        self.outer = (tap, _listener, _prefix)
+        tap, _listener, _prefix = _heard, self.listener, ""
         return self.listener
 
     def __exit__(self, *exc_info):
-        _now.listener, _now.prefix = self.outer
+        global tap, _listener, _prefix
+        tap, _listener, _prefix = self.outer

@@ -88,9 +88,15 @@ def _parts(params):  # params: checked Weights
             found.append(Part(prefix + name, (*at, "attn", "c_attn", "w"), span, residual, heads, _(TITLES[name])))
         for j, name in enumerate("qkv"):
             span = (j * n_attn, (j + 1) * n_attn)
-            found.append(Part(f"{prefix}{name}.b", (*at, "attn", "c_attn", "b"), span, _one(BIAS), heads, _(TITLES[f"{name}.b"])))
-        found.append(Part(prefix + "c_proj.w", (*at, "attn", "c_proj", "w"), None, heads, residual, _(TITLES["c_proj.w"])))
-        found.append(Part(prefix + "c_proj.b", (*at, "attn", "c_proj", "b"), None, _one(BIAS), residual, _(TITLES["c_proj.b"])))
+            found.append(
+                Part(f"{prefix}{name}.b", (*at, "attn", "c_attn", "b"), span, _one(BIAS), heads, _(TITLES[f"{name}.b"]))
+            )
+        found.append(
+            Part(prefix + "c_proj.w", (*at, "attn", "c_proj", "w"), None, heads, residual, _(TITLES["c_proj.w"]))
+        )
+        found.append(
+            Part(prefix + "c_proj.b", (*at, "attn", "c_proj", "b"), None, _one(BIAS), residual, _(TITLES["c_proj.b"]))
+        )
         if "mlp" in block:
             hidden = labels.hidden_basis(i, block["mlp"]["c_fc"]["w"].shape[1])
             if "ln_2" in block:
@@ -100,7 +106,14 @@ def _parts(params):  # params: checked Weights
                 Part(prefix + "mlp.c_fc.w", (*mlp, "c_fc", "w"), None, residual, hidden, _(TITLES["mlp.c_fc.w"])),
                 Part(prefix + "mlp.c_fc.b", (*mlp, "c_fc", "b"), None, _one(BIAS), hidden, _(TITLES["mlp.c_fc.b"])),
                 Part(prefix + "mlp.c_proj.w", (*mlp, "c_proj", "w"), None, hidden, residual, _(TITLES["mlp.c_proj.w"])),
-                Part(prefix + "mlp.c_proj.b", (*mlp, "c_proj", "b"), None, _one(BIAS), residual, _(TITLES["mlp.c_proj.b"])),
+                Part(
+                    prefix + "mlp.c_proj.b",
+                    (*mlp, "c_proj", "b"),
+                    None,
+                    _one(BIAS),
+                    residual,
+                    _(TITLES["mlp.c_proj.b"]),
+                ),
             ]
     if "ln_f" in params:
         found += _vector_parts("", "ln_f", ("ln_f",), residual)
@@ -108,13 +121,18 @@ def _parts(params):  # params: checked Weights
 
 
 def _vector_parts(prefix, norm, path, residual):
-    return [Part(f"{prefix}{norm}.{key}", (*path, key), None, _one(key), residual, _(TITLES[f"{norm}.{key}"])) for key in "gb"]
+    return [
+        Part(f"{prefix}{norm}.{key}", (*path, key), None, _one(key), residual, _(TITLES[f"{norm}.{key}"]))
+        for key in "gb"
+    ]
 
 
 def _find(params, name):  # params: checked Weights
     found = _parts(params)
     if name not in found:
-        raise KeyError(_("no part called {name}; this model has {names}").format(name=repr(name), names=", ".join(found)))
+        raise KeyError(
+            _("no part called {name}; this model has {names}").format(name=repr(name), names=", ".join(found))
+        )
     return found[name]
 
 
@@ -153,7 +171,12 @@ def with_parts(params, changes):
         if values.shape not in (want, want[1:] if want[0] == 1 else want):
             raise WeightsError(
                 _("{name} is {rows}x{cols} ({row_names} by {col_names}); the new values have shape {shape}").format(
-                    name=name, rows=want[0], cols=want[1], row_names=_names(part.rows), col_names=_names(part.cols), shape=values.shape
+                    name=name,
+                    rows=want[0],
+                    cols=want[1],
+                    row_names=_names(part.rows),
+                    col_names=_names(part.cols),
+                    shape=values.shape,
                 )
             )
         *outer, key = part.path
@@ -161,7 +184,9 @@ def with_parts(params, changes):
         if part.columns is None:
             holder[key] = values.reshape(holder[key].shape)
         else:
-            holder[key][..., part.columns[0] : part.columns[1]] = values.reshape(holder[key][..., part.columns[0] : part.columns[1]].shape)
+            holder[key][..., part.columns[0] : part.columns[1]] = values.reshape(
+                holder[key][..., part.columns[0] : part.columns[1]].shape
+            )
     return check_weights(new)
 
 

@@ -8,7 +8,9 @@ from .labelled import shade
 
 # the HTML tables' colours: blue below zero, white at zero, red above
 SIGNED = LinearSegmentedColormap.from_list("handmade", [[c / 255 for c in shade(t)] for t in np.linspace(-1, 1, 21)])
-POSITIVE_ONLY = LinearSegmentedColormap.from_list("handmade+", [[c / 255 for c in shade(t)] for t in np.linspace(0, 1, 11)])
+POSITIVE_ONLY = LinearSegmentedColormap.from_list(
+    "handmade+", [[c / 255 for c in shade(t)] for t in np.linspace(0, 1, 11)]
+)
 
 
 def heatmap(matrix, ax=None, annotate=True, cmap=None, vmin=None, vmax=None, xlabel=None, ylabel=None):

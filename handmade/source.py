@@ -31,9 +31,8 @@ def code_lines(fn):
     tree = ast.parse(source).body[0]
     docstring = set()
     first = tree.body[0] if tree.body else None
-    if isinstance(first, ast.Expr) and isinstance(getattr(first, "value", None), ast.Constant):
-        if isinstance(first.value.value, str):
-            docstring = set(range(first.lineno, first.end_lineno + 1))
+    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+        docstring = set(range(first.lineno, first.end_lineno + 1))
     skip = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER}
     lines = set()
     for token in tokenize.generate_tokens(io.StringIO(source).readline):
@@ -89,7 +88,9 @@ def listing(functions, notes=(), caption=None):
     for phrase, note in notes:
         number = min(_lines_with(code, [phrase]))
         rows.append((number, phrase, note))
-    head = f'<div style="font-size:12px;color:#555;margin-top:6px">{html.escape(caption or "")}</div>' if caption else ""
+    head = (
+        f'<div style="font-size:12px;color:#555;margin-top:6px">{html.escape(caption or "")}</div>' if caption else ""
+    )
     table = "".join(
         f"<tr><td style='text-align:right;padding:0 8px;color:#777'>{n}</td>"
         f"<td style='padding:0 8px'><code>{html.escape(phrase)}</code></td><td style='padding:0 8px'>{note}</td></tr>"

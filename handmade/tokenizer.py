@@ -36,7 +36,9 @@ def tokenize(text, alphabet="ab"):  # "aabaa" -> [0, 0, 1, 0, 0]
         )
     if len(text) > MAX_TEXT:
         raise ValueError(
-            _("the text has {n} characters; at most {limit} can be tokenized at once").format(n=len(text), limit=MAX_TEXT)
+            _("the text has {n} characters; at most {limit} can be tokenized at once").format(
+                n=len(text), limit=MAX_TEXT
+            )
         )
     ids = {char: i for i, char in enumerate(alphabet)}
     try:

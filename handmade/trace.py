@@ -9,6 +9,8 @@ recomputes the maths.
 import re
 from collections.abc import Mapping
 
+import numpy as np
+
 from .i18n import N_, _
 from .inference import context_tokens, prepare
 from .labelled import LabelledMatrix
@@ -25,7 +27,6 @@ TITLES = {  # one per name in model.TAPS, and the probabilities the trace adds
     "q": N_("q: what each position looks for"),
     "k": N_("k: what each position offers"),
     "v": N_("v: what each position passes on"),
-    "mask": N_("causal mask"),
     "scores": N_("scores: q @ k.T"),
     "scaled_scores": N_("scaled scores: q @ k.T / sqrt(d)"),
     "masked_scores": N_("masked scores: scaled scores + mask"),
@@ -41,9 +42,9 @@ TITLES = {  # one per name in model.TAPS, and the probabilities the trace adds
     "logits": N_("logits: x @ wte.T"),
     "probabilities": N_("probabilities: softmax(logits)"),
 }
-assert set(TITLES) == {*TAPS, "probabilities"}, "every tapped name needs a title"
+assert set(TITLES) == {*TAPS, "q", "k", "v", "probabilities"}, "every tapped name needs a title"
 
-KEY_AXIS = {"mask", "scores", "scaled_scores", "masked_scores", "attention_weights"}  # columns are key positions
+KEY_AXIS = {"scores", "scaled_scores", "masked_scores", "attention_weights"}  # columns are key positions
 ATTENTION_SPACE = {"q", "k", "v", "attention_output"}  # made by c_attn, read by c_proj
 
 
@@ -78,9 +79,13 @@ class Trace(Mapping):
         if len(matches) == 1:
             return self._matrices[matches[0]]
         if matches:
-            raise KeyError(_("{key} is ambiguous here: say which of {names}").format(key=repr(key), names=", ".join(matches)))
+            raise KeyError(
+                _("{key} is ambiguous here: say which of {names}").format(key=repr(key), names=", ".join(matches))
+            )
         raise KeyError(
-            _("no intermediate called {key}; this trace has {names}").format(key=repr(key), names=", ".join(self._matrices))
+            _("no intermediate called {key}; this trace has {names}").format(
+                key=repr(key), names=", ".join(self._matrices)
+            )
         )
 
     def __repr__(self):
@@ -97,7 +102,14 @@ def trace(text, params=None, *, alphabet=None):
     params = prepare(params, alphabet)
     tokens = context_tokens(text, params)
     raw = {}
-    with recording(raw.__setitem__):
+
+    def keep(name, array):
+        raw[name] = array
+        if name.endswith("qkv"):  # and its thirds, as causal_self_attention splits it into q, k and v
+            for part, third in zip("qkv", np.split(array, 3, axis=-1)):
+                raw[name[:-3] + part] = third
+
+    with recording(keep):
         logits = forward(tokens, params)
     raw["probabilities"] = softmax(logits)
     rows = position_labels(tokens, params.labels)

@@ -73,7 +73,9 @@ def check_weights(params, labels=None):
     if not isinstance(blocks, (list, tuple)):
         raise WeightsError(_("blocks must be a list of blocks; found {kind}").format(kind=type(blocks).__name__))
     if len(blocks) > MAX_BLOCKS:
-        raise WeightsError(_("blocks has {n} blocks; at most {limit} are allowed").format(n=len(blocks), limit=MAX_BLOCKS))
+        raise WeightsError(
+            _("blocks has {n} blocks; at most {limit} are allowed").format(n=len(blocks), limit=MAX_BLOCKS)
+        )
     checked = Weights({"wte": wte, "wpe": wpe, "blocks": []})
     for i, block in enumerate(blocks):
         checked["blocks"].append(_check_block(block, f"blocks[{i}]", n_embd, dims))
@@ -89,7 +91,9 @@ def _check_block(block, path, n_embd, dims):
     _check_keys(attn, f"{path}.attn", required=("c_attn", "c_proj"), allowed=("c_attn", "c_proj"))
     c_attn = attn["c_attn"]
     _check_keys(c_attn, f"{path}.attn.c_attn", required=("w", "b"), allowed=("w", "b"))
-    w = _array(c_attn["w"], f"{path}.attn.c_attn.w", (n_embd, None), f"[n_embd, 3*n_attn], {dims}", (None, 3 * MAX_WIDTH))
+    w = _array(
+        c_attn["w"], f"{path}.attn.c_attn.w", (n_embd, None), f"[n_embd, 3*n_attn], {dims}", (None, 3 * MAX_WIDTH)
+    )
     if w.shape[1] % 3:
         raise WeightsError(
             _(
@@ -102,7 +106,9 @@ def _check_block(block, path, n_embd, dims):
     checked = {
         "attn": {
             "c_attn": {"w": w, "b": b},
-            "c_proj": _check_linear(attn["c_proj"], f"{path}.attn.c_proj", n_attn, n_embd, "n_attn", "n_embd", attn_dims),
+            "c_proj": _check_linear(
+                attn["c_proj"], f"{path}.attn.c_proj", n_attn, n_embd, "n_attn", "n_embd", attn_dims
+            ),
         }
     }
     if "n_head" in block:
@@ -157,7 +163,10 @@ def _check_n_head(n_head, path, n_attn):
     if n_head not in divisors:
         raise WeightsError(
             _("{path} is {value}, but n_attn = {n} does not split into {value} equal heads; allowed: {allowed}").format(
-                path=path, value=brief(int(n_head)) if abs(n_head) < 10**6 else "a huge number", n=n_attn, allowed=allowed
+                path=path,
+                value=brief(int(n_head)) if abs(n_head) < 10**6 else "a huge number",
+                n=n_attn,
+                allowed=allowed,
             )
         )
     return int(n_head)
@@ -192,7 +201,9 @@ def _array(value, path, shape, meaning, limits=()):
     array = _numbers(value, path, len(shape), meaning)
     fits = array.ndim == len(shape) and all(want in (None, got) for want, got in zip(shape, array.shape))
     if not fits:
-        expected = "(" + ", ".join("any" if n is None else str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
+        expected = (
+            "(" + ", ".join("any" if n is None else str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
+        )
         raise WeightsError(
             _("{path} has shape {found}; expected {expected}, that is {meaning}").format(
                 path=path, found=array.shape, expected=expected, meaning=meaning
@@ -253,9 +264,9 @@ def _numbers(value, path, ndim, meaning):
             )
         elif isinstance(item, int) and abs(item) > 1e308:
             raise WeightsError(
-                _("{path}{index} is a whole number of {digits} digits, too large for a float; every weight must be a finite number").format(
-                    path=path, index=index, digits=len(str(abs(item)))
-                )
+                _(
+                    "{path}{index} is a whole number of {digits} digits, too large for a float; every weight must be a finite number"
+                ).format(path=path, index=index, digits=len(str(abs(item))))
             )
     try:
         return np.array(value, dtype=np.float64)
@@ -344,16 +355,18 @@ def check_tokens(inputs, n_vocab, n_ctx, cached=0):
         )
     if n > n_ctx:
         raise ValueError(
-            _("cannot run a context of {n} tokens: this model has room for {limit} (its n_ctx)").format(n=n, limit=n_ctx)
+            _("cannot run a context of {n} tokens: this model has room for {limit} (its n_ctx)").format(
+                n=n, limit=n_ctx
+            )
         )
     for position, token in enumerate(inputs):
         whole = isinstance(token, (int, np.integer)) and not isinstance(token, (bool, np.bool_))
         if not whole or not 0 <= token < n_vocab:
             kind = _(" (a {kind})").format(kind=type(token).__name__) if not whole else ""
             raise ValueError(
-                _("token ids are whole numbers from 0 to {top} (n_vocab = {n}); found {value}{kind} at position {position}").format(
-                    top=n_vocab - 1, n=n_vocab, value=brief(token), kind=kind, position=position
-                )
+                _(
+                    "token ids are whole numbers from 0 to {top} (n_vocab = {n}); found {value}{kind} at position {position}"
+                ).format(top=n_vocab - 1, n=n_vocab, value=brief(token), kind=kind, position=position)
             )
     return np.array(inputs, dtype=np.int64)
 
@@ -394,7 +407,7 @@ def where_non_finite(tokens, params):
     first = []
 
     def watch(name, array):
-        masked = name.endswith(("mask", "masked_scores"))  # -inf there is the mask's doing, not overflow
+        masked = name.endswith("masked_scores")  # -inf there is the mask's doing, not overflow
         finite = np.isfinite(array) | (np.isneginf(array) if masked else False)
         if not first and not finite.all():
             first.append(name)
@@ -439,4 +452,3 @@ def largest_weight(params):
 def count_nonzero(params):
     """How many weights are not zero: the size of a hand-made solution."""
     return int(sum(np.count_nonzero(array) for _path, array in iter_matrices(params)))
-

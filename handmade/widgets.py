@@ -15,7 +15,6 @@ and titled as the state saved with the notebook.
 import html
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 import ipywidgets as W
 import numpy as np
@@ -26,7 +25,7 @@ from .display import Html, side_by_side, softmax_story
 from .i18n import _
 from .inference import accuracy, complete, prepare
 from .labelled import LabelledMatrix, fmt
-from .trace import title, trace
+from .trace import trace
 from .weights import NonFiniteError, WeightsError, check_weights
 
 CONTROLS = ("text", "reset", "lg", "break", "save")
@@ -89,11 +88,13 @@ class MatrixEditor:
         grid = W.GridBox(
             [cell for row in [header, *rows] for cell in row],
             layout=W.Layout(
-                grid_template_columns=f"{label_width}px repeat({matrix.shape[1]}, {CELL})", grid_gap="1px 2px", flex="0 0 auto"
+                grid_template_columns=f"{label_width}px repeat({matrix.shape[1]}, {CELL})",
+                grid_gap="1px 2px",
+                flex="0 0 auto",
             ),
         )
         grid.add_class("hm-grid")
-        parts = [W.HBox([W.Box([grid], layout=W.Layout(overflow_x="auto", max_width="100%")), self.message])]
+        parts = [W.HBox([W.Box([grid], layout=W.Layout(overflow="auto", max_width="100%")), self.message])]
         if heading:
             title = f"<b style='font-size:12px'>{html.escape(matrix.title)}</b>"
             parts.insert(0, W.HTML(title))
@@ -102,10 +103,16 @@ class MatrixEditor:
 
     def _label(self, text, j=None):
         edge = "border-left:2px solid #555;padding-left:2px;" if j in self.matrix.col_splits else ""
-        return W.HTML(f'<div style="font-family:monospace;font-size:11px;white-space:nowrap;{edge}">{html.escape(text)}</div>')
+        return W.HTML(
+            f'<div style="font-family:monospace;font-size:11px;white-space:nowrap;{edge}">{html.escape(text)}</div>'
+        )
 
     def _box(self, i, j):
-        box = W.Text(value=fmt(self.matrix.values[i, j]), continuous_update=False, layout=W.Layout(width=CELL, height="24px", margin="0"))
+        box = W.Text(
+            value=fmt(self.matrix.values[i, j]),
+            continuous_update=False,
+            layout=W.Layout(width=CELL, height="24px", margin="0"),
+        )
         box.add_class(f"hm-cell-{_css(self.name)}-{i}-{j}")
         box.observe(lambda change: self._typed(i, j, change["new"]), names="value")
         return box
@@ -118,14 +125,26 @@ class MatrixEditor:
         try:
             value = float(text)
         except (ValueError, OverflowError):
-            return self.show(_("{where}: {text} is not a number; the model keeps {keeps}").format(where=where, text=repr(text[:40]), keeps=keeps))
+            return self.show(
+                _("{where}: {text} is not a number; the model keeps {keeps}").format(
+                    where=where, text=repr(text[:40]), keeps=keeps
+                )
+            )
         if not np.isfinite(value):
-            return self.show(_("{where}: {text} is not finite; the model keeps {keeps}").format(where=where, text=text[:40], keeps=keeps))
+            return self.show(
+                _("{where}: {text} is not finite; the model keeps {keeps}").format(
+                    where=where, text=text[:40], keeps=keeps
+                )
+            )
         new = self.values.copy()
         new[i, j] = value
         problem = self.on_edit(self.name, new)
         if problem:
-            return self.show(_("{where} = {text}: {problem}; the model keeps {keeps}").format(where=where, text=text[:40], problem=problem, keeps=keeps))
+            return self.show(
+                _("{where} = {text}: {problem}; the model keeps {keeps}").format(
+                    where=where, text=text[:40], problem=problem, keeps=keeps
+                )
+            )
         self.values = new
         self.show("")
 
@@ -187,8 +206,14 @@ def stages(params):
         ]
         if "mlp" in block:
             norm = (f"{p}ln_2.g", f"{p}ln_2.b") if "ln_2" in block else ()
-            found.append(Stage(f"{p}mlp.c_fc", at + "mlp.c_fc", (*norm, f"{p}mlp.c_fc.w", f"{p}mlp.c_fc.b"), ("mlp_hidden",), i))
-            found.append(Stage(f"{p}mlp.c_proj", at + "mlp.c_proj", (f"{p}mlp.c_proj.w", f"{p}mlp.c_proj.b"), ("mlp_residual",), i))
+            found.append(
+                Stage(f"{p}mlp.c_fc", at + "mlp.c_fc", (*norm, f"{p}mlp.c_fc.w", f"{p}mlp.c_fc.b"), ("mlp_hidden",), i)
+            )
+            found.append(
+                Stage(
+                    f"{p}mlp.c_proj", at + "mlp.c_proj", (f"{p}mlp.c_proj.w", f"{p}mlp.c_proj.b"), ("mlp_residual",), i
+                )
+            )
     if "ln_f" in params:
         found.append(Stage("ln_f", "ln_f", ("ln_f.g", "ln_f.b"), ("logits",), n - 1))
     else:  # the logits join the last stage: what it writes into the stream is what they read
@@ -244,7 +269,9 @@ class BlogScore:
     def __call__(self, params):
         score = accuracy(params)
         misses = [
-            _("missed: {context} → expected {expected}, got {got}").format(context=e.context, expected=e.expected, got=got)
+            _("missed: {context} → expected {expected}, got {got}").format(
+                context=e.context, expected=e.expected, got=got
+            )
             for e, got in score.failures[:4]
         ]
         return score.perfect, str(score), misses
@@ -295,7 +322,9 @@ class Playground:
         self.lg = LgControl(self._lg_changed) if "lg" in self.controls else None
         bar = self._bar()
         body = self._stage_boxes()
-        self.widget = Quiet([W.HTML(STYLE), bar, *self.outcomes.values(), body], "Playground", layout=W.Layout(max_width="100%"))
+        self.widget = Quiet(
+            [W.HTML(STYLE), bar, *self.outcomes.values(), body], "Playground", layout=W.Layout(max_width="100%")
+        )
         self.widget.add_class("hm-playground")
         self._show(self._render(self.params, self.text))
 
@@ -303,7 +332,9 @@ class Playground:
         unknown = [name for name in names if name not in allowed]
         if unknown:
             raise ValueError(
-                _("no {kind} called {name}; choose from {allowed}").format(kind=kind, name=repr(unknown[0]), allowed=", ".join(allowed))
+                _("no {kind} called {name}; choose from {allowed}").format(
+                    kind=kind, name=repr(unknown[0]), allowed=", ".join(allowed)
+                )
             )
 
     # ---- layout
@@ -378,13 +409,21 @@ class Playground:
         self._text_box, self._text_message = None, W.HTML()
         if "text" in self.controls:
             self._text_box = W.Text(
-                value=self.text, description=_("context"), continuous_update=False, layout=W.Layout(width="200px"), style=NARROW
+                value=self.text,
+                description=_("context"),
+                continuous_update=False,
+                layout=W.Layout(width="200px"),
+                style=NARROW,
             )
             self._text_box.add_class("hm-context")
             self._text_box.observe(lambda change: self._use_text(change["new"]), names="value")
             first.append(self._text_box)
         if "reset" in self.controls:
-            reset = W.Button(description=_("reset"), tooltip=_("back to the weights and controls this playground started with"), layout=W.Layout(width="70px"))
+            reset = W.Button(
+                description=_("reset"),
+                tooltip=_("back to the weights and controls this playground started with"),
+                layout=W.Layout(width="70px"),
+            )
             reset.add_class("hm-reset")
             reset.on_click(lambda _button: self.reset())
             first.append(reset)
@@ -392,7 +431,11 @@ class Playground:
             first.append(self.summary["prediction"])
         if self.score is not None:
             first.append(self.summary["accuracy"])
-        rows = [W.HBox(first, layout=W.Layout(flex_flow="row wrap", align_items="center", grid_gap="4px 12px"))] if first else []
+        rows = (
+            [W.HBox(first, layout=W.Layout(flex_flow="row wrap", align_items="center", grid_gap="4px 12px"))]
+            if first
+            else []
+        )
         rows += [self._text_message, self.status]
         bar = W.VBox(rows, layout=W.Layout(border="1px solid #ddd", padding="4px 8px", margin="0 0 6px 0"))
         bar.add_class("hm-bar")
@@ -414,11 +457,15 @@ class Playground:
         if "completion" in self.outcomes:
             parts.append(self._completion_html(self.params, self.text))
         for stage in self.stages:
-            names = [name for view in stage.views if view in self.view_names for name in _view_names(t, view, stage.block)]
+            names = [
+                name for view in stage.views if view in self.view_names for name in _view_names(t, view, stage.block)
+            ]
             if names:
                 parts.append(f"<h4 style='margin:8px 0 2px'>{html.escape(stage.label)}</h4>")
                 parts.append(side_by_side(*(view_html(t, name) for name in names)).markup)
-        summary = _("Snapshot saved with the notebook, for readers without a running kernel (context {text}); the live playground above is the one to use").format(text=repr(self.text))
+        summary = _(
+            "Snapshot saved with the notebook, for readers without a running kernel (context {text}); the live playground above is the one to use"
+        ).format(text=repr(self.text))
         markup = f"<details class='hm-snapshot'><summary style='color:#555'><i>{html.escape(summary)}</i></summary>{''.join(parts)}</details>"
         return Html(markup, _("(snapshot of the playground on {text})").format(text=repr(self.text)))
 
@@ -473,7 +520,9 @@ class Playground:
                         + "</div>"
                         for name in names
                     )
-                    shown[(stage.key, view)] = f"<div style='display:flex;flex-wrap:wrap;align-items:flex-start'>{tables}</div>"
+                    shown[(stage.key, view)] = (
+                        f"<div style='display:flex;flex-wrap:wrap;align-items:flex-start'>{tables}</div>"
+                    )
         return t, shown
 
     def _show(self, rendered):
@@ -501,14 +550,18 @@ class Playground:
         label = html.escape(getattr(self.score, "label", ""))
         more = ""
         if details:  # one line, however many: the bar keeps its height
-            more = "<div style='font-size:11px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;max-width:560px'>"
+            more = (
+                "<div style='font-size:11px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;max-width:560px'>"
+            )
             more += html.escape(" · ".join(details)) + "</div>"
         return f"<div style='line-height:1.3'><span style='color:{colour}'>{label} <b>{html.escape(summary)}</b></span>{more}</div>"
 
     def _predictions_html(self, t):
         probs = t["probabilities"]
         tokens = self.params.labels.tokens
-        table = LabelledMatrix(probs.values, probs.rows, [f"P({c})" for c in tokens], title=_("prediction at each position"))
+        table = LabelledMatrix(
+            probs.values, probs.rows, [f"P({c})" for c in tokens], title=_("prediction at each position")
+        )
         guesses = "".join(
             f"<li>{html.escape(_('after {row}').format(row=row))}: <b>{html.escape(tokens[int(np.argmax(p))])}</b></li>"
             for row, p in zip(probs.rows, probs.values)
@@ -534,13 +587,17 @@ class Playground:
     def _use_text(self, text):
         if len(text) > MAX_CONTEXT_CHARS:
             self._text_message.value = message_html(
-                _("a context of at most {limit} characters, please; still showing {text}").format(limit=MAX_CONTEXT_CHARS, text=repr(self.text))
+                _("a context of at most {limit} characters, please; still showing {text}").format(
+                    limit=MAX_CONTEXT_CHARS, text=repr(self.text)
+                )
             )
             return
         try:
             rendered = self._render(self.params, text)
         except (NonFiniteError, ValueError) as error:
-            self._text_message.value = message_html(_("{error}; still showing {text}").format(error=error, text=repr(self.text)))
+            self._text_message.value = message_html(
+                _("{error}; still showing {text}").format(error=error, text=repr(self.text))
+            )
             return
         self.text = text
         self._text_message.value = ""
@@ -571,7 +628,9 @@ class Playground:
     def _break_control(self):
         names = list(self.editors)
         start = "c_proj.w" if "c_proj.w" in names else names[0]
-        which = W.Dropdown(options=names, value=start, description=_("break"), layout=W.Layout(width="170px"), style=NARROW)
+        which = W.Dropdown(
+            options=names, value=start, description=_("break"), layout=W.Layout(width="170px"), style=NARROW
+        )
         row = W.Dropdown(layout=W.Layout(width="90px"))
         col = W.Dropdown(layout=W.Layout(width="90px"))
         actions = {_("set to 0"): lambda x: 0.0, _("flip sign"): lambda x: -x, _("add 1"): lambda x: x + 1}
@@ -592,7 +651,12 @@ class Playground:
             values = editor.values.copy()
             values[i, j] = actions[action.value](values[i, j])
             candidate = P.with_part(self.params, which.value, values)
-            self.replace(candidate, _("{name}[{row}, {col}] is now {value}").format(name=which.value, row=row.value, col=col.value, value=fmt(values[i, j])))
+            self.replace(
+                candidate,
+                _("{name}[{row}, {col}] is now {value}").format(
+                    name=which.value, row=row.value, col=col.value, value=fmt(values[i, j])
+                ),
+            )
 
         which.observe(chosen, names="value")
         go.on_click(press)
@@ -652,14 +716,18 @@ class LgControl:
             value=self.value, description=_("c_proj Lg"), layout=W.Layout(width="160px"), style=NARROW,
             tooltip=_("type any value (0, 1, 1.01, 1024) or slide"),
         )  # fmt: skip
-        self.slider = W.FloatLogSlider(value=self.value, base=2, min=-4, max=11, step=0.05, readout=False, layout=W.Layout(width="200px"))
+        self.slider = W.FloatLogSlider(
+            value=self.value, base=2, min=-4, max=11, step=0.05, readout=False, layout=W.Layout(width="200px")
+        )
         self.message = W.HTML()
         self.box.add_class("hm-lg-box")
         self.slider.add_class("hm-lg")
         self.message.add_class("hm-lg-message")
         self.box.observe(lambda change: self._typed(change["new"]), names="value")
         self.slider.observe(lambda change: self._slid(change["new"]), names="value")
-        self.widget = W.HBox([self.box, self.slider, self.message], layout=W.Layout(flex_flow="row wrap", align_items="center"))
+        self.widget = W.HBox(
+            [self.box, self.slider, self.message], layout=W.Layout(flex_flow="row wrap", align_items="center")
+        )
 
     def _typed(self, value):
         if self._quiet or value == self.value:
@@ -748,7 +816,9 @@ class SoftmaxExplorer:
                 raise ValueError
         except (ValueError, OverflowError):
             self.message.value = message_html(
-                _("{text} is not a list of 1 to {n} numbers like 1, 0, 0; keeping the last row").format(text=repr(text[:40]), n=self.MAX_NUMBERS)
+                _("{text} is not a list of 1 to {n} numbers like 1, 0, 0; keeping the last row").format(
+                    text=repr(text[:40]), n=self.MAX_NUMBERS
+                )
             )
             return
         self._try(row, self._scale)
@@ -759,9 +829,9 @@ class SoftmaxExplorer:
     def _try(self, row, scale):
         if not np.isfinite(row * scale).all():
             self.message.value = message_html(
-                _("{x} × {scale} is larger than float64 can hold (about 1.8e308); showing the last row that fits").format(
-                    x=fmt(np.abs(row).max()), scale=fmt(scale)
-                )
+                _(
+                    "{x} × {scale} is larger than float64 can hold (about 1.8e308); showing the last row that fits"
+                ).format(x=fmt(np.abs(row).max()), scale=fmt(scale))
             )
             return
         self.row, self._scale = row, scale

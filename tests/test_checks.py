@@ -175,7 +175,12 @@ def test_lg_threshold_is_where_the_residual_ties():
 
 
 @pytest.mark.parametrize(
-    "answer, phrase", [(1024, "still scores ACCURACY: 100.0%"), (0.5, "already fails"), (2, "the point where it starts to fail is lower")]
+    "answer, phrase",
+    [
+        (1024, "still scores ACCURACY: 100.0%"),
+        (0.5, "already fails"),
+        (2, "the point where it starts to fail is lower"),
+    ],
 )
 def test_lg_threshold_wrong(answer, phrase):
     assert_hint(checks.check_lg_threshold(answer), phrase)

@@ -33,7 +33,10 @@ def test_counter_equals_the_formula_for_other_sizes(n_embd, n_vocab, n_seq):
 def test_the_counter_reads_every_width_from_the_model():
     """An attention narrower than the stream, a wide MLP and layer norms: each term by hand."""
     params = random_params(np.random.default_rng(0), n_vocab=3, n_embd=6, n_attn=4, n_head=2, mlp=True, ln=True)
-    params["blocks"][0]["mlp"] = {"c_fc": {"w": np.ones((6, 10)), "b": np.ones(10)}, "c_proj": {"w": np.ones((10, 6)), "b": np.ones(6)}}
+    params["blocks"][0]["mlp"] = {
+        "c_fc": {"w": np.ones((6, 10)), "b": np.ones(10)},
+        "c_proj": {"w": np.ones((10, 6)), "b": np.ones(6)},
+    }
     n, d, a, h, v, hidden = 3, 6, 4, 2, 3, 10
     expected = n * d  # embedding
     expected += 2 * n * (8 * d + 2)  # ln_1 and ln_2
@@ -97,7 +100,9 @@ def test_a_cache_can_take_several_tokens_at_once():
 
 def test_a_full_cache_refuses_more_tokens():
     _, cache = incremental([0, 0, 1, 0, 0], handmade.blog_model())
-    with pytest.raises(ValueError, match=r"cannot run 1 more token after 5 cached: this model has room for 5 \(its n_ctx\)"):
+    with pytest.raises(
+        ValueError, match=r"cannot run 1 more token after 5 cached: this model has room for 5 \(its n_ctx\)"
+    ):
         handmade.forward([1], handmade.blog_model(), cache=cache)
 
 

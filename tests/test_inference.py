@@ -60,7 +60,10 @@ def test_unknown_token_id_is_a_clear_error():
         untokenize([0, 2])
 
 
-@pytest.mark.parametrize("alphabet, message", [("", "a string of 1 to 1024 distinct characters"), ("aba", "repeats 'a'"), (["a"], "found \\['a'\\]")])
+@pytest.mark.parametrize(
+    "alphabet, message",
+    [("", "a string of 1 to 1024 distinct characters"), ("aba", "repeats 'a'"), (["a"], "found \\['a'\\]")],
+)
 def test_bad_alphabets_are_refused(alphabet, message):
     with pytest.raises(ValueError, match=message):
         tokenize("a", alphabet)

@@ -21,7 +21,6 @@ from handmade import (
     recording,
     scope,
     softmax,
-    tap,
     transformer_block,
 )
 
@@ -91,22 +90,27 @@ def test_attention_taps_each_step():
     np.testing.assert_array_equal(seen["scaled_scores"], seen["scores"] / np.sqrt(2))
 
 
+def tap(name, array):  # the model's tap, looked up when called (recording swaps it)
+    return handmade.model.tap(name, array)
+
+
 def test_tap_returns_its_argument_and_costs_nothing_unheard():
     x = np.ones(3)
     assert tap("scores", x) is x  # nobody listening: no check, no copy
+    assert tap("not declared", x) is x and handmade.model.tap is handmade.model._unheard
 
 
 def test_recording_scopes_and_nesting():
     outer, inner = [], []
     with recording(lambda name, array: outer.append(name)):
-        with scope("blocks[2]"):
-            tap("q", np.ones(1))
+        with scope("blocks", 2):
+            tap("qkv", np.ones(1))
             with recording(lambda name, array: inner.append(name)):
-                tap("k", np.ones(1))  # an inner recording hears alone, from the top
-            tap("v", np.ones(1))
+                tap("scores", np.ones(1))  # an inner recording hears alone, from the top
+            tap("residual", np.ones(1))
         tap("logits", np.ones(1))
-    assert outer == ["blocks[2].q", "blocks[2].v", "logits"] and inner == ["k"]
-    assert tap("q", np.ones(1)).tolist() == [1.0]  # and afterwards nobody listens
+    assert outer == ["blocks[2].qkv", "blocks[2].residual", "logits"] and inner == ["scores"]
+    assert tap("qkv", np.ones(1)).tolist() == [1.0]  # and afterwards nobody listens
 
 
 def test_a_tap_name_that_is_not_declared_is_refused_while_recording():
@@ -181,6 +185,7 @@ def test_blog_embedding_of_aabaa():
 
 def test_blog_qkv_of_aabaa():
     s = blog_stages()
+    s["blocks[0].q"], s["blocks[0].k"], s["blocks[0].v"] = np.split(s["blocks[0].qkv"], 3, axis=-1)
     assert s["blocks[0].q"].tolist() == [
         [LG, 0, 0, 0, 0, 0, 0, 0],
         [LG, LG, 0, 0, 0, 0, 0, 0],

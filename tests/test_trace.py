@@ -19,7 +19,6 @@ STAGES = [
     "blocks[0].q",
     "blocks[0].k",
     "blocks[0].v",
-    "blocks[0].mask",
     "blocks[0].scores",
     "blocks[0].scaled_scores",
     "blocks[0].masked_scores",
@@ -100,7 +99,10 @@ def test_labels_travel_with_the_weights_and_must_fit_them():
     assert t["embedding"].cols == ("w0", "w1", "x", "y") and t["embedding"].col_splits == (2,)
     assert t["embedding"].rows == ("pos 0 · z", "pos 1 · x") and t["logits"].cols == ("x", "y", "z")
     named.labels = handmade.Labels("xyz", handmade.BASIS)
-    with pytest.raises(ValueError, match=r"the weights' labels do not fit: the labels name 8 residual directions but the model is 4 wide"):
+    with pytest.raises(
+        ValueError,
+        match=r"the weights' labels do not fit: the labels name 8 residual directions but the model is 4 wide",
+    ):
         trace("zx", named)
 
 

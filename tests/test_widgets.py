@@ -1,10 +1,13 @@
-"""The widgets, driven from Python: edits, bad entries, reset, Lg, break it, save and load."""
+"""The widgets, driven from Python: edits, bad entries, reset, Lg, break it, save and load, any model."""
+
+import json
 
 import numpy as np
 import pytest
+from helpers import random_params
 
 import handmade
-from handmade import widgets
+from handmade import parts, widgets
 from handmade.widgets import Playground, ProductExplorer, SoftmaxExplorer
 
 
@@ -13,34 +16,78 @@ def type_into(playground, name, i, j, text):
 
 
 def accuracy_text(playground):
-    return playground.views["accuracy"].value
+    return playground.summary["accuracy"].value
 
 
-def test_playground_starts_from_the_blog_model():
+def view(playground, name):
+    """Everything the playground shows for view ``name``, across its stages."""
+    return "".join(panel.value for (stage, shown), panel in playground.panels.items() if shown == name)
+
+
+def _find(widget, css_class):
+    if css_class in getattr(widget, "_dom_classes", ()):
+        return widget
+    for child in getattr(widget, "children", ()):
+        found = _find(child, css_class)
+        if found is not None:
+            return found
+    return None
+
+
+# ---- the blog's model ---------------------------------------------------------------------
+
+
+def test_playground_starts_from_the_blog_model_with_every_part_editable():
     p = Playground()
     assert "ACCURACY: 100.0% (27 / 27)" in accuracy_text(p)
-    assert "aabaa :: baabaabaab" in p.views["completion"].value
-    assert set(p.editors) == set(widgets.EDITABLE)
+    assert "predicts <b>b</b>" in p.summary["prediction"].value
+    assert list(p.editors) == list(parts.parts(handmade.blog_model()))
     assert p.editors["c_proj.w"].boxes[7][6].value == "1024"
+    assert p.status.value == "" and p.lg.message.value == ""  # nothing to report before anything is done
 
 
-def test_editing_a_weight_changes_the_model_and_every_view():
+def test_the_stages_put_each_grid_beside_the_views_it_changes():
+    stages = {stage.key: stage for stage in widgets.stages(handmade.blog_model())}
+    assert list(stages) == ["embedding", "q", "k", "v", "c_proj"]
+    assert stages["q"].parts == ("q", "q.b") and stages["q"].views == ("scores", "attention")
+    assert stages["v"].views == ("v", "attention_output")
+    assert stages["c_proj"].views == ("residual", "logits")
+
+
+def test_editing_a_weight_changes_the_model_and_marks_what_changed():
     p = Playground()
-    before = p.views["attention"].value
+    before = view(p, "attention")
+    assert "outline" not in before  # nothing changed yet
     type_into(p, "q", 1, 0, "0")  # position 1 no longer looks back at position 0
     assert p.params["blocks"][0]["attn"]["c_attn"]["w"][1, 0] == 0
-    assert p.views["attention"].value != before
+    after = view(p, "attention")
+    assert after != before and "outline:2px solid" in after
 
 
-def test_zeroing_lg_in_c_proj_breaks_accuracy_and_reset_restores_it():
+def test_one_edit_costs_one_traced_pass_and_the_accuracys_passes(monkeypatch):
+    calls = []
+    real = handmade.weights.gpt
+    monkeypatch.setattr(handmade.weights, "gpt", lambda *a, **k: calls.append(1) or real(*a, **k))
+    p = Playground()
+    calls.clear()
+    type_into(p, "q", 4, 3, "0")
+    distinct_windows = len({e.context[-5:] for e in handmade.prefix_examples()})
+    assert len(calls) == 1 + distinct_windows == 7
+
+
+def test_zeroing_lg_in_c_proj_breaks_accuracy_and_reset_puts_back_every_control():
     p = Playground()
     type_into(p, "c_proj.w", 7, 6, "0")
+    _find(p.widget, "hm-context").value = "ab"
+    p.lg.box.value = 3.0
+    assert "(27 / 27)" in accuracy_text(p)  # Lg = 3 rewrote c_proj by the rule
+    type_into(p, "c_proj.w", 7, 6, "0")
     assert "(27 / 27)" not in accuracy_text(p)
-    p.widget.children[0]  # the controls are there
-    reset = _find(p.widget, "hm-reset")
-    reset.click()
+    _find(p.widget, "hm-reset").click()
     assert "(27 / 27)" in accuracy_text(p)
     assert p.editors["c_proj.w"].boxes[7][6].value == "1024"
+    assert p.lg.box.value == 1024 and p.lg.slider.value == 1024
+    assert _find(p.widget, "hm-context").value == "aabaa" and p.text == "aabaa"
 
 
 @pytest.mark.parametrize(
@@ -49,12 +96,16 @@ def test_zeroing_lg_in_c_proj_breaks_accuracy_and_reset_restores_it():
         ("abc", "'abc' is not a number; the model keeps 1024"),
         ("inf", "inf is not finite"),
         ("nan", "nan is not finite"),
+        ("1e400", "1e400 is not finite"),
+        ("", "'' is not a number"),
+        ("x" * 5000, "is not a number"),
     ],
 )
 def test_a_bad_entry_shows_a_message_and_keeps_the_model(text, message):
     p = Playground()
     type_into(p, "c_proj.w", 7, 6, text)
     assert message in p.editors["c_proj.w"].message.value
+    assert len(p.editors["c_proj.w"].message.value) < 400
     assert p.params["blocks"][0]["attn"]["c_proj"]["w"][7, 6] == 1024
     assert "(27 / 27)" in accuracy_text(p)
     type_into(p, "c_proj.w", 7, 6, "1024")
@@ -68,22 +119,37 @@ def test_an_entry_that_overflows_is_refused_with_the_reason():
     assert p.params["wte"][0, 5] == 1
 
 
-def test_the_context_box_refuses_foreign_characters():
+def test_a_huge_query_weight_cannot_make_position_0_see_the_future():
+    p = Playground()
+    type_into(p, "q", 0, 1, "1e11")  # the weight that made the -1e10 mask leak
+    assert p.editors["q"].message.value == ""
+    first_row = p.params and handmade.trace.trace("ab", p.params)["attention_weights"].values[0]
+    assert first_row.tolist() == [1.0, 0.0]
+
+
+def test_the_context_box_refuses_foreign_characters_and_huge_texts():
     p = Playground()
     _find(p.widget, "hm-context").value = "abz"
     assert "cannot tokenize 'z' at position 2" in p._text_message.value and p.text == "aabaa"
+    _find(p.widget, "hm-context").value = "ab" * 10_000
+    assert "at most 10000 characters" in p._text_message.value and p.text == "aabaa"
     _find(p.widget, "hm-context").value = "ab"
-    assert p.text == "ab" and "ab :: aabaabaaba" in p.views["completion"].value
+    assert p.text == "ab" and "after <code>ab</code>" in p.summary["prediction"].value
 
 
-def test_lg_slider_sets_c_proj_and_shows_where_predictions_break():
+def test_lg_takes_any_exact_value_and_the_slider_follows():
     p = Playground()
-    slider = _find(p.widget, "hm-lg")
-    slider.value = 0.5
-    assert "(27 / 27)" not in accuracy_text(p)
-    assert p.editors["c_proj.b"].boxes[0][5].value == "0.5"
-    slider.value = 2
-    assert "(27 / 27)" in accuracy_text(p)
+    p.lg.box.value = 1.0
+    assert "(18 / 27)" in accuracy_text(p)  # a tie, which argmax breaks towards a
+    p.lg.box.value = 1.01
+    assert "(27 / 27)" in accuracy_text(p) and p.editors["c_proj.b"].boxes[0][5].value == "1.01"
+    assert p.lg.slider.value == pytest.approx(1.01)
+    p.lg.box.value = 0.0
+    assert p.lg.box.value == 0 and p.lg.slider.value == 2.0**-4  # the slider goes as far as it can
+    assert p.editors["c_proj.b"].boxes[0][5].value == "0"
+    p.lg.slider.value = 2.0
+    assert p.lg.box.value == 2 and "(27 / 27)" in accuracy_text(p)
+    assert "Lg = 2" in p.status.value
 
 
 def test_break_it_zeroes_the_chosen_weight():
@@ -98,54 +164,129 @@ def test_break_it_zeroes_the_chosen_weight():
     assert p.params["wte"][0, 5] == -1
 
 
+def test_break_it_offers_exactly_the_editable_parts():
+    p = Playground()
+    assert list(_find(p.widget, "hm-break-matrix").options) == list(p.editors)
+
+
+# ---- files --------------------------------------------------------------------------------
+
+
 def test_save_then_load_restores_the_weights(tmp_path):
     p = Playground(save_path=tmp_path / "w.json")
     type_into(p, "q", 2, 1, "7")
     _find(p.widget, "hm-file-save").click()
-    assert "saved the weights" in p.status.value
+    assert "wrote the weights to" in p.status.value
     type_into(p, "q", 2, 1, "9")
+    _find(p.widget, "hm-file-save").click()
+    assert "replaced the weights in" in p.status.value
+    type_into(p, "q", 2, 1, "7")
     _find(p.widget, "hm-file-load").click()
-    assert p.params["blocks"][0]["attn"]["c_attn"]["w"][2, 1] == 7
-    assert p.editors["q"].boxes[2][1].value == "7"
+    assert p.params["blocks"][0]["attn"]["c_attn"]["w"][2, 1] == 9
+    assert p.editors["q"].boxes[2][1].value == "9"
 
 
-def test_loading_a_bad_file_keeps_the_model(tmp_path):
+def test_saving_over_a_file_that_is_not_weights_is_refused(tmp_path):
+    notes = tmp_path / "notes.json"
+    notes.write_text('{"my": "notes"}')
+    p = Playground(save_path=notes)
+    _find(p.widget, "hm-file-save").click()
+    assert "exists and is not a weights file" in p.status.value
+    assert notes.read_text() == '{"my": "notes"}'
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ('{"wte": [[1]]}', "is missing 'wpe'"),
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+        (None, "a whole number of 400 digits"),
+        ("{not json", "is not valid JSON"),
+    ],
+)
+def test_loading_a_bad_file_shows_a_message_and_keeps_the_model(tmp_path, content, message):
     path = tmp_path / "bad.json"
-    path.write_text('{"wte": [[1]]}')
+    if content is None:  # a weight with 400 digits
+        data = json.loads(handmade.weights_to_json(handmade.blog_model()))
+        data["wte"][0][0] = int("9" * 400)
+        content = json.dumps(data)
+    path.write_text(content)
     p = Playground(save_path=path)
     _find(p.widget, "hm-file-load").click()
-    assert "is missing 'wpe'" in p.status.value and "the model is unchanged" in p.status.value
+    assert message in p.status.value and "the model is unchanged" in p.status.value
     assert "(27 / 27)" in accuracy_text(p)
 
 
-def test_loading_weights_of_another_shape_is_refused(tmp_path):
+def test_loading_weights_of_another_shape_is_refused_with_a_message(tmp_path):
     params = handmade.blog_model()
     params["blocks"].append(params["blocks"][0])
     handmade.save_weights(params, tmp_path / "two.json")
     p = Playground(save_path=tmp_path / "two.json")
     _find(p.widget, "hm-file-load").click()
-    assert "edits one block" in p.status.value
+    assert "this playground edits a model with parts" in p.status.value and "the model is unchanged" in p.status.value
+
+
+# ---- any model ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "model, first_edit",
+    [
+        (handmade.two_head_model(), "q"),
+        (random_params(np.random.default_rng(0), n_layer=2), "blocks[1].v"),
+        (random_params(np.random.default_rng(1), ln=True, mlp=True, ln_f=True), "mlp.c_fc.w"),
+        (random_params(np.random.default_rng(2), n_vocab=4, n_embd=6, n_attn=4, n_head=2), "c_proj.w"),
+    ],
+    ids=["two heads", "two blocks", "mlp and layer norms", "another alphabet and width"],
+)
+def test_the_playground_takes_any_model_the_package_can_run(model, first_edit):
+    p = Playground(model)
+    assert p.editors and first_edit in p.editors
+    before = dict((key, panel.value) for key, panel in p.panels.items())
+    type_into(p, first_edit, 0, 0, "3")
+    assert parts.get(p.params, first_edit)[0, 0] == 3
+    assert any(panel.value != before[key] for key, panel in p.panels.items())
+    assert "predicts" in p.summary["prediction"].value
+
+
+def test_two_heads_show_each_heads_attention():
+    p = Playground(handmade.two_head_model())
+    attention = view(p, "attention")
+    assert "(blocks[0].head0)" in attention and "(blocks[0].head1)" in attention
+    assert "h0·V" in view(p, "attention_output")
 
 
 def test_subsets_of_editors_views_and_controls():
     p = Playground(edit=("q",), views=("scores",), controls=("text",))
-    assert list(p.editors) == ["q"] and list(p.views) == ["scores"]
-    with pytest.raises(ValueError, match="no view called 'nope'; choose from embedding, qkv"):
+    assert list(p.editors) == ["q"] and {shown for _stage, shown in p.panels} == {"scores"}
+    with pytest.raises(ValueError, match="no view called 'nope'; choose from embedding"):
         Playground(views=("nope",))
-    with pytest.raises(ValueError, match="no matrix called 'x'; choose from wte, wpe, q, k, v, c_proj.w, c_proj.b"):
+    with pytest.raises(ValueError, match="no part called 'x'; choose from wte, wpe, q, k, v"):
         Playground(edit=("x",))
     with pytest.raises(ValueError, match="no control called 'undo'"):
         Playground(controls=("undo",))
 
 
-def test_snapshot_is_the_widgets_views_as_static_html():
+def test_snapshot_is_the_views_as_static_html_collapsed_and_titled():
     p = Playground(views=("attention", "accuracy"))
     html = p.snapshot()._repr_html_()
-    assert p.views["attention"].value in html and "27 / 27" in html
+    assert html.startswith("<details") and "Snapshot saved with the notebook" in html
+    assert "attention weights" in html and "27 / 27" in html
 
 
 def test_widget_text_form_is_one_fixed_line():
     assert repr(Playground().widget) == "[Playground: an interactive widget; run the notebook in Jupyter to use it]"
+
+
+def test_new_weights_that_overflow_are_refused_and_the_model_kept():
+    p = Playground()
+    assert not p.replace(parts.with_part(p.params, "wte", np.full((2, 8), 1e200)), "too big")
+    assert "inf or nan" in p.status.value and "the model is unchanged" in p.status.value
+    assert p.params["wte"][0, 5] == 1 and p.editors["wte"].boxes[0][5].value == "1"
+    assert "(27 / 27)" in accuracy_text(p)
+
+
+# ---- the small explorers ------------------------------------------------------------------
 
 
 def test_product_explorer_writes_out_the_dot_product():
@@ -161,27 +302,13 @@ def test_softmax_explorer_scales_and_refuses_bad_rows():
     e.scale.value = 100
     assert "≈0" in e.view.value
     e.text.value = "1, x"
-    assert "is not a list of numbers" in e.message.value and e.row.tolist() == [1, 0, 0]
+    assert "is not a list of 1 to 12 numbers" in e.message.value and e.row.tolist() == [1, 0, 0]
 
 
-def _find(widget, css_class):
-    if css_class in getattr(widget, "_dom_classes", ()):
-        return widget
-    for child in getattr(widget, "children", ()):
-        found = _find(child, css_class)
-        if found is not None:
-            return found
-    return None
-
-
-def test_break_it_offers_exactly_the_editable_matrices():
-    p = Playground()
-    assert list(_find(p.widget, "hm-break-matrix").options) == list(widgets.EDITABLE)
-
-
-def test_new_weights_that_overflow_are_refused_and_the_model_kept():
-    p = Playground()
-    assert not p.replace(widgets.with_matrix(p.params, "wte", np.full((2, 8), 1e200)), "too big")
-    assert "inf or nan" in p.status.value and "the model is unchanged" in p.status.value
-    assert p.params["wte"][0, 5] == 1 and p.editors["wte"].boxes[0][5].value == "1"
-    assert "(27 / 27)" in accuracy_text(p)
+def test_softmax_explorer_says_so_when_a_row_overflows():
+    e = SoftmaxExplorer()
+    e.text.value = "1e306, 0"
+    shown = e.view.value
+    e.scale.value = 1000
+    assert "larger than float64 can hold" in e.message.value
+    assert e.view.value == shown and "nan" not in e.view.value and "∞" not in e.view.value
