@@ -1,7 +1,8 @@
 """``python -m handmade``: complete, predict and score with the blog's model or your own weights.
 
-Bad input (a character outside the alphabet, a broken weights file, a negative -n) ends with
-exit status 2 and one line on stderr, never a traceback.
+Bad input (a character outside the alphabet, a broken or oversized weights file, a negative or
+huge -n) ends with exit status 2 and one short line on stderr, never a traceback. Files are
+written atomically, and a file that is not a weights file is only replaced with --force.
 """
 
 import argparse
@@ -11,34 +12,59 @@ import numpy as np
 
 from .blog import ALPHABET, blog_model
 from .files import load_weights, save_weights
-from .inference import accuracy, complete, predict
+from .i18n import _
+from .inference import MAX_NEW_TOKENS, accuracy, complete, predict
+
+MAX_MESSAGE = 200  # characters of an error line: enough to name the problem, never a wall of text
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # argparse prints the usage too; one line is enough
-        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+        raise UsageError(_("{message} (see --help)").format(message=message))
+
+
+class UsageError(Exception):
+    """Bad arguments: reported in one line with status 2."""
+
+
+def _count(text):
+    """A number of new tokens: a whole number from 0 to MAX_NEW_TOKENS (the limit is in the message)."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(_("invalid whole number: {text}").format(text=_clip(repr(text), 40))) from None
+    if not 0 <= n <= MAX_NEW_TOKENS:
+        raise argparse.ArgumentTypeError(
+            _("must be a whole number from 0 to {limit}; found {n}").format(limit=MAX_NEW_TOKENS, n=_clip(text, 40))
+        )
+    return n
 
 
 def build_parser():
     parser = _Parser(prog="python -m handmade", description=__doc__.split("\n")[0])
     weights = argparse.ArgumentParser(add_help=False)
-    weights.add_argument("--weights", metavar="FILE.json", help="weights saved as JSON (default: the blog's model)")
-    weights.add_argument("--alphabet", help=f"the characters, token 0 first (default: the model's own, or {ALPHABET})")
+    weights.add_argument("--weights", metavar="FILE.json", help=_("weights saved as JSON (default: the blog's model)"))
+    weights.add_argument(
+        "--alphabet",
+        help=_("the characters, token 0 first (default: the model's own, or {alphabet})").format(alphabet=ALPHABET),
+    )
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    sub = commands.add_parser("complete", parents=[weights], help="continue TEXT greedily: TEXT :: CONTINUATION")
+    sub = commands.add_parser("complete", parents=[weights], help=_("continue TEXT greedily: TEXT :: CONTINUATION"))
     sub.add_argument("text", metavar="TEXT")
-    sub.add_argument("-n", type=int, default=10, metavar="N", help="how many tokens to add (default: 10)")
-    sub = commands.add_parser("predict", parents=[weights], help="the prediction at every position of TEXT")
+    sub.add_argument("-n", type=_count, default=10, metavar="N", help=_("how many tokens to add (default: 10)"))
+    sub = commands.add_parser("predict", parents=[weights], help=_("the prediction at every position of TEXT"))
     sub.add_argument("text", metavar="TEXT")
-    commands.add_parser("accuracy", parents=[weights], help='score the (aab)* task on "aab" * 10')
-    sub = commands.add_parser("export", help="write the blog's weights to a JSON file, to edit by hand")
+    commands.add_parser("accuracy", parents=[weights], help=_('score the (aab)* task on "aab" * 10'))
+    sub = commands.add_parser("export", help=_("write the blog's weights to a JSON file, to edit by hand"))
     sub.add_argument("path", metavar="FILE.json")
+    sub.add_argument("--force", action="store_true", help=_("replace FILE.json even if it is not a weights file"))
     return parser
 
 
 def run(args):
+    """The command's output as text; raises ValueError (or another reported error) on bad input."""
     if args.command == "export":
-        return save_weights(blog_model(), args.path)
+        return save_weights(blog_model(), args.path, force=args.force)
     params = None if args.weights is None else load_weights(args.weights)
     if args.command == "complete":
         return complete(args.text, args.n, params, alphabet=args.alphabet)
@@ -49,15 +75,28 @@ def run(args):
     return "\n".join([str(score), *misses])
 
 
+def _clip(text, limit=MAX_MESSAGE):
+    text = " ".join(str(text).split())  # one line, whatever the message held
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def main(argv=None):
     parser = build_parser()
-    args = parser.parse_args(argv)
-    if getattr(args, "n", 0) < 0:
-        parser.error(f"argument -n: must be 0 or more; found {args.n}")
     try:
+        args = parser.parse_args(argv)
         with np.errstate(all="ignore"):  # overflow is reported as an error below, not as warnings
-            print(run(args))
-    except (ValueError, FloatingPointError, OSError) as error:
-        print(f"{parser.prog}: error: {error}", file=sys.stderr)
-        return 2
+            output = run(args)
+    except UsageError as error:
+        return _fail(parser, error)
+    except (ValueError, FloatingPointError, OSError, RecursionError, MemoryError) as error:
+        return _fail(parser, error)
+    except KeyboardInterrupt:
+        print(_clip(_("{prog}: interrupted").format(prog=parser.prog)), file=sys.stderr)
+        return 130
+    print(output)
     return 0
+
+
+def _fail(parser, error):
+    print(_clip(f"{parser.prog}: error: {error}"), file=sys.stderr)
+    return 2

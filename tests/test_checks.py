@@ -313,3 +313,101 @@ def test_flop_count_wrong():
     assert_hint(checks.check_flop_count(3, right + 3 * 24 + 9 + 3 * 8 + 3 * 8 + 3 * 2), "only k - 1 additions")
     assert_hint(checks.check_flop_count(3, 3690), "full window of 5 tokens")
     assert_hint(checks.check_flop_count(3, right - 7), "off by -7; the largest part is qkv")
+
+
+# ---- every checker, every answer a learner can type -----------------------------------------
+
+WRONG_TYPED = {
+    "None": None,
+    "text": "abc",
+    "empty text": "",
+    "a short list": [1, 2],
+    "ragged rows": [[1, 2], [3]],
+    "nan": float("nan"),
+    "inf": float("inf"),
+    "a dict": {},
+    "True": True,
+    "1e308": 1e308,
+    "-1e308": -1e308,
+    "a 3x3 matrix": np.zeros((3, 3)),
+    "an object": object(),
+    "a function": lambda *args: 0,
+    "a complex number": 1j,
+    "an all-nan matrix": np.full((8, 8), np.nan),
+    "a huge matrix": np.full((8, 8), 1e200),
+}
+
+CHECKERS = {  # name: call with the learner's answer in the place the notebook asks for it
+    "check_matmul": lambda a: checks.check_matmul(a),
+    "check_rule": lambda a: checks.check_rule(a),
+    "check_embedding": lambda a: checks.check_embedding("abab", a),
+    "check_embedding (context)": lambda a: checks.check_embedding(a, embedding("abab")),
+    "check_window_q": lambda a: checks.check_window_q(a),
+    "check_softmax": lambda a: checks.check_softmax(a),
+    "check_values (a)": lambda a: checks.check_values(a, -1),
+    "check_values (b)": lambda a: checks.check_values(1, a),
+    "check_lg_threshold": lambda a: checks.check_lg_threshold(a),
+    "check_completion": lambda a: checks.check_completion("ba", a),
+    "check_completion (context)": lambda a: checks.check_completion(a, "abaaba"),
+    "check_pattern_weights": lambda a: checks.check_pattern_weights(a),
+    "check_undo_layer_norm (gamma)": lambda a: checks.check_undo_layer_norm(a, 0.25),
+    "check_undo_layer_norm (beta)": lambda a: checks.check_undo_layer_norm(STD, a),
+    "check_row_query": lambda a: checks.check_row_query(a),
+    "check_averaging_weights": lambda a: checks.check_averaging_weights(a),
+    "check_flop_count": lambda a: checks.check_flop_count(3, a),
+    "check_flop_count (length)": lambda a: checks.check_flop_count(a, 1986),
+}
+
+
+@pytest.mark.parametrize("answer", list(WRONG_TYPED), ids=list(WRONG_TYPED))
+@pytest.mark.parametrize("checker", list(CHECKERS))
+def test_every_checker_answers_every_wrong_typed_answer_with_a_hint(checker, answer):
+    verdict = CHECKERS[checker](WRONG_TYPED[answer])
+    assert isinstance(verdict, Verdict) and not verdict.passed, verdict
+    assert verdict.message and "\n" not in verdict.message and len(verdict.message) < 400
+    assert "could not be checked" not in verdict.message, verdict  # a hint that names the problem
+
+
+def test_an_empty_or_partial_completion_is_not_what_the_model_writes():
+    assert_hint(checks.check_completion("ba", ""), "write 6 letters")
+    assert_hint(checks.check_completion("ba", "ab"), "write 6 letters")  # a prefix of the right answer
+    assert checks.check_completion("ba", "abaaba")
+
+
+def test_an_embedding_of_a_context_longer_than_the_model_sees_gets_a_hint_that_says_so():
+    assert_hint(checks.check_embedding("aabaab", np.zeros((6, 8))), "the model sees at most 5 tokens")
+
+
+def test_window_q_of_huge_equal_entries_is_not_called_too_small():
+    verdict = checks.check_window_q(np.full((8, 8), 1e200))
+    assert_hint(verdict, "the same score")
+    assert "too small" not in verdict.message
+
+
+def test_a_softmax_that_takes_the_max_of_the_whole_matrix_gets_its_own_hint():
+    def global_max(x):
+        e = np.exp(x - np.max(x))
+        return e / e.sum(axis=-1, keepdims=True)
+
+    assert_hint(checks.check_softmax(global_max), "subtract each row's own max")
+
+
+def test_a_transposed_index_in_matmul_gets_a_hint_not_an_index_error():
+    def transposed(a, b):
+        out = np.zeros((a.shape[0], b.shape[1]))
+        for i in range(a.shape[0]):
+            for j in range(b.shape[1]):
+                out[i, j] = sum(a[i, t] * b[j, t] for t in range(a.shape[1]))
+        return out
+
+    assert_hint(checks.check_matmul(transposed), "an index is out of range")
+
+
+def test_values_that_also_work_are_not_called_wrong_and_the_hint_says_what_c_proj_needs():
+    assert checks.check_values(0.6, -0.6)  # 0.6 and 2 also score 27 / 27
+    assert_hint(checks.check_values(0.4, -0.4), "clearly above 0.5")
+
+
+def test_lg_just_below_the_answer_is_close_enough_and_below_that_is_told_to_go_higher():
+    assert checks.check_lg_threshold(0.99)  # within the stated tolerance of 1
+    assert_hint(checks.check_lg_threshold(0.9), "the point where it starts to fail is higher")

@@ -1,6 +1,7 @@
-"""``python -m handmade``: the blog's lines on stdout, one-line errors with status 2."""
+"""``python -m handmade``: the blog's lines on stdout; every bad input one short line with status 2."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -9,8 +10,10 @@ import pytest
 import handmade
 
 
-def run(*args):
-    result = subprocess.run([sys.executable, "-m", "handmade", *args], capture_output=True, text=True)
+def run(*args, cwd=None, timeout=60):
+    result = subprocess.run(
+        [sys.executable, "-m", "handmade", *args], capture_output=True, text=True, cwd=cwd, timeout=timeout
+    )
     return result.returncode, result.stdout, result.stderr
 
 
@@ -35,7 +38,26 @@ def test_accuracy_prints_the_blogs_line():
 
 def test_export_then_use_the_file(tmp_path):
     path = tmp_path / "blog.json"
-    assert run("export", str(path))[0] == 0
+    assert run("export", str(path)) == (0, f"wrote the weights to '{path}'\n", "")
+    assert run("accuracy", "--weights", str(path))[1] == "ACCURACY: 100.0% (27 / 27)\n"
+    assert run("export", str(path))[1] == f"replaced the weights in '{path}'\n"  # says what it replaced
+
+
+def test_export_replaces_a_file_that_is_not_weights_only_with_force(tmp_path):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n")
+    code, _, err = run("export", str(notes))
+    assert code == 2 and "exists and is not a weights file" in err and "--force" in err
+    assert notes.read_text() == "my notes\n"
+    assert run("export", str(notes), "--force")[0] == 0
+    assert handmade.load_weights(notes)["wte"].shape == (2, 8)
+
+
+def test_the_plain_json_export_wrote_before_labels_still_loads(tmp_path):
+    plain = json.loads(handmade.weights_to_json(handmade.blog_model()))
+    del plain["labels"]
+    path = tmp_path / "plain.json"
+    path.write_text(json.dumps(plain))
     assert run("accuracy", "--weights", str(path))[1] == "ACCURACY: 100.0% (27 / 27)\n"
 
 
@@ -48,40 +70,155 @@ def test_weights_file_changes_the_answers(tmp_path):
     assert "  missed: aa -> expected b, got a" in out
 
 
-@pytest.mark.parametrize(
-    "args, message",
-    [
-        (["complete", "abc"], "cannot tokenize 'c' at position 2 of 'abc': the alphabet is 'ab'"),
-        (["complete", ""], "cannot predict from an empty context"),
-        (["predict", "a b"], "cannot tokenize ' ' at position 1"),
-        (["complete", "a", "-n", "-1"], "argument -n: must be 0 or more; found -1"),
-        (["complete", "a", "-n", "x"], "argument -n: invalid int value: 'x'"),
-        (
-            ["accuracy", "--weights", "/nonexistent/w.json"],
-            "cannot read weights from '/nonexistent/w.json': no such file",
+# ---- bad input: one short line, status 2, never a traceback -----------------------------
+
+
+def blog_json():
+    return json.loads(handmade.weights_to_json(handmade.blog_model()))
+
+
+def with_edit(edit):
+    data = blog_json()
+    edit(data)
+    return json.dumps(data)
+
+
+def c_attn(data):
+    return data["blocks"][0]["attn"]["c_attn"]
+
+
+WEIGHTS_FILES = {  # name: (content, a phrase the message must contain)
+    "empty": ("", "is not valid JSON"),
+    "a list": ("[1, 2]", "weights are a JSON object with wte, wpe and blocks; found list"),
+    "nested 100000 deep": ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+    "a 400-digit weight": (
+        with_edit(lambda d: d["wte"][0].__setitem__(0, "BIG")).replace('"BIG"', "9" * 400),
+        "wte[0, 0] is a whole number of 400 digits",
+    ),
+    "a 5000-digit weight": (with_edit(lambda d: None).replace("1024", "9" * 5000, 1), "is not valid JSON"),
+    "missing wpe": (with_edit(lambda d: d.pop("wpe")), "weights is missing 'wpe'"),
+    "an unknown key": (with_edit(lambda d: d.update(wtf=1)), "unknown key 'wtf'"),
+    "c_attn 23 wide": (
+        with_edit(lambda d: [row.pop() for row in c_attn(d)["w"]]),
+        "c_attn.w has 23 columns",
+    ),
+    "NaN": (with_edit(lambda d: None).replace("1024", "NaN", 1), "is nan; every weight must be a finite number"),
+    "Infinity": (with_edit(lambda d: None).replace("1024", "-Infinity", 1), "is -inf"),
+    "a string of digits": (with_edit(lambda d: d["wte"][0].__setitem__(0, "1")), "wte[0, 0] is '1', not a number"),
+    "a boolean": (with_edit(lambda d: d["wte"][0].__setitem__(0, True)), "wte[0, 0] is True, not a number"),
+    "a complex-looking pair": (with_edit(lambda d: d["wte"][0].__setitem__(0, [1, 2])), "is a list where a number"),
+    "n_head 3": (with_edit(lambda d: d["blocks"][0].update(n_head=3)), "does not split into 3 equal heads"),
+    "n_head true": (with_edit(lambda d: d["blocks"][0].update(n_head=True)), "n_head is True"),
+    "n_embd 0": (
+        json.dumps({"wte": [[], []], "wpe": [[]], "blocks": []}),
+        "wte has shape (2, 0): it is empty",
+    ),
+    "wte with no rows": (with_edit(lambda d: d.update(wte=[])), "wte has shape (0,)"),
+    "an MLP with 0 hidden units": (
+        with_edit(
+            lambda d: d["blocks"][0].update(mlp={"c_fc": {"w": [[]] * 8, "b": []}, "c_proj": {"w": [], "b": [0] * 8}})
         ),
-        (["frobnicate"], "invalid choice: 'frobnicate'"),
-        ([], "the following arguments are required: command"),
-    ],
-)
-def test_bad_input_exits_2_with_one_line(args, message):
-    code, out, err = run(*args)
-    assert code == 2 and out == ""
-    assert err.count("\n") == 1 and message in err and "Traceback" not in err
+        "mlp.c_fc.w has shape (8, 0): it is empty",
+    ),
+    "labels of the wrong size": (
+        with_edit(lambda d: d["labels"].update(alphabet="abc")),
+        "the alphabet 'abc' has 3 characters but wte has 2 token rows",
+    ),
+    "labels that are not labels": (with_edit(lambda d: d.update(labels=5)), "labels must be an object"),
+    "a wpe of 2000 positions": (
+        with_edit(lambda d: d.update(wpe=[[0] * 8] * 2000)),
+        "at most 1024 are allowed",
+    ),
+    "a weight of 1e308": (
+        with_edit(lambda d: c_attn(d)["w"][5].__setitem__(23, 1e308)),
+        "inf or nan (first in blocks[0].c_proj_output)",
+    ),
+}
 
 
-def test_broken_weights_file_exits_2_with_one_line(tmp_path):
+def _special_paths(tmp_path):
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    huge = tmp_path / "huge.json"
+    with open(huge, "wb") as file:
+        file.truncate(200_000_000)  # sparse: 200 MB on paper, nothing on disk
+    binary = tmp_path / "binary.json"
+    binary.write_bytes(b"\xff\xfe\x00garbage")
+    return {
+        "/dev/zero": ("/dev/zero", "it is not a regular file"),
+        "a pipe": (str(fifo), "it is not a regular file"),
+        "a folder": (str(tmp_path), "it is not a regular file"),
+        "a 200 MB file": (str(huge), "it has 200000000 bytes, more than the 10000000"),
+        "a binary file": (str(binary), "it is not UTF-8 text"),
+        "a missing file": ("/nonexistent/w.json", "cannot read weights from '/nonexistent/w.json': no such file"),
+    }
+
+
+ARGUMENTS = {  # name: (arguments, a phrase the message must contain)
+    "a letter outside the alphabet": (
+        ["complete", "abc"],
+        "cannot tokenize 'c' at position 2 of 'abc': the alphabet is 'ab'",
+    ),
+    "an empty context": (["complete", ""], "cannot predict from an empty context"),
+    "a space": (["predict", "a b"], "cannot tokenize ' ' at position 1"),
+    "-n -1": (["complete", "a", "-n", "-1"], "must be a whole number from 0 to 10000; found -1"),
+    "-n x": (["complete", "a", "-n", "x"], "invalid whole number: 'x'"),
+    "-n 1.5": (["complete", "a", "-n", "1.5"], "invalid whole number: '1.5'"),
+    "-n of 27 digits": (["complete", "a", "-n", "1" + "0" * 26], "must be a whole number from 0 to 10000"),
+    "no TEXT": (["complete"], "the following arguments are required: TEXT"),
+    "an unknown command": (["frobnicate"], "invalid choice: 'frobnicate'"),
+    "no command": ([], "the following arguments are required: command"),
+    "an unknown option": (["accuracy", "--wieghts", "w.json"], "unrecognized arguments: --wieghts"),
+    "100 KB with one bad letter": (
+        ["predict", "ab" * 25_000 + "x" + "ab" * 25_000],
+        "cannot tokenize 'x' at position 50000 of …",
+    ),
+    "2 MB of text": (["predict", "a" * 2_000_000], "the text has 2000000 characters; at most 1000000"),
+    "an empty alphabet": (["predict", "a", "--alphabet", ""], "an alphabet is a string of 1 to 1024"),
+    "a repeating alphabet": (["predict", "a", "--alphabet", "aa"], "the alphabet 'aa' repeats 'a'"),
+    "an alphabet of the wrong size": (["predict", "a", "--alphabet", "abc"], "has 3 characters; they must match"),
+    "export into a folder that is not there": (["export", "/nonexistent/dir/w.json"], "cannot write weights to"),
+}
+
+
+def _assert_one_short_line(code, out, err, phrase):
+    assert code == 2, (code, out, err)
+    assert out == ""
+    assert err.endswith("\n") and err.count("\n") == 1, err
+    assert len(err) <= 201, len(err)  # 200 characters and the newline
+    assert "Traceback" not in err and phrase in err, err
+
+
+@pytest.mark.parametrize("name", list(ARGUMENTS))
+def test_bad_arguments(name):
+    args, phrase = ARGUMENTS[name]
+    if name == "2 MB of text":  # too long for a command line: the same through the library's limit
+        with pytest.raises(ValueError, match=phrase):
+            handmade.tokenize(args[1])
+        return
+    _assert_one_short_line(*run(*args), phrase)
+
+
+@pytest.mark.parametrize("name", list(WEIGHTS_FILES))
+def test_bad_weights_files(tmp_path, name):
+    content, phrase = WEIGHTS_FILES[name]
     path = tmp_path / "w.json"
-    path.write_text('{"wte": [[0, 1]], "wpe": [[1, 0]], "blocks": [{"attn": {}}]}')
-    code, _, err = run("predict", "ab", "--weights", str(path))
-    assert code == 2 and err.count("\n") == 1
-    assert "blocks[0].attn is missing 'c_attn'" in err
+    path.write_text(content)
+    _assert_one_short_line(*run("complete", "aab", "--weights", str(path)), phrase)
 
 
-def test_overflowing_weights_exit_2_with_one_line(tmp_path):
-    params = handmade.blog_model()
-    params["blocks"][0]["attn"]["c_attn"]["w"][5, 23] = 1e308
-    path = tmp_path / "big.json"
-    handmade.save_weights(params, path)
-    code, _, err = run("complete", "aab", "--weights", str(path))
-    assert code == 2 and err.count("\n") == 1 and "inf or nan" in err and "Warning" not in err
+@pytest.mark.parametrize(
+    "name", ["/dev/zero", "a pipe", "a folder", "a 200 MB file", "a binary file", "a missing file"]
+)
+def test_paths_that_are_not_weights_files_are_refused_at_once(tmp_path, name):
+    path, phrase = _special_paths(tmp_path)[name]
+    _assert_one_short_line(*run("accuracy", "--weights", path, timeout=20), phrase)
+
+
+def test_the_table_is_at_least_forty_bad_inputs():
+    assert len(ARGUMENTS) + len(WEIGHTS_FILES) + 6 >= 40
+
+
+def test_a_very_long_path_is_cut_to_one_short_line(tmp_path):
+    long_name = "/nonexistent/" + "x" * 5000 + ".json"
+    _assert_one_short_line(*run("accuracy", "--weights", long_name), "cannot read weights from")

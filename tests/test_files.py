@@ -1,0 +1,106 @@
+"""Weights files: nothing lost when a save fails, nothing replaced that is not ours, nothing read without bound."""
+
+import errno
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import handmade
+from handmade import files
+from handmade.weights import WeightsError
+
+
+def test_a_failed_save_leaves_the_previous_file_byte_for_byte(tmp_path, monkeypatch):
+    path = tmp_path / "w.json"
+    handmade.save_weights(handmade.blog_model(), path)
+    before = path.read_bytes()
+
+    def disk_full(fd):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(files.os, "fsync", disk_full)
+    with pytest.raises(
+        WeightsError,
+        match=r"could not write .* \(No space left on device\); the file there before, if any, is unchanged",
+    ):
+        handmade.save_weights(handmade.blog_model(proj_lg=2), path)
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["w.json"]  # no temporary file left behind
+
+
+def test_a_file_size_limit_mid_write_leaves_the_previous_file_intact(tmp_path):
+    """A real failure: the process may not write more than 600 bytes, the weights need more."""
+    path = tmp_path / "w.json"
+    handmade.save_weights(handmade.blog_model(), path)
+    before = path.read_bytes()
+    script = textwrap.dedent(
+        f"""
+        import resource, signal, sys
+        import handmade
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a failed write, not a killed process
+        resource.setrlimit(resource.RLIMIT_FSIZE, (600, 600))
+        try:
+            handmade.save_weights(handmade.blog_model(proj_lg=3), {str(path)!r})
+        except ValueError as error:
+            print(error)
+            sys.exit(3)
+        """
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert result.returncode == 3 and "is unchanged" in result.stdout, result
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["w.json"]
+
+
+def test_saving_keeps_the_permissions_of_the_file_it_replaces(tmp_path):
+    path = tmp_path / "w.json"
+    handmade.save_weights(handmade.blog_model(), path)
+    os.chmod(path, 0o640)
+    assert "replaced" in handmade.save_weights(handmade.blog_model(), path)
+    assert os.stat(path).st_mode & 0o777 == 0o640
+
+
+def test_a_file_that_is_not_weights_is_replaced_only_when_forced(tmp_path):
+    path = tmp_path / "essay.json"
+    path.write_text('{"title": "not weights"}')
+    with pytest.raises(WeightsError, match="exists and is not a weights file"):
+        handmade.save_weights(handmade.blog_model(), path)
+    assert path.read_text() == '{"title": "not weights"}'
+    assert "replaced" in handmade.save_weights(handmade.blog_model(), path, force=True)
+
+
+@pytest.mark.parametrize("target", ["folder", "/dev/null"])
+def test_saving_onto_something_that_is_not_a_regular_file_is_refused(tmp_path, target):
+    path = tmp_path if target == "folder" else target
+    with pytest.raises(WeightsError, match="it is not a regular file"):
+        handmade.save_weights(handmade.blog_model(), path)
+
+
+def test_reading_a_pipe_is_refused_without_waiting(tmp_path):
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    with pytest.raises(WeightsError, match="it is not a regular file"):
+        handmade.load_weights(fifo)  # would block forever if it opened the pipe
+
+
+def test_reading_is_bounded(tmp_path):
+    path = tmp_path / "big.json"
+    with open(path, "wb") as file:
+        file.truncate(files.MAX_FILE_BYTES + 1)
+    with pytest.raises(WeightsError, match="more than the 10000000 a weights file may have"):
+        handmade.load_weights(path)
+
+
+def test_labels_travel_through_a_file(tmp_path):
+    path = tmp_path / "two.json"
+    handmade.save_weights(handmade.two_head_model(), path)
+    loaded = handmade.load_weights(path)
+    assert loaded.labels == handmade.two_head_model().labels
+    assert loaded.labels.attention[0].names[:4] == ("h0·x", "h0·y", "h0·-", "h0·V")
+    assert np.array_equal(
+        loaded["blocks"][0]["attn"]["c_attn"]["w"], handmade.two_head_model()["blocks"][0]["attn"]["c_attn"]["w"]
+    )
