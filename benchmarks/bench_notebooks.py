@@ -6,6 +6,7 @@ notebooks (what nbval compares against): run it after changing ``handmade/``.
 
     python benchmarks/bench_notebooks.py            # measure only
     python benchmarks/bench_notebooks.py --write    # measure and store the outputs
+    python benchmarks/bench_notebooks.py --write 05 zh/05   # only these (a name's start is enough)
 """
 
 import argparse
@@ -62,13 +63,16 @@ def merged_streams(outputs):
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--write", action="store_true", help="store the new outputs in the notebooks")
+    parser.add_argument("only", nargs="*", help="run only the notebooks whose path below notebooks/ starts so")
     args = parser.parse_args()
-    paths = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+    paths = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")) + sorted(NOTEBOOKS.glob("*/[0-9][0-9]_*.ipynb"))
+    if args.only:
+        paths = [p for p in paths if any(str(p.relative_to(NOTEBOOKS)).startswith(o) for o in args.only)]
     if not paths:
-        sys.exit(f"no notebooks found in {NOTEBOOKS}")
+        sys.exit(f"no notebooks found in {NOTEBOOKS} matching {args.only}")
     total = 0.0
     for path in paths:
         seconds = run(path, args.write)
         total += seconds
-        print(f"{path.name:40s} {seconds:5.1f} s")
+        print(f"{str(path.relative_to(NOTEBOOKS)):40s} {seconds:5.1f} s")
     print(f"{'whole series':40s} {total:5.1f} s  (target < 60 s)")

@@ -47,7 +47,7 @@ def pipeline(*current):
 
 def side_by_side(*parts):
     """Tables (anything with ``.html()`` or ``_repr_html_``) or HTML strings, in one row."""
-    cells = "".join(f'<div style="margin-right:24px">{_markup(part)}</div>' for part in parts)
+    cells = "".join(f'<div style="margin-right:24px;max-width:100%;overflow-x:auto">{_markup(part)}</div>' for part in parts)
     text = "\n\n".join(repr(part) for part in parts if not isinstance(part, str))
     return Html(f'<div style="display:flex;flex-wrap:wrap;align-items:flex-start">{cells}</div>', text)
 
@@ -67,12 +67,15 @@ def text_table(header, rows, title=""):
     return Html(f"<table style='border-collapse:collapse'>{caption}<tr>{head}</tr>{body}</table>", "\n".join(lines))
 
 
-def matrix(values, title="", rows=None, cols=None, digits=4):
-    """A LabelledMatrix with plain labels (row 0, col 0, ...) for matrices that are not the model's."""
+def matrix(values, title="", rows=None, cols=None, digits=4, decimals=None):
+    """A LabelledMatrix with plain labels (row 0, col 0, ...) for matrices that are not the model's.
+
+    ``decimals`` writes every number with that many digits after the point (0.00005 rather than 5e-05).
+    """
     values = np.atleast_2d(np.asarray(values, dtype=float))
     rows = rows or [f"row {i}" for i in range(values.shape[0])]
     cols = cols or [f"col {j}" for j in range(values.shape[1])]
-    return LabelledMatrix(values, rows, cols, title=title, digits=digits)
+    return LabelledMatrix(values, rows, cols, title=title, digits=digits, decimals=decimals)
 
 
 def weighted_sums(weights, values, rows, title=""):

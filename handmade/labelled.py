@@ -38,6 +38,7 @@ class LabelledMatrix:
     row_splits: tuple = ()
     highlight: frozenset = field(default_factory=frozenset)  # {(row, col), ...} cells to colour
     digits: int = 4  # significant digits shown for numbers that are not whole
+    decimals: int = None  # or, when set, this many digits after the point for every number
 
     def __post_init__(self):
         values = np.atleast_2d(np.asarray(self.values, dtype=float))
@@ -84,6 +85,8 @@ class LabelledMatrix:
             ) from None
 
     def texts(self):  # [n_rows][n_cols] of formatted numbers
+        if self.decimals is not None:
+            return [[f"{x:.{self.decimals}f}" for x in row] for row in self.values]
         return [[fmt(x, self.digits) for x in row] for row in self.values]
 
     # ---- renderings ----------------------------------------------------------------------
@@ -110,8 +113,8 @@ class LabelledMatrix:
     def __repr__(self):
         return str(self)
 
-    def _repr_html_(self):
-        return self.html()
+    def _repr_html_(self):  # a wide table scrolls inside its own box rather than being cut off
+        return f'<div style="overflow-x:auto;max-width:100%">{self.html()}</div>'
 
     def html(self, heat=False, caption=True, changed=frozenset()):
         """An HTML table; zeros are pale so the numbers that matter stand out.

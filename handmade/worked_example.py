@@ -24,6 +24,8 @@ B_F = np.array([2, 1, 1])
 M_OUT = np.array([[0, 2, 1, 1, 3, 1, 0, 0, 4, 1], [1, 1, 3, 1, 0, 0, 4, 1, 0, 2], [1, 4, 0, 0, 1, 3, 1, 1, 2, 0]])
 SENTENCE = ["[BOS]", "the", "fox", "jumped", "[EOS]"]
 TOKEN_IDS = [0, 3, 6, 7, 2]  # the word ids of the sentence
+# The source names only the five words of its sentence; the other five ids stay "word 1", ...
+VOCABULARY = [dict(zip(TOKEN_IDS, SENTENCE)).get(i, f"word {i}") for i in range(10)]
 I = np.eye(10, dtype=int)[TOKEN_IDS]  # noqa: E741 (the source's name) one one-hot row per word: [5, 10]
 EPSILON = 1e-5
 
