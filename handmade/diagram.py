@@ -35,11 +35,11 @@ def _box(x, y, w, h, label, sub="", present=True, fill="#fff"):
     ]
     text_y = y + h / 2 + (-3 if sub else 4)
     parts.append(
-        f'<text x="{x + w / 2}" y="{text_y}" text-anchor="middle" font-size="12" fill="{colour}" font-family="monospace">{html.escape(label)}</text>'
+        f'<text x="{x + w / 2}" y="{text_y}" text-anchor="middle" font-size="13.5" fill="{colour}" font-family="monospace">{html.escape(label)}</text>'
     )
     if sub:
         parts.append(
-            f'<text x="{x + w / 2}" y="{y + h / 2 + 11}" text-anchor="middle" font-size="9.5" fill="{colour}" font-family="sans-serif">{html.escape(sub)}</text>'
+            f'<text x="{x + w / 2}" y="{y + h / 2 + 11}" text-anchor="middle" font-size="11" fill="{colour}" font-family="sans-serif">{html.escape(sub)}</text>'
         )
     return "".join(parts)
 

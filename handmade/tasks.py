@@ -27,7 +27,7 @@ import numpy as np
 from .basis import Basis, Labels, qkv_weights
 from .blog import BASIS as BLOG_BASIS
 from .blog import LABELS as BLOG_LABELS
-from .blog import LG, blog_model
+from .blog import LG, N_CTX, blog_model
 from .i18n import N_, _, ngettext
 from .inference import Example, next_in_pattern, prefix_examples
 from .parts import with_part, with_parts
@@ -35,6 +35,9 @@ from .tokenizer import tokenize
 from .weights import Weights
 
 MAX_GRADED = 2000  # contexts one task may grade: enough to enumerate them all, few enough to grade fast
+MAJORITY_CTX = 7  # an odd length, so that the longest texts never tie
+INDUCTION_CTX = 6  # room for x y, something else, then x again
+SHORT = 4  # n_ctx of the three-letter copying tasks: 81 texts of 4 letters hold all 120 graded contexts
 
 
 @dataclass(frozen=True)
@@ -57,7 +60,10 @@ class Task:
         problems = [
             (self.labels.alphabet != self.alphabet, _("its labels' alphabet is not its alphabet")),
             (len(self.labels.attention) > self.n_layer, _("its labels name attention for blocks it does not have")),
-            (self.mlp != any(b is not None for b in self.labels.hidden), _("mlp must say whether labels.hidden names units")),
+            (
+                self.mlp != any(b is not None for b in self.labels.hidden),
+                _("mlp must say whether labels.hidden names units"),
+            ),
         ]
         for wrong, problem in problems:
             if wrong:
@@ -202,8 +208,8 @@ def first_marked(n_ctx, basis):  # wpe: position 0 carries the direction "first"
 AB = Basis({"token": token_names("ab")})  # Ta Tb
 ABC = Basis({"token": token_names("abc")})  # Ta Tb Tc
 FIRST_ABC = Basis({"position": ["first"], "token": token_names("abc")})  # first | Ta Tb Tc
-P5_ABC = Basis({"position": positions(5), "token": token_names("abc")})  # P0..P4 | Ta Tb Tc
-XOR_BASIS = Basis({"position": positions(5), "token": token_names("01"), "scratch": ["V"]})
+POSITIONS_ABC = Basis({"position": positions(SHORT), "token": token_names("abc")})  # P0..P3 | Ta Tb Tc
+XOR_BASIS = Basis({"position": positions(N_CTX), "token": token_names("01"), "scratch": ["V"]})
 XOR_HIDDEN = Basis({"detectors": ["s>0", "s<0"]})  # fire when the average s is positive, negative
 TWO_HEADS = Basis(
     {
@@ -213,7 +219,7 @@ TWO_HEADS = Basis(
 )
 INDUCTION_BASIS = Basis(
     {
-        "position": positions(6),
+        "position": positions(INDUCTION_CTX),
         "token": token_names("abc"),
         "previous token": ["prev a", "prev b", "prev c"],  # block 0 writes the token before here
     }
@@ -236,7 +242,7 @@ def alternate_model():
         {
             "wte": AB.one_hot_rows(["Ta", "Tb"]),  # [n_vocab, n_embd]: a -> Ta, b -> Tb
             # at position p the text has p + 1 letters: write LG on the letter the rule wants next
-            "wpe": np.array([AB.vector({T(alternate_rule("x" * (p + 1))): LG}) for p in range(5)]),
+            "wpe": np.array([AB.vector({T(alternate_rule("x" * (p + 1))): LG}) for p in range(N_CTX)]),
             "blocks": [],
         },
         ALTERNATE_LABELS,
@@ -250,7 +256,7 @@ def repeat_model():
             # rows of length 2: the token read scores 2 * 2 = 4, the others 0. One-hot rows would
             # give a margin of exactly 1, and a pass needs more.
             "wte": 2 * ABC.one_hot_rows(token_names("abc")),
-            "wpe": np.zeros((5, len(ABC))),  # the position does not matter
+            "wpe": np.zeros((SHORT, len(ABC))),  # the position does not matter
             "blocks": [],
         },
         REPEAT_LABELS,
@@ -262,11 +268,11 @@ def seen_b_model():
     zero = AB.matrix({})
     v = AB.matrix({("Tb", "Tb"): 1})  # a b passes on 1 in Tb, an a nothing: the average is the share of b's
     # b gets LG times that share (at least LG / 5 once a b is there); a gets a head start half that size
-    c_proj_w, c_proj_b = AB.matrix({("Tb", "Tb"): LG}), AB.vector({"Ta": LG / (2 * 5)})
+    c_proj_w, c_proj_b = AB.matrix({("Tb", "Tb"): LG}), AB.vector({"Ta": LG / (2 * N_CTX)})
     return Weights(
         {
             "wte": AB.one_hot_rows(["Ta", "Tb"]),
-            "wpe": np.zeros((5, len(AB))),
+            "wpe": np.zeros((N_CTX, len(AB))),
             "blocks": [attention_block(zero, zero, v, c_proj_w, c_proj_b)],
         },
         SEEN_B_LABELS,
@@ -281,7 +287,7 @@ def majority_model():
     return Weights(
         {
             "wte": AB.one_hot_rows(["Ta", "Tb"]),
-            "wpe": np.zeros((7, len(AB))),
+            "wpe": np.zeros((MAJORITY_CTX, len(AB))),
             "blocks": [attention_block(zero, zero, v, c_proj_w, AB.vector({}))],
         },
         MAJORITY_LABELS,
@@ -302,7 +308,7 @@ def abc_model():
     return Weights(
         {
             "wte": ABC.one_hot_rows(letters),
-            "wpe": np.zeros((5, len(ABC))),
+            "wpe": np.zeros((N_CTX, len(ABC))),
             "blocks": [attention_block(q, k, v, c_proj_w, ABC.vector({}))],
         },
         ABC_LABELS,
@@ -318,7 +324,7 @@ def first_model():
     model = Weights(
         {
             "wte": FIRST_ABC.one_hot_rows(letters),
-            "wpe": first_marked(5, FIRST_ABC),
+            "wpe": first_marked(SHORT, FIRST_ABC),
             "blocks": [attention_block(FIRST_ABC.matrix({}), k, v, c_proj_w, FIRST_ABC.vector({}))],
         },
         FIRST_LABELS,
@@ -328,16 +334,16 @@ def first_model():
 
 def two_back_model():
     """Position i looks for position i - 1 and copies its token: the token two back from the next."""
-    places, letters = positions(5), token_names("abc")
-    q = P5_ABC.matrix({(p, places[i - 1]): LG for i, p in enumerate(places) if i > 0})
-    k = P5_ABC.matrix({(p, p): 1 for p in places})
-    v = P5_ABC.matrix({(t, t): 1 for t in letters})
-    c_proj_w = P5_ABC.matrix({(t, t): LG for t in letters})
+    places, letters = positions(SHORT), token_names("abc")
+    q = POSITIONS_ABC.matrix({(p, places[i - 1]): LG for i, p in enumerate(places) if i > 0})
+    k = POSITIONS_ABC.matrix({(p, p): 1 for p in places})
+    v = POSITIONS_ABC.matrix({(t, t): 1 for t in letters})
+    c_proj_w = POSITIONS_ABC.matrix({(t, t): LG for t in letters})
     return Weights(
         {
-            "wte": P5_ABC.one_hot_rows(letters),
-            "wpe": P5_ABC.one_hot_rows(places),
-            "blocks": [attention_block(q, k, v, c_proj_w, P5_ABC.vector({}))],
+            "wte": POSITIONS_ABC.one_hot_rows(letters),
+            "wpe": POSITIONS_ABC.one_hot_rows(places),
+            "blocks": [attention_block(q, k, v, c_proj_w, POSITIONS_ABC.vector({}))],
         },
         TWO_BACK_LABELS,
     )
@@ -355,7 +361,7 @@ def abb_model():
 def xor_model():
     """The blog's attention averages the last two bits (0 is +1, 1 is -1) into s: 1, 0 or -1.
     XOR is 1 exactly when s = 0, which no straight line through s can say: the MLP computes |s|."""
-    places, bits = positions(5), token_names("01")
+    places, bits = positions(N_CTX), token_names("01")
     q = XOR_BASIS.matrix({(p, places[j]): LG for i, p in enumerate(places) for j in (i - 1, i) if j >= 0})
     k = XOR_BASIS.matrix({(p, p): 1 for p in places})
     v = XOR_BASIS.matrix({("T0", "V"): 1, ("T1", "V"): -1})
@@ -364,7 +370,10 @@ def xor_model():
         # gelu(LG * s) + gelu(-LG * s) is LG * |s|: LG when the bits agree, 0 when they differ
         "c_fc": {"w": XOR_BASIS.matrix({("V", "s>0"): LG, ("V", "s<0"): -LG}, cols=XOR_HIDDEN), "b": np.zeros(2)},
         # 0 gets LG * |s|, 1 a constant LG / 2 in between
-        "c_proj": {"w": XOR_HIDDEN.matrix({("s>0", "T0"): 1, ("s<0", "T0"): 1}, cols=XOR_BASIS), "b": XOR_BASIS.vector({"T1": LG / 2})},
+        "c_proj": {
+            "w": XOR_HIDDEN.matrix({("s>0", "T0"): 1, ("s<0", "T0"): 1}, cols=XOR_BASIS),
+            "b": XOR_BASIS.vector({"T1": LG / 2}),
+        },
     }
     return Weights(
         {
@@ -392,11 +401,9 @@ def first_not_last_model():
     model = Weights(
         {
             "wte": FIRST_ABC.one_hot_rows(token_names("abc")),
-            "wpe": first_marked(5, FIRST_ABC),
+            "wpe": first_marked(SHORT, FIRST_ABC),
             "blocks": [
-                attention_block(
-                    q, k, v, TWO_HEADS.matrix(c_proj, cols=FIRST_ABC), FIRST_ABC.vector({}), n_head=2
-                )
+                attention_block(q, k, v, TWO_HEADS.matrix(c_proj, cols=FIRST_ABC), FIRST_ABC.vector({}), n_head=2)
             ],
         },
         FIRST_NOT_LAST_LABELS,
@@ -409,7 +416,7 @@ def induction_model():
     last token looks for positions whose "prev" is itself, that is for what came right after its
     earlier appearances, and copies their token. Position 0 has no token before it: every query
     of block 1 avoids it."""
-    places, letters = positions(6), token_names("abc")
+    places, letters = positions(INDUCTION_CTX), token_names("abc")
     previous = {T(c): f"prev {c}" for c in "abc"}
     basis = INDUCTION_BASIS
     # block 0: position i looks for position i - 1 and writes its token into "prev"
@@ -442,7 +449,7 @@ SEEN_B_LABELS = Labels("ab", AB)
 MAJORITY_LABELS = Labels("ab", AB)
 ABC_LABELS = Labels("abc", ABC)
 FIRST_LABELS = Labels("abc", FIRST_ABC)
-TWO_BACK_LABELS = Labels("abc", P5_ABC)
+TWO_BACK_LABELS = Labels("abc", POSITIONS_ABC)
 XOR_LABELS = Labels("01", XOR_BASIS, hidden=(XOR_HIDDEN,))
 FIRST_NOT_LAST_LABELS = Labels("abc", FIRST_ABC, attention=(TWO_HEADS,))
 INDUCTION_LABELS = Labels("abc", INDUCTION_BASIS)
@@ -454,7 +461,7 @@ _TASKS = [
     Task(
         "alternate",
         "ab",
-        5,
+        N_CTX,
         alternate_rule,
         N_(
             "Write abab... whatever the text says: after an odd number of letters comes b, after an "
@@ -468,7 +475,7 @@ _TASKS = [
     Task(
         "repeat",
         "abc",
-        5,
+        SHORT,
         repeat_rule,
         N_(
             "Say the last letter again. Only the current token matters, and there is no block: the "
@@ -482,7 +489,7 @@ _TASKS = [
     Task(
         "seen_b",
         "ab",
-        5,
+        N_CTX,
         seen_b_rule,
         N_(
             "Say b once a b has appeared anywhere in the text, a until then. The answer depends on "
@@ -495,7 +502,7 @@ _TASKS = [
     Task(
         "majority",
         "ab",
-        7,
+        MAJORITY_CTX,
         majority_rule,
         N_(
             "Say the letter that is in the majority so far: a if the text has more a's than b's, b "
@@ -508,7 +515,7 @@ _TASKS = [
     Task(
         "abc",
         "abc",
-        5,
+        N_CTX,
         functools.partial(in_pattern, pattern="abc"),
         N_(
             "Continue (abc)*: after a comes b, after b comes c, after c comes a. Every piece of "
@@ -521,7 +528,7 @@ _TASKS = [
     Task(
         "first",
         "abc",
-        5,
+        SHORT,
         first_rule,
         N_(
             "Say the first letter of the text again, however long the text. Every position has to "
@@ -533,7 +540,7 @@ _TASKS = [
     Task(
         "two_back",
         "abc",
-        5,
+        SHORT,
         two_back_rule,
         N_(
             "Say the letter before the last one: after xy comes x. A text of one letter is not "
@@ -545,7 +552,7 @@ _TASKS = [
     Task(
         "aab",
         "ab",
-        5,
+        N_CTX,
         functools.partial(in_pattern, pattern="aab"),
         N_(
             "The blog's task: continue (aab)*. Graded on the blog's accuracy test (every prefix of "
@@ -559,7 +566,7 @@ _TASKS = [
     Task(
         "abb",
         "ab",
-        5,
+        N_CTX,
         functools.partial(in_pattern, pattern="abb"),
         N_(
             "Continue (abb)*: every piece of abbabb... of 1 to 5 letters that has exactly one "
@@ -572,7 +579,7 @@ _TASKS = [
     Task(
         "xor",
         "01",
-        5,
+        N_CTX,
         xor_rule,
         N_(
             "Say 1 if the last two bits differ, 0 if they are the same (their XOR). Attention can "
@@ -586,7 +593,7 @@ _TASKS = [
     Task(
         "first_not_last",
         "abc",
-        5,
+        SHORT,
         first_not_last_rule,
         N_(
             "Say the first letter of the text again, but never the letter just read: when the last "
@@ -601,7 +608,7 @@ _TASKS = [
     Task(
         "induction",
         "abc",
-        6,
+        INDUCTION_CTX,
         induction_rule,
         N_(
             "Induction: after x y ... x, say y. The last letter appeared earlier; say the letter "
