@@ -140,7 +140,7 @@ class Labels:
 
     def hidden_basis(self, block, n_hidden):
         named = self.hidden[block] if block < len(self.hidden) else None
-        return named if named is not None else Basis.numbered(n_hidden, "h")
+        return named if named is not None and len(named) == n_hidden else Basis.numbered(n_hidden, "h")
 
     def to_json(self):
         out = {"alphabet": self.alphabet, "residual": self.residual.to_json()}

@@ -53,7 +53,7 @@ SHOWN_DIRECTIONS = 4  # differing directions named in one sentence
 
 @dataclass(frozen=True)
 class Miss:
-    """A graded context the model got wrong (or right by too small a margin)."""
+    """A graded context the model got wrong."""
 
     example: Example
     predicted: str  # the token with the largest logit (the first of a tie)
@@ -61,8 +61,11 @@ class Miss:
     tie: bool  # whether the largest logit is shared
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Report:
+    """What grading found: ``print(report)`` reads it, ``report.passed`` decides, and in a
+    notebook the report shows itself as the same few lines."""
+
     task: str  # the task's name
     correct: int
     total: int
@@ -120,6 +123,8 @@ class Report:
 
     def __str__(self):
         return "\n".join(self.lines())
+
+    __repr__ = __str__
 
 
 def _miss_line(miss):
@@ -257,16 +262,9 @@ PLACES = {  # each stage the diagnosis compares, as a place in the pass
     "ln_f": N_("ln_f's output at position {position}"),
     "logits": N_("the logits at position {position}"),
 }
-NAMED = {
-    "embedding",
-    "ln_1",
-    "v",
-    "c_proj_output",
-    "ln_2",
-    "mlp_hidden",
-    "mlp_output",
-    "ln_f",
-}  # columns are named directions
+# the stages whose columns are named directions (residual, attention or hidden): compared only
+# when both models use the same names; attention weights and logits need no names
+NAMED = {"embedding", "ln_1", "v", "c_proj_output", "ln_2", "mlp_hidden", "mlp_output", "ln_f"}
 
 
 @dataclass(frozen=True)
@@ -353,9 +351,11 @@ def shape_difference(mine, theirs):
                 block=b, mine=ours["attn"]["c_attn"]["w"].shape[1] // 3, theirs=ref["attn"]["c_attn"]["w"].shape[1] // 3
             )
         if ours.get("n_head", 1) != ref.get("n_head", 1):
-            return _("block {block} has {mine} head(s), the reference solution's {theirs}").format(
-                block=b, mine=ours.get("n_head", 1), theirs=ref.get("n_head", 1)
-            )
+            return ngettext(
+                "block {block} has {mine} head, the reference solution's {theirs}",
+                "block {block} has {mine} heads, the reference solution's {theirs}",
+                ours.get("n_head", 1),
+            ).format(block=b, mine=ours.get("n_head", 1), theirs=ref.get("n_head", 1))
         if ("mlp" in ours) != ("mlp" in ref):
             if "mlp" in ref:
                 return _("block {block} has no MLP, the reference solution's has one").format(block=b)

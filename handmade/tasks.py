@@ -4,9 +4,11 @@ The series teaches a learner to read the blog's model; a task asks them to make 
 says which token must follow a context (or that the context is not graded: ambiguous, like the
 blog's first position, or outside the task's domain), in a one-paragraph statement, and names
 the directions a solution can be built from (``task.labels``: the blank model is readable from
-the start). It also says the least shape a solution needs (width, heads, blocks, MLP): the
-shape of its reference solution, which is built from rules over those named directions, as
-``blog_model()`` is. The reference is there to be compared with, in the grader's diagnosis and
+the start). It also gives the shape a solution needs (width, blocks, heads, MLP): the shape the
+task is designed for and its reference solution has, built from rules over those named
+directions as ``blog_model()`` is. The grader grades what a model says, not its shape: a
+cleverer design of another shape passes too (the xor statement dares the learner to find one).
+The reference is there to be compared with, in the grader's diagnosis and
 behind a collapsed answer in the notebooks, never printed unasked.
 
 Every task is small enough to grade exhaustively: all strings over its alphabet of 1 to
@@ -51,9 +53,9 @@ class Task:
     statement: str  # one paragraph for the learner, marked with N_ (``describe()`` translates it)
     labels: Labels  # the named directions of the blank model and of the reference solution
     build: Callable = field(repr=False)  # () -> the reference solution, a Weights with ``labels``
-    n_layer: int = 1  # blocks the least solution needs (0: the embedding alone reaches the logits)
+    n_layer: int = 1  # blocks the design needs (0: the embedding alone reaches the logits)
     n_head: int = 1  # heads in each block
-    mlp: bool = False  # whether a block needs an MLP (its hidden units are named in labels.hidden)
+    mlp: bool = False  # whether the design has an MLP (its hidden units are named in labels.hidden)
     extra_examples: tuple = ()  # graded too, before the enumerated contexts (aab: the blog's 27)
 
     def __post_init__(self):  # the task's own parts must agree; these messages are for task authors
@@ -224,6 +226,17 @@ INDUCTION_BASIS = Basis(
         "previous token": ["prev a", "prev b", "prev c"],  # block 0 writes the token before here
     }
 )
+
+ALTERNATE_LABELS = Labels("ab", AB)
+REPEAT_LABELS = Labels("abc", ABC)
+SEEN_B_LABELS = Labels("ab", AB)
+MAJORITY_LABELS = Labels("ab", AB)
+ABC_LABELS = Labels("abc", ABC)
+FIRST_LABELS = Labels("abc", FIRST_ABC)
+TWO_BACK_LABELS = Labels("abc", POSITIONS_ABC)
+XOR_LABELS = Labels("01", XOR_BASIS, hidden=(XOR_HIDDEN,))
+FIRST_NOT_LAST_LABELS = Labels("abc", FIRST_ABC, attention=(TWO_HEADS,))
+INDUCTION_LABELS = Labels("abc", INDUCTION_BASIS)
 
 
 # ---- the reference solutions ----------------------------------------------------------------
@@ -443,18 +456,6 @@ def induction_model():
     return with_part(model, "blocks[1].q.b", basis.vector({"P0": -LG}))  # nobody matches position 0
 
 
-ALTERNATE_LABELS = Labels("ab", AB)
-REPEAT_LABELS = Labels("abc", ABC)
-SEEN_B_LABELS = Labels("ab", AB)
-MAJORITY_LABELS = Labels("ab", AB)
-ABC_LABELS = Labels("abc", ABC)
-FIRST_LABELS = Labels("abc", FIRST_ABC)
-TWO_BACK_LABELS = Labels("abc", POSITIONS_ABC)
-XOR_LABELS = Labels("01", XOR_BASIS, hidden=(XOR_HIDDEN,))
-FIRST_NOT_LAST_LABELS = Labels("abc", FIRST_ABC, attention=(TWO_HEADS,))
-INDUCTION_LABELS = Labels("abc", INDUCTION_BASIS)
-
-
 # ---- the tasks, easiest first ---------------------------------------------------------------
 
 _TASKS = [
@@ -520,7 +521,8 @@ _TASKS = [
         N_(
             "Continue (abc)*: after a comes b, after b comes c, after c comes a. Every piece of "
             "abcabc... of 1 to 5 letters is graded. The next letter depends on the current one "
-            "alone, but the model must turn a into b: no block can do that without attention or an MLP."
+            "alone, yet the embedding by itself cannot turn a into b, b into c and c into a (no row "
+            "of wte can score another row above itself all the way round): it takes a block."
         ),
         ABC_LABELS,
         abc_model,
@@ -583,8 +585,9 @@ _TASKS = [
         xor_rule,
         N_(
             "Say 1 if the last two bits differ, 0 if they are the same (their XOR). Attention can "
-            "average the two bits, but the answer is not a straight line through that average: "
-            "this task needs the MLP's non-linearity."
+            "average the last two bits, as in the blog, but the answer is not a straight line "
+            "through that average (1 in the middle, 0 at both ends): that takes the MLP's non-linearity. "
+            "(Softmax is not linear either: once you have passed, try one head and no MLP.)"
         ),
         XOR_LABELS,
         xor_model,
@@ -598,8 +601,8 @@ _TASKS = [
         N_(
             "Say the first letter of the text again, but never the letter just read: when the last "
             "letter is the first letter, say the letter after it (a to b, b to c, c to a). One head "
-            "mixes whatever it reads into one average; this task needs two separate looks, one at "
-            "the first letter and one at the last, so it needs two heads."
+            "mixes whatever it reads into one average; this task wants two separate looks, one at "
+            "the first letter and one at the last: give each its own head."
         ),
         FIRST_NOT_LAST_LABELS,
         first_not_last_model,

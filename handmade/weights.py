@@ -318,9 +318,13 @@ def check_labels(labels, params):
                     n=len(named), i=i, width=n_attn
                 )
             )
-        hidden = labels.hidden[i] if i < len(labels.hidden) else None
-        if hidden is not None and ("mlp" not in block or len(hidden) != block["mlp"]["c_fc"]["w"].shape[1]):
-            problems.append(_("the labels name hidden units for blocks[{i}] that its mlp does not have").format(i=i))
+        hidden = labels.hidden[i] if i < len(labels.hidden) else None  # a block without an mlp ignores them
+        if hidden is not None and "mlp" in block and len(hidden) != block["mlp"]["c_fc"]["w"].shape[1]:
+            problems.append(
+                _("the labels name {n} hidden units for blocks[{i}] but its mlp has {width}").format(
+                    n=len(hidden), i=i, width=block["mlp"]["c_fc"]["w"].shape[1]
+                )
+            )
     if len(set(labels.alphabet)) != len(labels.alphabet):
         problems.append(_("the alphabet {alphabet} repeats a character").format(alphabet=brief(labels.alphabet)))
     if problems:

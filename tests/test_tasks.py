@@ -191,7 +191,11 @@ BROKEN = {
     "a weak Lg in q spreads attention": (
         "aab",
         lambda: handmade.blog_model(q_lg=1),
-        ["position 2's attention weights", "spread them over 3 tokens (positions 0, 1, 2)", "reads only positions 1, 2"],
+        [
+            "position 2's attention weights",
+            "spread them over 3 tokens (positions 0, 1, 2)",
+            "reads only positions 1, 2",
+        ],
     ),
     "a weak Lg in c_proj": (
         "aab",
@@ -229,6 +233,37 @@ def test_a_broken_reference_fails_and_the_diagnosis_names_the_stage(case):
     for phrase in phrases:
         assert phrase in report.diagnosis, report.diagnosis
     assert report.diagnosed.context in str(report) or repr(report.diagnosed.context) in str(report)
+
+
+def one_head_xor():
+    """XOR of the last two bits without an MLP: the last token's query matches its own token, so it
+    splits its attention between the last two positions when they agree and keeps it on itself
+    when they differ; the values carry the position, and wpe sets the threshold in between."""
+    places = [f"P{i}" for i in range(5)]
+    basis = Basis({"position": places, "token": ["T0", "T1"], "match": ["M0", "M1"], "scratch": ["V"]})
+    q = basis.matrix(
+        {
+            **{(p, places[j]): 4000 for i, p in enumerate(places) for j in (i - 1, i) if j >= 0},
+            ("M0", "M0"): 400,
+            ("M1", "M1"): 400,
+        }
+    )
+    k = basis.matrix({**{(p, p): 1 for p in places}, ("M0", "M0"): 1, ("M1", "M1"): 1})
+    v = basis.matrix({(p, "V"): 100 * i for i, p in enumerate(places)})  # position i is worth 100 i
+    block = {
+        "attn": {
+            "c_attn": handmade.qkv_weights(q, k, v),
+            "c_proj": {"w": basis.matrix({("V", "T1"): 1}), "b": basis.vector({})},
+        }
+    }
+    wte = np.array([basis.vector({"T0": 1, "M0": 1}), basis.vector({"T1": 1, "M1": 1})])
+    wpe = np.array([basis.vector({p: 1, "T0": 100 * (i - 0.25)}) for i, p in enumerate(places)])
+    return handmade.Weights({"wte": wte, "wpe": wpe, "blocks": [block]}, Labels("01", basis))
+
+
+def test_the_grader_grades_behaviour_not_shape():
+    report = grade("xor", one_head_xor())
+    assert report.passed and report.margin > 20
 
 
 def test_a_different_shape_still_lists_the_failing_contexts_and_predictions():
@@ -311,7 +346,11 @@ BAD = {
     "a list": ("abc", [1, 2], "weights must be a dict"),
     "an empty dict": ("abc", {}, "weights is missing 'wte'"),
     "wrong n_vocab": ("abc", handmade.blog_model(), "wte has 2 token rows, but the task abc has 3 tokens (abc)"),
-    "too few positions": ("induction", reference("first"), "wpe has 4 rows, but the task induction grades contexts of up to 6"),
+    "too few positions": (
+        "induction",
+        reference("first"),
+        "wpe has 4 rows, but the task induction grades contexts of up to 6",
+    ),
     "nan": ("abc", with_nan(None), "wte[1, 1] is nan; every weight must be a finite number"),
     "overflow": ("abc", huge(None), "the forward pass produced inf or nan"),
     "a plain dict with a missing key": ("abc", {"wte": [[1.0]], "blocks": []}, "weights is missing 'wpe'"),

@@ -85,7 +85,7 @@ def test_softmax_scale_slider_and_bad_rows(notebook):
     after = nb.wait_for_change("hm-softmax-view", before)
     assert nb.page.locator(".hm-softmax-view tr").last.locator("td").all_text_contents() == ["1", "0", "0"]
     nb.type_into(nb.page.locator(".hm-softmax-row input"), "1, two, 3")
-    nb.wait_for_text("hm-softmax-message", "is not a list of numbers")
+    nb.wait_for_text("hm-softmax-message", "is not a list of 1 to 12 numbers")
     assert nb.html("hm-softmax-view") == after
 
 
@@ -113,8 +113,27 @@ def test_lg_slider_breaks_predictions_when_small(notebook):
     handle.press("Home")  # Lg = 1/16: the residual's 1 wins
     assert "(27 / 27)" not in nb.wait_for_change("hm-view-accuracy", before)
     assert nb.cell_box("c-proj-b", 0, 5).input_value() == "0.0625"
+    assert nb.page.locator(".hm-lg-box input").input_value() == "0.0625"  # the box follows the slider
     nb.page.locator(".hm-reset").click()
     nb.wait_for_text("hm-view-accuracy", "(27 / 27)")
+    assert nb.page.locator(".hm-lg-box input").input_value() == "1024"
+
+
+def test_lg_takes_exactly_1_then_1_01_and_reset_puts_every_control_back(notebook):
+    nb = notebook("07_projection_and_residual.ipynb")
+    box = nb.page.locator(".hm-lg-box input")
+    nb.type_into(box, "1")
+    nb.wait_for_text("hm-view-accuracy", "(18 / 27)")  # a tie, which argmax breaks towards a
+    nb.type_into(box, "1.01")
+    nb.wait_for_text("hm-view-accuracy", "(27 / 27)")
+    assert box.input_value() == "1.01" and nb.cell_box("c-proj-b", 0, 5).input_value() == "1.01"
+    nb.type_into(nb.page.locator(".hm-context input"), "ab")
+    nb.wait_for_text("hm-view-prediction", "after ab ")
+    nb.page.locator(".hm-reset").click()
+    nb.wait_for_text("hm-view-prediction", "after aabaa ")
+    nb.wait_for_text("hm-view-accuracy", "(27 / 27)")
+    assert box.input_value() == "1024" and nb.cell_box("c-proj-b", 0, 5).input_value() == "1024"
+    assert nb.page.locator(".hm-context input").input_value() == "aabaa"
 
 
 # ---- 08: ask the model --------------------------------------------------------------------
@@ -135,10 +154,16 @@ def accuracy(nb):
     return nb.text("hm-view-accuracy")
 
 
+def tab(nb, title):
+    """Open the playground's tab called ``title`` (its grids are hidden until then)."""
+    nb.page.locator(".hm-stages .lm-TabBar-tab", has_text=title).first.click()
+
+
 def test_zeroing_lg_in_c_proj_drops_accuracy_and_reset_restores_it(notebook):
     nb = notebook(PLAYGROUND)
     assert "(27 / 27)" in accuracy(nb)
     before = nb.html("hm-view-accuracy")
+    tab(nb, "c_proj")
     nb.type_into(nb.cell_box("c-proj-w", 7, 6), "0")
     assert "(27 / 27)" not in nb.wait_for_change("hm-view-accuracy", before)
     nb.page.locator(".hm-reset").click()
@@ -148,19 +173,22 @@ def test_zeroing_lg_in_c_proj_drops_accuracy_and_reset_restores_it(notebook):
 
 def test_editing_a_q_entry_changes_the_attention_heatmap(notebook):
     nb = notebook(PLAYGROUND)
-    before = nb.html("hm-view-attention")
+    before = nb.html("hm-view-q-attention")
+    tab(nb, "q")
     nb.type_into(nb.cell_box("q", 2, 2), "0")  # position 2 no longer looks at itself
-    assert nb.wait_for_change("hm-view-attention", before) != before
+    changed = nb.wait_for_change("hm-view-q-attention", before)
+    assert "outline:2px solid" in changed  # the cells that changed are marked
     nb.page.locator(".hm-reset").click()
-    nb.page.wait_for_function("before => document.querySelector('.hm-view-attention').innerHTML === before", arg=before)
+    nb.page.wait_for_function("() => document.querySelector('.hm-cell-q-2-2 input').value === '1024'")
 
 
 def test_an_entry_that_is_not_a_number_shows_a_message_and_keeps_the_model(notebook):
     nb = notebook(PLAYGROUND)
-    attention, score = nb.html("hm-view-attention"), accuracy(nb)
+    attention, score = nb.html("hm-view-q-attention"), accuracy(nb)
+    tab(nb, "c_proj")
     nb.type_into(nb.cell_box("c-proj-w", 7, 6), "lots")
     nb.wait_for_text("hm-message-c-proj-w", "'lots' is not a number; the model keeps 1024")
-    assert nb.html("hm-view-attention") == attention and accuracy(nb) == score
+    assert nb.html("hm-view-q-attention") == attention and accuracy(nb) == score
     nb.type_into(nb.cell_box("c-proj-w", 7, 6), "1024")
     nb.page.wait_for_function("() => document.querySelector('.hm-message-c-proj-w').textContent.trim() === ''")
 
@@ -168,6 +196,7 @@ def test_an_entry_that_is_not_a_number_shows_a_message_and_keeps_the_model(noteb
 def test_break_it_then_reset(notebook):
     nb = notebook(PLAYGROUND)
     before = nb.html("hm-view-accuracy")
+    tab(nb, "tools")
     nb.page.locator(".hm-break-go").click()  # defaults: c_proj.w [V, Tb] set to 0
     assert "(27 / 27)" not in nb.wait_for_change("hm-view-accuracy", before)
     nb.page.get_by_text("c_proj.w[V, Tb] is now 0").wait_for()
@@ -177,17 +206,47 @@ def test_break_it_then_reset(notebook):
 
 def test_saving_then_loading_restores_the_weights(notebook):
     nb = notebook(PLAYGROUND)
+    tab(nb, "tools")
     nb.type_into(nb.page.locator(".hm-file-path input"), "ui_test_weights.json")
+    tab(nb, "q")
     box = nb.cell_box("q", 2, 1)
-    before = nb.html("hm-view-attention")
+    before = nb.text("hm-view-q-attention")
     nb.type_into(box, "2048")  # position 2 now looks only at position 1
-    saved = nb.wait_for_change("hm-view-attention", before)
+    nb.page.wait_for_function("b => document.querySelector('.hm-view-q-attention').textContent !== b", arg=before)
+    saved = nb.text("hm-view-q-attention")
+    tab(nb, "tools")
     nb.page.locator(".hm-file-save").click()
-    nb.wait_for_text("hm-status", "saved the weights")
+    nb.wait_for_text("hm-status", "wrote the weights to")
+    tab(nb, "q")
     nb.type_into(box, "0")  # and now only at itself
-    nb.wait_for_change("hm-view-attention", saved)
+    nb.page.wait_for_function("b => document.querySelector('.hm-view-q-attention').textContent !== b", arg=saved)
+    tab(nb, "tools")
     nb.page.locator(".hm-file-load").click()
     nb.wait_for_text("hm-status", "loaded the weights from ui_test_weights.json")
     assert box.input_value() == "2048"
-    assert nb.html("hm-view-attention") == saved
+    assert nb.text("hm-view-q-attention") == saved  # the same numbers (only the change marks differ)
     nb.page.locator(".hm-reset").click()
+
+
+def test_at_1280_by_800_an_edit_of_q_and_its_effect_are_on_one_screen(notebook):
+    """A learner's laptop: 1280 x 800, the file browser open, the playground scrolled into view."""
+    nb = notebook(PLAYGROUND)
+    page = nb.page
+    page.set_viewport_size({"width": 1280, "height": 800})
+    try:
+        assert page.locator(".jp-FileBrowser").first.is_visible()
+        page.locator(".hm-reset").first.click()
+        nb.wait_for_text("hm-view-accuracy", "(27 / 27)")
+        page.locator(".hm-playground").first.evaluate("e => e.scrollIntoView({block: 'start'})")
+        tab(nb, "q")
+        before = nb.html("hm-view-accuracy")
+        nb.type_into(nb.cell_box("q", 4, 3), "0")  # position 4 stops looking back
+        nb.wait_for_change("hm-view-accuracy", before)
+        for selector in (".hm-cell-q-4-3 input", ".hm-view-q-attention", ".hm-view-accuracy", ".hm-view-prediction"):
+            box = page.locator(selector).first.bounding_box()
+            inside = box and box["y"] >= 0 and box["y"] + box["height"] <= 800 and box["x"] + box["width"] <= 1280
+            assert inside, (selector, box)
+        assert "(19 / 27)" in accuracy(nb)
+    finally:
+        page.locator(".hm-reset").first.click()
+        page.set_viewport_size({"width": 1400, "height": 1000})
