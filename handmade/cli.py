@@ -58,11 +58,37 @@ def build_parser():
     sub = commands.add_parser("export", help=_("write the blog's weights to a JSON file, to edit by hand"))
     sub.add_argument("path", metavar="FILE.json")
     sub.add_argument("--force", action="store_true", help=_("replace FILE.json even if it is not a weights file"))
+    commands.add_parser("tasks", help=_("list the tasks to design a transformer for"))
+    sub = commands.add_parser("blank", help=_("write all-zero weights of a task's shape, with its named directions"))
+    sub.add_argument("task", metavar="TASK")
+    sub.add_argument("path", metavar="FILE.json")
+    sub.add_argument("--force", action="store_true", help=_("replace FILE.json even if it is not a weights file"))
+    sub = commands.add_parser("grade", help=_("grade weights on a task: exit 0 on a pass, 1 on a fail, 2 on bad input"))
+    sub.add_argument("task", metavar="TASK")
+    sub.add_argument("--weights", metavar="FILE.json", required=True, help=_("the weights to grade"))
     return parser
 
 
 def run(args):
-    """The command's output as text; raises ValueError (or another reported error) on bad input."""
+    """(the command's output as text, exit status); raises ValueError (or another reported error) on bad input."""
+    if args.command in ("tasks", "blank", "grade"):
+        return _task_command(args)
+    return _model_command(args), 0
+
+
+def _task_command(args):
+    from . import grader, tasks
+
+    if args.command == "tasks":
+        return "\n\n".join(task.describe() for task in tasks.TASKS.values()), 0
+    task = tasks.get_task(args.task)
+    if args.command == "blank":
+        return save_weights(tasks.blank(task), args.path, force=args.force), 0
+    report = grader.grade(task, load_weights(args.weights))
+    return str(report), report.exit_status
+
+
+def _model_command(args):
     if args.command == "export":
         return save_weights(blog_model(), args.path, force=args.force)
     params = None if args.weights is None else load_weights(args.weights)
@@ -85,7 +111,7 @@ def main(argv=None):
     try:
         args = parser.parse_args(argv)
         with np.errstate(all="ignore"):  # overflow is reported as an error below, not as warnings
-            output = run(args)
+            output, status = run(args)
     except UsageError as error:
         return _fail(parser, error)
     except (ValueError, FloatingPointError, OSError, RecursionError, MemoryError) as error:
@@ -94,7 +120,7 @@ def main(argv=None):
         print(_clip(_("{prog}: interrupted").format(prog=parser.prog)), file=sys.stderr)
         return 130
     print(output)
-    return 0
+    return status
 
 
 def _fail(parser, error):

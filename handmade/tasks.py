@@ -44,7 +44,7 @@ SHORT = 4  # n_ctx of the three-letter copying tasks: 81 texts of 4 letters hold
 
 @dataclass(frozen=True)
 class Task:
-    """One task: what must follow each context, and the least model shape that can say it."""
+    """One task: what must follow each context, and the model shape it is designed for."""
 
     name: str  # what the command line, the notebooks and the grader call it
     alphabet: str  # token i is alphabet[i]; a solution has exactly len(alphabet) rows in wte
@@ -80,7 +80,7 @@ class Task:
         return len(self.labels.residual)
 
     def shape(self):
-        """The least shape as a sentence: width, blocks, heads, MLP."""
+        """The shape the task is designed for, as a sentence: width, blocks, heads, MLP."""
         blocks = ngettext("{n} block", "{n} blocks", self.n_layer).format(n=self.n_layer)
         heads = ngettext("{n} head", "{n} heads", self.n_head).format(n=self.n_head)
         mlp = _("an MLP") if self.mlp else _("no MLP")
@@ -99,7 +99,7 @@ class Task:
                 _("  alphabet {alphabet}, contexts of 1 to {n_ctx} tokens, {graded} graded").format(
                     alphabet=repr(self.alphabet), n_ctx=self.n_ctx, graded=graded
                 ),
-                _("  least shape: {shape}").format(shape=self.shape()),
+                _("  designed for: {shape}").format(shape=self.shape()),
             ]
         )
 
@@ -644,7 +644,7 @@ def get_task(task):
 
 
 def blank(task):
-    """All-zero weights of the task's least shape, labelled with its named directions."""
+    """All-zero weights of the shape the task is designed for, labelled with its named directions."""
     task = get_task(task)
     labels, n_embd = task.labels, task.n_embd
     blocks = []

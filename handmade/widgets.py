@@ -261,6 +261,29 @@ def view_html(t, name, before=None, caption=True):
 # ---- scoring --------------------------------------------------------------------------------
 
 
+class TaskScore:
+    """A task's grade (every context, and the margin): the score a task's playground shows."""
+
+    def __init__(self, task):
+        self.task, self.label = task, f"{task.name}:"
+
+    def __call__(self, params):
+        from .grader import grade
+
+        report = grade(self.task, params)
+        summary = _("{correct} / {total} right, margin {margin} (a pass needs all and more than {threshold})").format(
+            correct=report.correct, total=report.total, margin=fmt(report.margin, 3), threshold=fmt(report.threshold)
+        )
+        if report.passed:
+            summary = _("PASS: {summary}").format(summary=summary)
+        details = []
+        if report.failures:
+            details.append(_("first miss: {miss}").format(miss=report.lines()[5].strip()))
+        if report.diagnosis:
+            details.append(_("where it goes wrong: {diagnosis}").format(diagnosis=report.diagnosis))
+        return report.passed, summary, details
+
+
 class BlogScore:
     """The blog's accuracy on (aab)*: the score the playground shows for a blog-shaped model."""
 
@@ -291,11 +314,23 @@ class Playground:
     blog's accuracy for a model over a and b).
     """
 
-    def __init__(self, params=None, *, text=None, edit=None, views=None, controls=CONTROLS, save_path=None, score=None):
+    def __init__(
+        self, params=None, *, task=None, text=None, edit=None, views=None, controls=None, save_path=None, score=None
+    ):
+        if task is not None:
+            from .tasks import blank, get_task
+
+            task = get_task(task)
+            params = blank(task) if params is None else params
+            score = TaskScore(task) if score is None else score
+        self.task = task
         self.original = prepare(params)
         self.params = self.original
         alphabet = self.params.labels.alphabet
-        self.text = text if text is not None else ("aabaa" if alphabet == "ab" else alphabet[: len(self.params["wpe"])])
+        self.text = text if text is not None else _first_context(task, alphabet, len(self.params["wpe"]))
+        if controls is None:  # the Lg control sets c_proj by the blog's rule: only for the blog's directions
+            blog_shaped = self.params.labels.residual == BASIS and len(self.params["blocks"]) == 1
+            controls = CONTROLS if blog_shaped and task is None else tuple(c for c in CONTROLS if c != "lg")
         all_parts = list(P.parts(self.params))
         self.stages = stages(self.params)
         edit = all_parts if edit is None else list(edit)
@@ -548,12 +583,10 @@ class Playground:
         passed, summary, details = self.score(params)
         colour = "#1a7f37" if passed else "#b3261e"
         label = html.escape(getattr(self.score, "label", ""))
-        more = ""
-        if details:  # one line, however many: the bar keeps its height
-            more = (
-                "<div style='font-size:11px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;max-width:560px'>"
-            )
-            more += html.escape(" · ".join(details)) + "</div>"
+        line = "font-size:11px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;max-width:640px"
+        more = "".join(  # at most two short lines, however much there is to say: the bar keeps its height
+            f"<div style='{line}' title='{html.escape(d, quote=True)}'>{html.escape(d)}</div>" for d in details[:2]
+        )
         return f"<div style='line-height:1.3'><span style='color:{colour}'>{label} <b>{html.escape(summary)}</b></span>{more}</div>"
 
     def _predictions_html(self, t):
@@ -694,6 +727,14 @@ class Playground:
         save.on_click(do_save)
         load.on_click(do_load)
         return W.HBox([path, save, load], layout=W.Layout(flex_flow="row wrap"))
+
+
+def _first_context(task, alphabet, n_ctx):
+    if task is not None:  # the longest graded context: every position of it is a question of the task
+        from .tasks import examples
+
+        return max((e.context for e in examples(task)), key=len)[-n_ctx:]
+    return "aabaa" if alphabet == "ab" else alphabet[:n_ctx]
 
 
 def _shape_summary(shapes, limit=4):

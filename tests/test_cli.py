@@ -222,3 +222,60 @@ def test_the_table_is_at_least_forty_bad_inputs():
 def test_a_very_long_path_is_cut_to_one_short_line(tmp_path):
     long_name = "/nonexistent/" + "x" * 5000 + ".json"
     _assert_one_short_line(*run("accuracy", "--weights", long_name), "cannot read weights from")
+
+
+# ---- tasks, blank, grade ----------------------------------------------------------------
+
+
+def test_tasks_lists_every_task_with_its_statement_and_shape():
+    code, out, err = run("tasks")
+    assert code == 0 and err == ""
+    from handmade.tasks import TASKS
+
+    assert len(TASKS) >= 12 and all(f"{name}: " in out for name in TASKS)
+    assert out.count("designed for:") == len(TASKS)
+
+
+def test_blank_then_grade_fails_with_status_1_and_says_where(tmp_path):
+    path = tmp_path / "abc.json"
+    assert run("blank", "abc", str(path)) == (0, f"wrote the weights to '{path}'\n", "")
+    code, out, err = run("grade", "abc", "--weights", str(path))
+    assert code == 1 and err == "" and out.startswith("task abc: FAIL")
+    assert "where it goes wrong" in out
+
+
+def test_a_reference_solution_passes_with_status_0(tmp_path):
+    from handmade.tasks import TASKS, reference
+
+    path = tmp_path / "abc.json"
+    handmade.save_weights(reference(TASKS["abc"]), path)
+    code, out, _ = run("grade", "abc", "--weights", str(path))
+    assert code == 0 and out.startswith("task abc: PASS")
+
+
+def test_grade_accepts_the_plain_json_export_writes(tmp_path):
+    path = tmp_path / "blog.json"
+    data = json.loads(handmade.weights_to_json(handmade.blog_model()))
+    del data["labels"]
+    path.write_text(json.dumps(data))
+    code, out, _ = run("grade", "aab", "--weights", str(path))
+    assert code == 0 and "right: 40 / 40" in out
+
+
+@pytest.mark.parametrize(
+    "args, phrase",
+    [
+        (["grade", "abd", "--weights", "w.json"], "there is no task 'abd'; the tasks are alternate"),
+        (["grade", "abc"], "the following arguments are required: --weights"),
+        (["grade", "aab", "--weights", "BLANK"], "wte has 3 token rows, but the task aab has 2 tokens"),
+        (["grade", "abc", "--weights", "BROKEN"], "is not valid JSON"),
+        (["blank", "nope", "x.json"], "there is no task 'nope'"),
+    ],
+)
+def test_grade_and_blank_refuse_bad_input_with_status_2(tmp_path, args, phrase):
+    blank = tmp_path / "blank.json"
+    run("blank", "abc", str(blank))
+    broken = tmp_path / "broken.json"
+    broken.write_text("{")
+    args = [{"BLANK": str(blank), "BROKEN": str(broken)}.get(a, a) for a in args]
+    _assert_one_short_line(*run(*args, cwd=tmp_path), phrase)

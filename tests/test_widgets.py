@@ -312,3 +312,13 @@ def test_softmax_explorer_says_so_when_a_row_overflows():
     e.scale.value = 1000
     assert "larger than float64 can hold" in e.message.value
     assert e.view.value == shown and "nan" not in e.view.value and "∞" not in e.view.value
+
+
+def test_a_task_playground_edits_the_blank_and_shows_the_grade_with_its_margin():
+    from handmade.tasks import TASKS, reference
+
+    p = Playground(task="abc")
+    assert "5 / 15 right, margin 0" in accuracy_text(p) and "where it goes wrong" in accuracy_text(p)
+    assert "lg" not in p.controls  # the blog's Lg rule means nothing here
+    assert p.replace(reference(TASKS["abc"]))
+    assert "PASS: 15 / 15 right" in accuracy_text(p)
