@@ -1,14 +1,17 @@
-"""Latency of the playground in a real browser: from a weight edit to the updated view.
+"""Latency of the playground in a real browser, against the floor of a bare widget round trip.
 
-Starts JupyterLab and headless Chromium (as the UI tests do), runs 09_playground, then makes 20
-edits of q[P2, P2] (alternately 0 and 1024: position 2 stops and starts looking at itself, which
-changes both the attention heatmap and the predictions). Each edit is timed inside the page, from
-the Enter keypress to the moment both views have been redrawn. Prints the median and the maximum
-(target: median at most 150 ms).
+Starts JupyterLab and headless Chromium (as the UI tests do) on a notebook with two cells: a bare
+widget (a text box whose change redraws a constant, alternating "A" and "B") and the playground of
+09. Each change is timed inside the page, from the Enter key to the moment its views have been
+redrawn: 20 changes of the bare box (the floor: a round trip through the kernel and back, no work),
+then the playground's first edit of the session, then 20 edits of q[P2, P2] (alternately 0 and 1024:
+position 2 stops and starts looking at itself, which changes the attention and the accuracy).
+Prints the medians, the maxima and the ratio of the edit's median to the floor's (target: at most 2).
 
     python benchmarks/bench_ui_latency.py
 """
 
+import json
 import statistics
 import sys
 from pathlib import Path
@@ -17,7 +20,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "ui"))
 
 from lab import Lab, NotebookPage, find_chromium, open_browser  # noqa: E402
 
-VIEWS = ("hm-view-attention", "hm-view-predictions")
+CELLS = [
+    """import ipywidgets as W
+
+floor_box, floor_view = W.Text(continuous_update=False), W.HTML("A")
+floor_box.add_class("floor-box")
+floor_view.add_class("floor-view")
+floor_box.observe(lambda change: setattr(floor_view, "value", "B" if floor_view.value == "A" else "A"), "value")
+W.VBox([floor_box, floor_view])""",
+    """from handmade.widgets import Playground
+
+playground = Playground()
+playground""",
+]
 WATCH = """([input, views]) => {
   window.__latency = {start: null, done: {}};
   document.querySelector(input).addEventListener('keydown', event => {
@@ -27,11 +42,29 @@ WATCH = """([input, views]) => {
     new MutationObserver(() => {
       const l = window.__latency;
       if (l.start !== null && !(view in l.done)) l.done[view] = performance.now();
-    }).observe(document.querySelector('.' + view), {childList: true, subtree: true, characterData: true});
+    }).observe(document.querySelector(view), {childList: true, subtree: true, characterData: true});
   }
 }"""
 DONE = "views => views.every(v => v in window.__latency.done)"
 ELAPSED = "views => Math.max(...views.map(v => window.__latency.done[v])) - window.__latency.start"
+
+
+def notebook():
+    cells = [{"cell_type": "code", "metadata": {}, "source": source, "outputs": [], "execution_count": None} for source in CELLS]
+    kernel = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}
+    return {"cells": cells, "metadata": kernel, "nbformat": 4, "nbformat_minor": 4}
+
+
+def timed_edits(page, box, views, values, edits):
+    """Milliseconds from Enter in ``box`` to every view in ``views`` redrawn, once per value typed."""
+    page.evaluate(WATCH, [box, views])
+    times = []
+    for i in range(edits):
+        page.fill(box, values[i % len(values)])
+        page.press(box, "Enter")
+        page.wait_for_function(DONE, arg=views, timeout=10_000)
+        times.append(page.evaluate(ELAPSED, views))
+    return times
 
 
 def measure(edits=20):
@@ -41,23 +74,22 @@ def measure(edits=20):
     from playwright.sync_api import sync_playwright
 
     with Lab() as lab, sync_playwright() as playwright:
+        (lab.root / "latency.ipynb").write_text(json.dumps(notebook()))
         browser = open_browser(playwright, chromium)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        notebook = NotebookPage(page, lab, "09_playground.ipynb").open().run_all()
-        box = notebook.cell_box("q", 2, 2)
-        box.scroll_into_view_if_needed()
-        page.evaluate(WATCH, [".hm-cell-q-2-2 input", list(VIEWS)])
-        times = []
-        for i in range(edits):
-            box.fill("0" if i % 2 == 0 else "1024")
-            box.press("Enter")
-            page.wait_for_function(DONE, arg=list(VIEWS), timeout=10_000)
-            times.append(page.evaluate(ELAPSED, list(VIEWS)))
+        NotebookPage(page, lab, "latency.ipynb").open().run_all()
+        page.locator(".hm-stages .lm-TabBar-tab", has_text="q").first.click()
+        q_box, views = ".hm-cell-q-2-2 input", [".hm-view-q-attention", ".hm-view-accuracy"]
+        first = timed_edits(page, q_box, views, ["0"], 1)  # the first edit of the session
+        floor = timed_edits(page, ".floor-box input", [".floor-view"], ["x", "y"], edits)
+        edit = timed_edits(page, q_box, views, ["1024", "0"], edits)
         browser.close()
-    return times
+    return first[0], floor, edit
 
 
 if __name__ == "__main__":
-    times = measure()
-    print(f"edit -> heatmap and predictions redrawn, over {len(times)} edits in the playground:")
-    print(f"median {statistics.median(times):.0f} ms, max {max(times):.0f} ms  (target: median <= 150 ms)")
+    first, floor, edit = measure()
+    print(f"bare widget round trip (the floor), {len(floor)} changes: median {statistics.median(floor):.0f} ms, max {max(floor):.0f} ms")
+    print(f"playground edit -> attention and accuracy redrawn, {len(edit)} edits: median {statistics.median(edit):.0f} ms, max {max(edit):.0f} ms")
+    print(f"the first edit of the session: {first:.0f} ms")
+    print(f"edit median / floor median: {statistics.median(edit) / statistics.median(floor):.2f}  (target <= 2)")

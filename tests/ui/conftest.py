@@ -14,6 +14,13 @@ from lab import Lab, NotebookPage, find_chromium, open_browser
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 
 
+def pytest_collection_modifyitems(items):
+    """Every test in this folder drives a browser: mark it, so that -m "not ui" skips them all."""
+    for item in items:
+        if Path(str(item.fspath)).is_relative_to(Path(__file__).parent):
+            item.add_marker(pytest.mark.ui)
+
+
 @pytest.fixture(scope="session")
 def chromium():
     path = find_chromium()
