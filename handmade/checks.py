@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .basis import brief
-from .blog import N_CTX, N_EMBD, blog_model
+from .blog import BASIS, N_CTX, N_EMBD, blog_model
 from .efficiency import blog_flops, count_flops
 from .i18n import _
 from .inference import accuracy, continuation, next_in_pattern, prefix_examples
@@ -255,14 +255,17 @@ def check_embedding(text, answer):
                 text=repr(text)
             )
         )
-    positions, tokens = want.values[:, :5], want.values[:, 5:7]
-    if np.array_equal(got[:, :5], positions) and np.array_equal(got[:, 5:7], tokens[:, ::-1]):
+    where = [BASIS.index(f"P{i}") for i in range(N_CTX)]  # the columns that say where, and what
+    what = [BASIS.index("Ta"), BASIS.index("Tb")]
+    positions, tokens = want.values[:, where], want.values[:, what]
+    rest = [i for i in range(N_EMBD) if i not in where]
+    if np.array_equal(got[:, where], positions) and np.array_equal(got[:, what], tokens[:, ::-1]):
         return hint(_("a and b are swapped: token a (id 0) is a 1 in column Ta, token b in column Tb"))
-    if not got[:, :5].any() and np.array_equal(got[:, 5:], want.values[:, 5:]):
+    if not got[:, where].any() and np.array_equal(got[:, rest], want.values[:, rest]):
         return hint(_("the tokens are right but the positions are missing: add wpe, a 1 in column Pi for row i"))
-    if not got[:, 5:7].any() and np.array_equal(got[:, :5], positions):
+    if not got[:, what].any() and np.array_equal(got[:, where], positions):
         return hint(_("the positions are right but the tokens are missing: add wte, a 1 in Ta or Tb"))
-    if len(text) > 1 and np.array_equal(got[:, :5], positions[::-1]):
+    if len(text) > 1 and np.array_equal(got[:, where], positions[::-1]):
         return hint(_("positions run the wrong way: the first token is position 0 (column P0)"))
     i, j = np.argwhere(got != want.values)[0]
     return hint(

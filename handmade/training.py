@@ -44,6 +44,7 @@ from .weights import (
     NonFiniteError,
     Weights,
     check_weights,
+    iter_matrices,
 )
 
 IGNORE = -1  # a target that does not count: the position has nothing to predict (padding)
@@ -125,11 +126,14 @@ def layer_norm_backward(d_y, x, g):  # [..., n], [..., n], [n] -> [..., n], {"g"
 
 def gelu_backward(d_y, x):  # [...], [...] -> [...]
     """Undoes ``gelu``: y = 0.5 * x * (1 + tanh(inner)), inner = sqrt(2/pi) * (x + 0.044715 * x**3)."""
-    t = np.tanh(GELU_SCALE * (x + GELU_CUBIC * x**3))
-    d_inner = 0.5 * x * (1 - t**2)  # through tanh: tanh' = 1 - tanh^2
-    d_x_via_inner = d_inner * GELU_SCALE * (1 + 3 * GELU_CUBIC * x**2)
-    d_x_direct = 0.5 * (1 + t)  # the x in front
-    return d_y * (d_x_direct + d_x_via_inner)
+    inner = GELU_SCALE * (x + GELU_CUBIC * x**3)
+    t = np.tanh(inner)
+    # y = 0.5 * x * (1 + t): x is there twice, in front and inside t
+    d_x_in_front = 0.5 * (1 + t)
+    d_t = 0.5 * x
+    d_inner = d_t * (1 - t**2)  # t = tanh(inner), and tanh' = 1 - tanh^2
+    d_x_inside = d_inner * GELU_SCALE * (1 + 3 * GELU_CUBIC * x**2)  # inner = GELU_SCALE * (x + GELU_CUBIC * x^3)
+    return d_y * (d_x_in_front + d_x_inside)
 
 
 def ffn_backward(d_y, x, c_fc, c_proj, seen):  # [B, n_seq, n_embd], [B, n_seq, n_embd] -> same, grads
@@ -398,7 +402,9 @@ class AdamW:
             return w - self.lr * (m_hat / (np.sqrt(v_hat) + self.eps) + decay * w)
 
         new = map_arrays(step, params, m, v)
-        return Weights(new, getattr(params, "labels", None)), AdamState(t, m, v)
+        if isinstance(params, Weights):  # the labels travel on
+            new = Weights(new, params.labels)
+        return new, AdamState(t, m, v)
 
 
 # ---- batches ---------------------------------------------------------------------------------
@@ -487,21 +493,23 @@ def _bounded(examples):
 
 def _example(example, alphabet, n_ctx):  # -> (context ids, next id), the context cut to its last n_ctx
     pair = (example.context, example.expected) if hasattr(example, "expected") else example
-    try:
-        context, following = pair
-        if alphabet is not None:  # characters: "aab", "a"
-            context, (following,) = tokenize(context, check_alphabet(alphabet)), tokenize(following, alphabet)
-        context = _token_array(context, _("a context"))[0]
-        fits = isinstance(following, (int, np.integer)) and not isinstance(following, (bool, np.bool_)) and following >= 0
-    except (TypeError, ValueError):
-        fits = False
-    if not fits:
+    if not isinstance(pair, (tuple, list)) or len(pair) != 2 or not _sized(pair[0]) or not _sized(pair[1]):
         raise ValueError(
             _("an example is a pair (context, next token) of {kind}; found {value}").format(
                 kind=_("characters") if alphabet is not None else _("token ids"), value=brief(example)
             )
         )
-    return context[-n_ctx:], int(following)
+    context, following = pair
+    if alphabet is not None:  # characters: ("aab", "a")
+        context, following = tokenize(context, check_alphabet(alphabet)), tokenize(following, alphabet)
+    context, following = _token_array(context, _("a context"))[0], np.ravel(following)
+    if following.size != 1 or following.dtype.kind not in "iu" or following[0] < 0:
+        raise ValueError(_("the next token of an example is one token; found {value}").format(value=brief(pair[1])))
+    return context[-n_ctx:], int(following[0])
+
+
+def _sized(part):  # a context or next token as given: text, a list or array of ids, or one id
+    return isinstance(part, (str, list, tuple, np.ndarray, int, np.integer)) and not isinstance(part, bool)
 
 
 # ---- a random start --------------------------------------------------------------------------
@@ -538,11 +546,17 @@ def init_params(
         (n_embd, "n_embd", MAX_WIDTH),
         (n_attn, "n_attn", MAX_WIDTH),
         (n_hidden, "n_hidden", MAX_WIDTH),
-        (n_layer, "n_layer", MAX_BLOCKS),
     ):
         _check_whole(value, name, 1, limit)
+    _check_whole(n_layer, "n_layer", 0, MAX_BLOCKS)
     _check_number(std, "std", 0, 10)
     alphabet = default_alphabet(n_vocab) if alphabet is None else check_alphabet(alphabet)
+    if len(alphabet) != n_vocab:
+        raise ValueError(
+            _("the alphabet {alphabet} has {chars} characters but n_vocab is {n}; they must match").format(
+                alphabet=brief(alphabet), chars=len(alphabet), n=n_vocab
+            )
+        )
     rng = _generator(rng)
 
     def matrix(n_in, n_out):  # [n_in, n_out] of normal(0, std)
@@ -568,12 +582,6 @@ def init_params(
         params["blocks"].append(block)
     if ln_f:
         params["ln_f"] = norm()
-    if len(alphabet) != n_vocab:
-        raise ValueError(
-            _("the alphabet {alphabet} has {chars} characters but n_vocab is {n}; they must match").format(
-                alphabet=brief(alphabet), chars=len(alphabet), n=n_vocab
-            )
-        )
     return check_weights(params, Labels(alphabet, Basis.numbered(n_embd)))
 
 
@@ -621,6 +629,12 @@ def train(
         raise ValueError(
             _("batch_fn must be a function that returns (inputs, targets); found {value}").format(value=brief(batch_fn))
         )
+    if evaluate is not None and not callable(evaluate):
+        raise ValueError(
+            _("evaluate must be a function of the weights that returns a number; found {value}").format(
+                value=brief(evaluate)
+            )
+        )
     _check_whole(steps, "steps", 0, MAX_STEPS)
     _check_whole(eval_every, "eval_every", 1, MAX_STEPS)
     optimizer = AdamW(lr, tuple(betas) if isinstance(betas, (list, tuple)) else betas, eps, weight_decay)
@@ -628,25 +642,33 @@ def train(
     losses, evaluated = np.zeros(steps), []
     bar = Progress(steps) if progress else None
     if evaluate is not None:
-        evaluated.append((0, float(evaluate(params))))
+        evaluated.append((0, _evaluated(evaluate, params)))
     for step in range(steps):
-        value, grads = loss_and_grads(params, *_batch(batch_fn))
-        if not np.isfinite(value):
+        with np.errstate(all="ignore"):  # a loss or gradient that overflows is reported below, in words
+            value, grads = loss_and_grads(params, *_batch(batch_fn))
+        if not (np.isfinite(value) and all(np.isfinite(g).all() for _path, g in iter_matrices(grads))):
             raise NonFiniteError(
-                _("training diverged at step {step}: the loss is {loss}; try a smaller learning rate than {lr}").format(
-                    step=step, loss=value, lr=lr
-                )
+                _(
+                    "training diverged at step {step}: the loss or a gradient is not finite; try a learning rate below {lr}"
+                ).format(step=step, lr=lr)
             )
         params, state = optimizer.update(params, grads, state)
         losses[step] = value
         done = step + 1
         if evaluate is not None and (done % eval_every == 0 or done == steps):
-            evaluated.append((done, float(evaluate(params))))
+            evaluated.append((done, _evaluated(evaluate, params)))
         if bar is not None:
             bar.show(done, value, evaluated[-1][1] if evaluated else None)
     if bar is not None:
         bar.close()
     return params, History(losses, tuple(evaluated))
+
+
+def _evaluated(evaluate, params):
+    value = evaluate(params)
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ValueError(_("evaluate(params) must return a number; it returned {value}").format(value=brief(value)))
+    return float(value)
 
 
 def _batch(batch_fn):
@@ -680,6 +702,7 @@ class Progress:
         self.handle = _notebook_display(self.line(0, None, None))
         self.live = self.handle is None and _is_terminal(self.stream)
         self.last = self.line(0, None, None)
+        self.longest = 0  # characters of the longest line written, to blank out in a shorter one
 
     def line(self, step, value, held_out):
         filled = self.WIDTH * step // max(self.steps, 1)
@@ -690,7 +713,7 @@ class Progress:
             return _("step {step}/{steps} {bar} loss {loss:.4f}").format(
                 step=step, steps=self.steps, bar=bar, loss=value
             )
-        return _("step {step}/{steps} {bar} loss {loss:.4f}, evaluated {held_out:.4f}").format(
+        return _("step {step}/{steps} {bar} loss {loss:.4f}, evaluated {held_out:.4g}").format(
             step=step, steps=self.steps, bar=bar, loss=value, held_out=held_out
         )
 
@@ -701,13 +724,21 @@ class Progress:
         if self.handle is not None:
             self.handle.update({"text/plain": self.last}, raw=True)
         elif self.live:
-            self.stream.write("\r" + self.last)
-            self.stream.flush()
+            self.rewrite()
 
     def close(self):
+        if self.live:
+            self.rewrite()
+        elif self.handle is None:
+            self.stream.write(self.last)
         if self.handle is None:
-            self.stream.write(("\r" if self.live else "") + self.last + "\n")
+            self.stream.write("\n")
             self.stream.flush()
+
+    def rewrite(self):  # back to the start of the line, over the longest line so far
+        self.longest = max(self.longest, len(self.last))
+        self.stream.write("\r" + self.last.ljust(self.longest))
+        self.stream.flush()
 
 
 def _notebook_display(text):

@@ -25,7 +25,7 @@ from .display import Html, side_by_side, softmax_story
 from .i18n import _
 from .inference import accuracy, complete, prepare
 from .labelled import LabelledMatrix, fmt
-from .trace import trace
+from .trace import TITLES, trace
 from .weights import NonFiniteError, WeightsError, check_weights
 
 CONTROLS = ("text", "reset", "lg", "break", "save")
@@ -188,6 +188,9 @@ VIEW_KINDS = {  # a view name -> the trace intermediates it shows
     "logits": ("ln_f", "logits", "probabilities"),
 }
 HEATED = {"scores", "attention_weights", "logits", "probabilities"}  # shaded like heatmaps
+assert {kind for kinds in VIEW_KINDS.values() for kind in kinds} <= set(TITLES), (
+    "views show intermediates the trace names"
+)
 
 
 def stages(params):

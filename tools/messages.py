@@ -1,0 +1,121 @@
+"""The message catalogues: every learner-facing sentence of the package, and its translations.
+
+Code marks a sentence with ``_("...")`` (or ``N_("...")`` where it is translated later, or
+``ngettext``); this script finds them all with Babel's extractor and keeps the catalogues in step:
+
+    python3 tools/messages.py update    # extract from handmade/, merge into each language's .po
+    python3 tools/messages.py compile   # write each .mo (what gettext reads at run time) from its .po
+    python3 tools/messages.py check     # untranslated, fuzzy, obsolete or mismatched placeholders
+
+The .po files are what translators edit; the .mo files are committed too, so that a plain install
+of the package can show Chinese without any tool. ``tests/test_messages.py`` fails when a message
+lacks a translation or a .mo is stale.
+"""
+
+import io
+import re
+import sys
+from pathlib import Path
+
+from babel.messages.catalog import Catalog
+from babel.messages.extract import extract_from_dir
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po, write_po
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "handmade"
+LOCALES = PACKAGE / "locale"
+DOMAIN = "handmade"
+LANGUAGES = ("zh",)
+KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2)}
+
+
+def extract():
+    """A Catalog of every marked message in handmade/, with the places it comes from."""
+    catalog = Catalog(project="handmade", domain=DOMAIN)
+    for filename, lineno, message, comments, context in extract_from_dir(
+        PACKAGE, method_map=[("**.py", "python")], keywords=KEYWORDS, comment_tags=("TRANSLATORS:",)
+    ):
+        catalog.add(message, locations=[(f"handmade/{filename}", lineno)], auto_comments=comments, context=context)
+    return catalog
+
+
+def po_path(language):
+    return LOCALES / language / "LC_MESSAGES" / f"{DOMAIN}.po"
+
+
+def read(language):
+    with open(po_path(language), "rb") as file:
+        return read_po(file, locale=language, domain=DOMAIN)
+
+
+def update():
+    template = extract()
+    for language in LANGUAGES:
+        path = po_path(language)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        catalog = read(language) if path.exists() else Catalog(locale=language, domain=DOMAIN, project="handmade")
+        catalog.update(template, no_fuzzy_matching=True)
+        catalog.obsolete.clear()
+        with open(path, "wb") as file:
+            write_po(file, catalog, width=0, sort_output=False, omit_header=False, include_previous=False)
+        print(f"{path.relative_to(ROOT)}: {len(catalog)} messages, {len(untranslated(catalog))} to translate")
+
+
+def mo_bytes(catalog):
+    out = io.BytesIO()
+    write_mo(out, catalog, use_fuzzy=False)
+    return out.getvalue()
+
+
+def compile_all():
+    for language in LANGUAGES:
+        path = po_path(language).with_suffix(".mo")
+        path.write_bytes(mo_bytes(read(language)))
+        print(f"wrote {path.relative_to(ROOT)}")
+
+
+def untranslated(catalog):
+    return [m.id for m in catalog if m.id and (not _strings(m.string) or m.fuzzy)]
+
+
+def _strings(string):
+    return [s for s in (string if isinstance(string, (tuple, list)) else [string]) if s]
+
+
+def placeholders(text):
+    return sorted(set(re.findall(r"\{(\w*)[^{}]*\}", text)))
+
+
+def problems(language):
+    """Sentences of the code that the catalogue of ``language`` does not translate properly."""
+    catalog, found = read(language), []
+    wanted = {m.id if isinstance(m.id, str) else m.id[0] for m in extract() if m.id}
+    have = {m.id if isinstance(m.id, str) else m.id[0]: m for m in catalog if m.id}
+    for msgid in sorted(wanted):
+        message = have.get(msgid)
+        if message is None or not _strings(message.string) or message.fuzzy:
+            found.append(f"no translation: {msgid!r}")
+            continue
+        ids = message.id if isinstance(message.id, (tuple, list)) else (message.id,)
+        for translation in _strings(message.string):
+            if placeholders(translation) != placeholders(ids[0]):
+                found.append(f"placeholders differ: {msgid!r} -> {translation!r}")
+    stale = mo_bytes(catalog) != po_path(language).with_suffix(".mo").read_bytes()
+    if stale:
+        found.append(f"{po_path(language).with_suffix('.mo').relative_to(ROOT)} is older than its .po: compile it")
+    return found
+
+
+if __name__ == "__main__":
+    command = sys.argv[1] if len(sys.argv) > 1 else "check"
+    if command == "update":
+        update()
+    elif command == "compile":
+        compile_all()
+    elif command == "check":
+        issues = [f"{language}: {p}" for language in LANGUAGES for p in problems(language)]
+        print("\n".join(issues) or "every message is translated")
+        sys.exit(1 if issues else 0)
+    else:
+        sys.exit(f"unknown command {command!r}: use update, compile or check")
