@@ -31,6 +31,7 @@ from .inference import (
     next_in_pattern,
     predict,
     prefix_examples,
+    sample,
     unambiguous_examples,
 )
 from .model import (
@@ -95,6 +96,7 @@ __all__ = [
     "prefix_examples",
     "qkv_weights",
     "recording",
+    "sample",
     "save_weights",
     "scope",
     "set_language",

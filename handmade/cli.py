@@ -27,6 +27,27 @@ class UsageError(Exception):
     """Bad arguments: reported in one line with status 2."""
 
 
+def _whole(option, low, high):
+    """An argparse type: a whole number from ``low`` to ``high`` (the limits are in the message)."""
+
+    def parse(text):
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                _("invalid whole number: {text}").format(text=_clip(repr(text), 40))
+            ) from None
+        if not low <= n <= high:
+            raise argparse.ArgumentTypeError(
+                _("must be a whole number from {low} to {high}; found {n}").format(
+                    low=low, high=high, n=_clip(text, 40)
+                )
+            )
+        return n
+
+    return parse
+
+
 def _count(text):
     """A number of new tokens: a whole number from 0 to MAX_NEW_TOKENS (the limit is in the message)."""
     try:
@@ -66,12 +87,22 @@ def build_parser():
     sub = commands.add_parser("grade", help=_("grade weights on a task: exit 0 on a pass, 1 on a fail, 2 on bad input"))
     sub.add_argument("task", metavar="TASK")
     sub.add_argument("--weights", metavar="FILE.json", required=True, help=_("the weights to grade"))
+    sub = commands.add_parser("train", help=_("train a task's model from a random start and save it"))
+    sub.add_argument("task", metavar="TASK")
+    sub.add_argument(
+        "--steps", type=_whole("--steps", 1, 100_000), default=300, metavar="N", help=_("training steps (default: 300)")
+    )
+    sub.add_argument(
+        "--seed", type=_whole("--seed", 0, 2**32 - 1), default=0, metavar="S", help=_("the random start (default: 0)")
+    )
+    sub.add_argument("--out", metavar="FILE.json", required=True, help=_("where to save the trained weights"))
+    sub.add_argument("--force", action="store_true", help=_("replace FILE.json even if it is not a weights file"))
     return parser
 
 
 def run(args):
     """(the command's output as text, exit status); raises ValueError (or another reported error) on bad input."""
-    if args.command in ("tasks", "blank", "grade"):
+    if args.command in ("tasks", "blank", "grade", "train"):
         return _task_command(args)
     return _model_command(args), 0
 
@@ -84,6 +115,13 @@ def _task_command(args):
     task = tasks.get_task(args.task)
     if args.command == "blank":
         return save_weights(tasks.blank(task), args.path, force=args.force), 0
+    if args.command == "train":
+        from .training import train_task
+
+        params, history = train_task(task, args.steps, seed=args.seed, progress=sys.stderr.isatty())
+        saved = save_weights(params, args.out, force=args.force)
+        report = grader.grade(task, params, diagnose=False)
+        return "\n".join([str(history), saved, *report.lines()[:3]]), 0
     report = grader.grade(task, load_weights(args.weights))
     return str(report), report.exit_status
 

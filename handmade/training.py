@@ -802,3 +802,28 @@ def _check_number(value, name, low, high, low_allowed=True, high_allowed=True):
                 name=name, interval=interval, value=brief(value)
             )
         )
+
+
+# ---- a task's model, learned ----------------------------------------------------------------
+
+
+def train_task(task, steps=300, *, seed=0, lr=3e-2, progress=True):
+    """(params, history): a model of the task's shape, trained from a seeded random start on every
+    context the task grades (all of them at each step), with AdamW and cross-entropy.
+
+    The shape is the one the task is designed for (its width, blocks, heads and MLP), so what
+    training finds can be put beside the reference solution. Training does not know about the
+    margin a pass needs; ``handmade.grader.grade(task, params)`` says whether it got there.
+    """
+    from .tasks import examples, get_task
+
+    task = get_task(task)
+    _check_whole(seed, "seed", 0, 2**32 - 1)
+    hidden = task.labels.hidden[0] if task.labels.hidden else None
+    params = init_params(
+        task.n_vocab, task.n_ctx, task.n_embd, rng=seed, n_layer=task.n_layer, n_head=task.n_head,
+        mlp=task.mlp, n_hidden=len(hidden) if hidden is not None else None, alphabet=task.alphabet,
+    )  # fmt: skip
+    windows = {(e.context[-task.n_ctx :], e.expected): e for e in examples(task)}  # what the model can see, once each
+    batch_fn = example_batches(list(windows.values()), None, task.n_ctx, seed, alphabet=task.alphabet)
+    return train(params, batch_fn, steps, lr, progress=progress)

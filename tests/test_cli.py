@@ -279,3 +279,29 @@ def test_grade_and_blank_refuse_bad_input_with_status_2(tmp_path, args, phrase):
     broken.write_text("{")
     args = [{"BLANK": str(blank), "BROKEN": str(broken)}.get(a, a) for a in args]
     _assert_one_short_line(*run(*args, cwd=tmp_path), phrase)
+
+
+def test_train_aab_from_the_command_line_reaches_27_of_27(tmp_path):
+    path = tmp_path / "learned.json"
+    code, out, err = run("train", "aab", "--steps", "300", "--seed", "1", "--out", str(path))
+    assert code == 0, err
+    assert out.splitlines()[0].startswith("300 steps: loss 0.69") and "task aab: PASS" in out
+    assert run("accuracy", "--weights", str(path))[1] == "ACCURACY: 100.0% (27 / 27)\n"
+    assert run("grade", "aab", "--weights", str(path))[0] == 0
+
+
+@pytest.mark.parametrize(
+    "args, phrase",
+    [
+        (["train", "aab", "--steps", "0", "--out", "x.json"], "must be a whole number from 1 to 100000; found 0"),
+        (["train", "aab", "--steps", "10" * 20, "--out", "x.json"], "must be a whole number from 1 to 100000"),
+        (["train", "aab", "--seed", "-3", "--out", "x.json"], "must be a whole number from 0 to 4294967295"),
+        (["train", "nope", "--out", "x.json"], "there is no task 'nope'"),
+        (["train", "aab"], "the following arguments are required: --out"),
+        (["train", "aab", "--steps", "1", "--out", "notes.txt"], "exists and is not a weights file"),
+    ],
+)
+def test_train_refuses_bad_input_with_status_2(tmp_path, args, phrase):
+    (tmp_path / "notes.txt").write_text("mine")
+    _assert_one_short_line(*run(*args, cwd=tmp_path), phrase)
+    assert (tmp_path / "notes.txt").read_text() == "mine"
