@@ -12,7 +12,7 @@ import numpy as np
 
 from .blog import ALPHABET, blog_model
 from .files import load_weights, save_weights
-from .i18n import _
+from .i18n import LANGUAGES, _, set_language
 from .inference import MAX_NEW_TOKENS, accuracy, complete, predict
 
 MAX_MESSAGE = 200  # characters of an error line: enough to name the problem, never a wall of text
@@ -62,7 +62,17 @@ def _count(text):
 
 
 def build_parser():
-    parser = _Parser(prog="python -m handmade", description=__doc__.split("\n")[0])
+    parser = _Parser(
+        prog="python -m handmade",
+        description=_(
+            "complete, predict and score with the blog's model or your own weights; design and train models for tasks"
+        ),
+    )
+    parser.add_argument(
+        "--lang",
+        choices=LANGUAGES,
+        help=_("the language of every message: en (the default) or zh (also: HANDMADE_LANG=zh)"),
+    )
     weights = argparse.ArgumentParser(add_help=False)
     weights.add_argument("--weights", metavar="FILE.json", help=_("weights saved as JSON (default: the blog's model)"))
     weights.add_argument(
@@ -144,7 +154,20 @@ def _clip(text, limit=MAX_MESSAGE):
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _language(argv):
+    """The --lang the arguments ask for, read before the parser is built (its help is translated)."""
+    for i, arg in enumerate(argv):
+        if arg.startswith("--lang="):
+            return arg.split("=", 1)[1]
+        if arg == "--lang" and i + 1 < len(argv):
+            return argv[i + 1]
+    return None
+
+
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if _language(argv) in LANGUAGES:
+        set_language(_language(argv))
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
