@@ -55,7 +55,9 @@ def update():
         path = po_path(language)
         path.parent.mkdir(parents=True, exist_ok=True)
         catalog = read(language) if path.exists() else Catalog(locale=language, domain=DOMAIN, project="handmade")
+        created = catalog.creation_date
         catalog.update(template, no_fuzzy_matching=True)
+        catalog.creation_date = created  # the header changes only when the messages do
         catalog.obsolete.clear()
         with open(path, "wb") as file:
             write_po(file, catalog, width=0, sort_output=False, omit_header=False, include_previous=False)
