@@ -8,10 +8,22 @@ import html
 
 import numpy as np
 
+from .i18n import N_, _
 from .labelled import LabelledMatrix, fmt
 from .model import softmax
 
 STAGES = ("tokens", "embeddings", "q/k/v", "scores", "softmax", "values", "projection", "residual", "logits")
+STAGE_NAMES = {  # what each stage is called on screen
+    "tokens": N_("tokens"),
+    "embeddings": N_("embeddings"),
+    "q/k/v": "q/k/v",
+    "scores": N_("scores"),
+    "softmax": "softmax",
+    "values": N_("values"),
+    "projection": N_("projection"),
+    "residual": N_("residual"),
+    "logits": "logits",
+}
 
 
 class Html:
@@ -34,20 +46,24 @@ def pipeline(*current):
     """The path from tokens to logits, with the stages this notebook covers highlighted."""
     unknown = [stage for stage in current if stage not in STAGES]
     if unknown:
-        raise ValueError(f"unknown stage {unknown[0]!r}; the stages are {', '.join(STAGES)}")
+        raise ValueError(
+            _("unknown stage {stage}; the stages are {stages}").format(stage=repr(unknown[0]), stages=", ".join(STAGES))
+        )
     boxes, plain = [], []
     for stage in STAGES:
-        here = stage in current
+        here, name = stage in current, _(STAGE_NAMES[stage])
         style = "background:#ffd866;font-weight:bold;" if here else "background:#eee;color:#666;"
-        boxes.append(f'<span style="{style}padding:2px 8px;border-radius:4px">{html.escape(stage)}</span>')
-        plain.append(f"[{stage}]" if here else stage)
+        boxes.append(f'<span style="{style}padding:2px 8px;border-radius:4px">{html.escape(name)}</span>')
+        plain.append(f"[{name}]" if here else name)
     arrow = ' <span style="color:#999">→</span> '
     return Html(f'<div style="font-family:sans-serif;margin:4px 0">{arrow.join(boxes)}</div>', " → ".join(plain))
 
 
 def side_by_side(*parts):
     """Tables (anything with ``.html()`` or ``_repr_html_``) or HTML strings, in one row."""
-    cells = "".join(f'<div style="margin-right:24px;max-width:100%;overflow-x:auto">{_markup(part)}</div>' for part in parts)
+    cells = "".join(
+        f'<div style="margin-right:24px;max-width:100%;overflow-x:auto">{_markup(part)}</div>' for part in parts
+    )
     text = "\n\n".join(repr(part) for part in parts if not isinstance(part, str))
     return Html(f'<div style="display:flex;flex-wrap:wrap;align-items:flex-start">{cells}</div>', text)
 
@@ -73,8 +89,8 @@ def matrix(values, title="", rows=None, cols=None, digits=4, decimals=None):
     ``decimals`` writes every number with that many digits after the point (0.00005 rather than 5e-05).
     """
     values = np.atleast_2d(np.asarray(values, dtype=float))
-    rows = rows or [f"row {i}" for i in range(values.shape[0])]
-    cols = cols or [f"col {j}" for j in range(values.shape[1])]
+    rows = rows or [_("row {i}").format(i=i) for i in range(values.shape[0])]
+    cols = cols or [_("col {j}").format(j=j) for j in range(values.shape[1])]
     return LabelledMatrix(values, rows, cols, title=title, digits=digits, decimals=decimals)
 
 
@@ -87,7 +103,7 @@ def weighted_sums(weights, values, rows, title=""):
     for label, row in zip(rows, np.asarray(weights)):
         terms = [f"{fmt(w)}*{fmt(v)}" for w, v in zip(row, values) if abs(w) > 1e-9]
         lines.append((label, " + ".join(terms), fmt(row @ np.asarray(values))))
-    return text_table(["row", "weights × values", "sum"], lines, title)
+    return text_table([_("row"), _("weights × values"), _("sum")], lines, title)
 
 
 def _markup(part):
@@ -105,7 +121,8 @@ def dot_product_story(a, b, i, j):
     terms = " + ".join(f"{fmt(x)}*{fmt(y)}" for x, y in zip(a[i], b[:, j]))
 
     def lab(m, title, cells):
-        rows, cols = [f"row {r}" for r in range(m.shape[0])], [f"col {c}" for c in range(m.shape[1])]
+        rows = [_("row {i}").format(i=r) for r in range(m.shape[0])]
+        cols = [_("col {j}").format(j=c) for c in range(m.shape[1])]
         return LabelledMatrix(m, rows, cols, title=title, highlight=frozenset(cells)).html()
 
     parts = [
@@ -115,7 +132,8 @@ def dot_product_story(a, b, i, j):
         "<div style='font-size:24px;padding-top:30px'>=</div>",
         lab(product, "A @ B", [(i, j)]),
     ]
-    sum_line = f"<p>(A @ B)[{i}, {j}] = row {i} of A · column {j} of B = {terms} = <b>{fmt(product[i, j])}</b></p>"
+    words = _("row {i} of A · column {j} of B").format(i=i, j=j)
+    sum_line = f"<p>(A @ B)[{i}, {j}] = {words} = {terms} = <b>{fmt(product[i, j])}</b></p>"
     return Html(side_by_side(*parts).markup + sum_line, f"(A @ B)[{i}, {j}] = {terms} = {fmt(product[i, j])}")
 
 
@@ -124,9 +142,9 @@ def softmax_story(row, scale=1.0):
     x = np.asarray(row, dtype=float) * scale
     shifted = x - x.max()
     steps = np.vstack([x, shifted, np.exp(shifted), softmax(x)])
-    labels = [f"x × {fmt(scale)}", "minus the max", "exp", "softmax: divided by the sum"]
+    labels = [f"x × {fmt(scale)}", _("minus the max"), "exp", _("softmax: divided by the sum")]
     cols = [f"x{i}" for i in range(len(x))]
-    return LabelledMatrix(steps, labels, cols, title="softmax step by step")
+    return LabelledMatrix(steps, labels, cols, title=_("softmax step by step"))
 
 
 class Latex:

@@ -74,7 +74,7 @@ def _parts(params):  # params: checked Weights
     residual, n_ctx = labels.residual, len(params["wpe"])
     found = [
         Part("wte", ("wte",), None, Basis(labels.tokens), residual, _(TITLES["wte"])),
-        Part("wpe", ("wpe",), None, Basis([f"pos {i}" for i in range(n_ctx)]), residual, _(TITLES["wpe"])),
+        Part("wpe", ("wpe",), None, Basis([_("pos {i}").format(i=i) for i in range(n_ctx)]), residual, _(TITLES["wpe"])),
     ]
     for i, block in enumerate(params["blocks"]):
         prefix = "" if len(params["blocks"]) == 1 else f"blocks[{i}]."

@@ -94,7 +94,7 @@ class Trace(Mapping):
 
 def position_labels(tokens, labels):
     shown = labels.tokens
-    return [f"pos {i} · {shown[t]}" for i, t in enumerate(tokens)]
+    return [_("pos {i} · {token}").format(i=i, token=shown[t]) for i, t in enumerate(tokens)]
 
 
 def trace(text, params=None, *, alphabet=None):
