@@ -636,7 +636,7 @@ def check_averaging_weights(weights, n=4):
             _("every token averages all the tokens, later ones too: mask the future (zeros above the diagonal)")
         )
     if np.allclose(got, want.T):
-        return hint(_("that is the transpose: row t must look at columns 0..t, below the diagonal"))
+        return hint(_("that is the transpose: row t must look at columns 0..t, on and below the diagonal"))
     if np.allclose(got, np.eye(n)):
         return hint(_("each token only keeps itself; it should average itself and everything before it"))
     t = int(np.abs(got - want).sum(axis=1).argmax())

@@ -145,7 +145,12 @@ def _model_command(args):
     if args.command == "predict":
         return str(predict(args.text, params, alphabet=args.alphabet))
     score = accuracy(params, alphabet=args.alphabet)
-    misses = [f"  missed: {ex.context} -> expected {ex.expected}, got {got}" for ex, got in score.failures]
+    misses = [
+        _("  missed: {context} -> expected {expected}, got {got}").format(
+            context=ex.context, expected=ex.expected, got=got
+        )
+        for ex, got in score.failures
+    ]
     return "\n".join([str(score), *misses])
 
 
@@ -185,5 +190,5 @@ def main(argv=None):
 
 
 def _fail(parser, error):
-    print(_clip(f"{parser.prog}: error: {error}"), file=sys.stderr)
+    print(_clip(_("{prog}: error: {error}").format(prog=parser.prog, error=error)), file=sys.stderr)
     return 2

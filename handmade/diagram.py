@@ -75,22 +75,20 @@ def diagram(params=None):
         '<defs><marker id="hm-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto">'
         f'<path d="M0,0 L10,5 L0,10 z" fill="{INK}"/></marker></defs>',
     ]
+    stream = _("the residual stream x")
     # the residual stream, left to right
     s.append(_box(10, line_y - 20, 64, 40, "tokens", _("ids")))
     s.append(_arrow(74, line_y, 92, line_y))
     s.append(_box(92, line_y - 22, 120, 44, "wte + wpe", _("embedding")))
     s.append(f'<line x1="212" y1="{line_y}" x2="890" y2="{line_y}" stroke="{ACCENT}" stroke-width="2.2"/>')
-    s.append(
-        f'<text x="250" y="{line_y + 20}" font-size="10.5" fill="{ACCENT}">{html.escape(_("the residual stream x"))}</text>'
-    )
+    s.append(f'<text x="250" y="{line_y + 20}" font-size="10.5" fill="{ACCENT}">{html.escape(stream)}</text>')
     # the block
     n = len(blocks)
     s.append(
         f'<rect x="232" y="8" width="644" height="{line_y + 30}" rx="8" fill="none" stroke="#888" stroke-dasharray="6 4"/>'
     )
-    s.append(
-        f'<text x="240" y="{line_y + 52}" font-size="11" fill="#555">{html.escape(_("blocks[i] ×{n} (transformer_block)").format(n=n))}</text>'
-    )
+    repeated = _("blocks[i] ×{n} (transformer_block)").format(n=n)
+    s.append(f'<text x="240" y="{line_y + 52}" font-size="11" fill="#555">{html.escape(repeated)}</text>')
     # the attention branch: leaves the stream, comes back through +
     heads = _("{n} heads").format(n=n_head) if n_head > 1 else _("1 head")
     s.append(
@@ -129,7 +127,7 @@ def diagram(params=None):
         n=n, heads=heads
     )
     if kept:
-        text += "; " + _("with {parts}").format(parts=", ".join(kept))
+        text += _("; with {parts}").format(parts=", ".join(kept))
     if missing:
-        text += "; " + _("without {parts} (dashed)").format(parts=", ".join(missing))
+        text += _("; without {parts} (dashed)").format(parts=", ".join(missing))
     return Svg("".join(s), text)

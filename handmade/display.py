@@ -9,7 +9,7 @@ import html
 import numpy as np
 
 from .i18n import N_, _
-from .labelled import LabelledMatrix, fmt
+from .labelled import LabelledMatrix, fmt, pad, width
 from .model import softmax
 
 STAGES = ("tokens", "embeddings", "q/k/v", "scores", "softmax", "values", "projection", "residual", "logits")
@@ -77,9 +77,9 @@ def text_table(header, rows, title=""):
         for row in rows
     )
     caption = f"<caption style='caption-side:top;text-align:left'>{esc(title)}</caption>" if title else ""
-    widths = [max(len(str(h)), *(len(str(r[i])) for r in rows)) for i, h in enumerate(header)]
+    widths = [max(width(str(h)), *(width(str(r[i])) for r in rows)) for i, h in enumerate(header)]
     lines = [title] if title else []
-    lines += ["  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip() for row in [header, *rows]]
+    lines += ["  ".join(pad(str(c), w) for c, w in zip(row, widths)).rstrip() for row in [header, *rows]]
     return Html(f"<table style='border-collapse:collapse'>{caption}<tr>{head}</tr>{body}</table>", "\n".join(lines))
 
 

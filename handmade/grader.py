@@ -443,7 +443,7 @@ def _attention_sentence(place, ours, ref):  # one query's weights over the keys,
     if np.max(np.abs(ours - ref)) > SHARES_DIFFER:
 
         def shares(weights):
-            return ", ".join(f"pos {k} = {fmt(weights[k], 2)}" for k in ref_keys)
+            return ", ".join(_("pos {i} = {weight}").format(i=k, weight=fmt(weights[k], 2)) for k in ref_keys)
 
         return _("{place}: you give {mine}; the reference solution gives {theirs}").format(
             place=place, mine=shares(ours), theirs=shares(ref)

@@ -5,11 +5,23 @@ show too) with a plain-text twin; ``.latex()`` gives a bmatrix and ``.heatmap()`
 """
 
 import html
+import unicodedata
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from .i18n import _
+
+
+def width(text):
+    """How many columns ``text`` takes in a terminal: Chinese characters take two."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in str(text))
+
+
+def pad(text, columns, right=False):
+    """``text`` padded with spaces to ``columns`` terminal columns (on the left when ``right``)."""
+    space = " " * max(0, columns - width(text))
+    return space + text if right else text + space
 
 
 def fmt(x, digits=4):
@@ -93,14 +105,14 @@ class LabelledMatrix:
 
     def __str__(self):
         body = self.texts()
-        label_width = max([len(r) for r in self.rows] + [0])
-        widths = [max(len(c), *(len(row[j]) for row in body)) for j, c in enumerate(self.cols)]
+        label_width = max([width(r) for r in self.rows] + [0])
+        widths = [max(width(c), *(width(row[j]) for row in body)) for j, c in enumerate(self.cols)]
 
         def line(label, cells):
             parts = []
-            for j, (cell, width) in enumerate(zip(cells, widths)):
-                parts.append(("| " if j in self.col_splits else "") + cell.rjust(width))
-            return label.ljust(label_width) + "  " + " ".join(parts)
+            for j, (cell, columns) in enumerate(zip(cells, widths)):
+                parts.append(("| " if j in self.col_splits else "") + pad(cell, columns, right=True))
+            return pad(label, label_width) + "  " + " ".join(parts)
 
         lines = [self.title] if self.title else []
         lines.append(line("", self.cols))

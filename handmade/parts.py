@@ -57,6 +57,11 @@ TITLES = {
 }
 
 
+def title(name):
+    """The title of the part called ``name`` (without a block prefix), in the current language."""
+    return _(TITLES[name])
+
+
 def _one(name):
     return Basis([name])
 
@@ -73,8 +78,8 @@ def _parts(params):  # params: checked Weights
     labels = params.labels
     residual, n_ctx = labels.residual, len(params["wpe"])
     found = [
-        Part("wte", ("wte",), None, Basis(labels.tokens), residual, _(TITLES["wte"])),
-        Part("wpe", ("wpe",), None, Basis([_("pos {i}").format(i=i) for i in range(n_ctx)]), residual, _(TITLES["wpe"])),
+        Part("wte", ("wte",), None, Basis(labels.tokens), residual, title("wte")),
+        Part("wpe", ("wpe",), None, Basis([_("pos {i}").format(i=i) for i in range(n_ctx)]), residual, title("wpe")),
     ]
     for i, block in enumerate(params["blocks"]):
         prefix = "" if len(params["blocks"]) == 1 else f"blocks[{i}]."
@@ -85,17 +90,15 @@ def _parts(params):  # params: checked Weights
             found += _vector_parts(prefix, "ln_1", (*at, "ln_1"), residual)
         for j, name in enumerate("qkv"):
             span = (j * n_attn, (j + 1) * n_attn)
-            found.append(Part(prefix + name, (*at, "attn", "c_attn", "w"), span, residual, heads, _(TITLES[name])))
+            found.append(Part(prefix + name, (*at, "attn", "c_attn", "w"), span, residual, heads, title(name)))
         for j, name in enumerate("qkv"):
             span = (j * n_attn, (j + 1) * n_attn)
             found.append(
-                Part(f"{prefix}{name}.b", (*at, "attn", "c_attn", "b"), span, _one(BIAS), heads, _(TITLES[f"{name}.b"]))
+                Part(f"{prefix}{name}.b", (*at, "attn", "c_attn", "b"), span, _one(BIAS), heads, title(f"{name}.b"))
             )
+        found.append(Part(prefix + "c_proj.w", (*at, "attn", "c_proj", "w"), None, heads, residual, title("c_proj.w")))
         found.append(
-            Part(prefix + "c_proj.w", (*at, "attn", "c_proj", "w"), None, heads, residual, _(TITLES["c_proj.w"]))
-        )
-        found.append(
-            Part(prefix + "c_proj.b", (*at, "attn", "c_proj", "b"), None, _one(BIAS), residual, _(TITLES["c_proj.b"]))
+            Part(prefix + "c_proj.b", (*at, "attn", "c_proj", "b"), None, _one(BIAS), residual, title("c_proj.b"))
         )
         if "mlp" in block:
             hidden = labels.hidden_basis(i, block["mlp"]["c_fc"]["w"].shape[1])
@@ -103,16 +106,16 @@ def _parts(params):  # params: checked Weights
                 found += _vector_parts(prefix, "ln_2", (*at, "ln_2"), residual)
             mlp = (*at, "mlp")
             found += [
-                Part(prefix + "mlp.c_fc.w", (*mlp, "c_fc", "w"), None, residual, hidden, _(TITLES["mlp.c_fc.w"])),
-                Part(prefix + "mlp.c_fc.b", (*mlp, "c_fc", "b"), None, _one(BIAS), hidden, _(TITLES["mlp.c_fc.b"])),
-                Part(prefix + "mlp.c_proj.w", (*mlp, "c_proj", "w"), None, hidden, residual, _(TITLES["mlp.c_proj.w"])),
+                Part(prefix + "mlp.c_fc.w", (*mlp, "c_fc", "w"), None, residual, hidden, title("mlp.c_fc.w")),
+                Part(prefix + "mlp.c_fc.b", (*mlp, "c_fc", "b"), None, _one(BIAS), hidden, title("mlp.c_fc.b")),
+                Part(prefix + "mlp.c_proj.w", (*mlp, "c_proj", "w"), None, hidden, residual, title("mlp.c_proj.w")),
                 Part(
                     prefix + "mlp.c_proj.b",
                     (*mlp, "c_proj", "b"),
                     None,
                     _one(BIAS),
                     residual,
-                    _(TITLES["mlp.c_proj.b"]),
+                    title("mlp.c_proj.b"),
                 ),
             ]
     if "ln_f" in params:
@@ -122,8 +125,7 @@ def _parts(params):  # params: checked Weights
 
 def _vector_parts(prefix, norm, path, residual):
     return [
-        Part(f"{prefix}{norm}.{key}", (*path, key), None, _one(key), residual, _(TITLES[f"{norm}.{key}"]))
-        for key in "gb"
+        Part(f"{prefix}{norm}.{key}", (*path, key), None, _one(key), residual, title(f"{norm}.{key}")) for key in "gb"
     ]
 
 
@@ -243,7 +245,7 @@ def weight_tables(params=None):
             block["attn"]["c_attn"]["w"],
             q.rows,
             [f"{part}·{n}" for part in "qkv" for n in q.cols],
-            title=_(TITLES["c_attn.w"]),
+            title=title("c_attn.w"),
             col_splits=(n_attn, 2 * n_attn),
         )
     return tables

@@ -64,7 +64,7 @@ class Task:
             (len(self.labels.attention) > self.n_layer, _("its labels name attention for blocks it does not have")),
             (
                 self.mlp != any(b is not None for b in self.labels.hidden),
-                _("mlp must say whether labels.hidden names units"),
+                _("mlp must be True exactly when labels.hidden names the MLP's hidden units"),
             ),
         ]
         for wrong, problem in problems:
@@ -521,8 +521,9 @@ _TASKS = [
         N_(
             "Continue (abc)*: after a comes b, after b comes c, after c comes a. Every piece of "
             "abcabc... of 1 to 5 letters is graded. The next letter depends on the current one "
-            "alone, yet the embedding by itself cannot turn a into b, b into c and c into a (no row "
-            "of wte can score another row above itself all the way round): it takes a block."
+            "alone, yet the embedding by itself cannot turn a into b, b into c and c into a: with "
+            "logits x @ wte.T, a's row would have to score b's above its own, b's c's, and c's a's, "
+            "which no three rows can do. It takes a block."
         ),
         ABC_LABELS,
         abc_model,
@@ -585,8 +586,8 @@ _TASKS = [
         xor_rule,
         N_(
             "Say 1 if the last two bits differ, 0 if they are the same (their XOR). Attention can "
-            "average the last two bits, as in the blog, but the answer is not a straight line "
-            "through that average (1 in the middle, 0 at both ends): that takes the MLP's non-linearity. "
+            "average the last two bits, as in the blog, but the answer is not a linear function of "
+            "that average (1 in the middle, 0 at both ends): that takes the MLP's non-linearity. "
             "(Softmax is not linear either: once you have passed, try one head and no MLP.)"
         ),
         XOR_LABELS,

@@ -164,7 +164,7 @@ def _check_n_head(n_head, path, n_attn):
         raise WeightsError(
             _("{path} is {value}, but n_attn = {n} does not split into {value} equal heads; allowed: {allowed}").format(
                 path=path,
-                value=brief(int(n_head)) if abs(n_head) < 10**6 else "a huge number",
+                value=brief(int(n_head)) if abs(n_head) < 10**6 else _("a huge number"),
                 n=n_attn,
                 allowed=allowed,
             )
@@ -366,11 +366,13 @@ def check_tokens(inputs, n_vocab, n_ctx, cached=0):
     for position, token in enumerate(inputs):
         whole = isinstance(token, (int, np.integer)) and not isinstance(token, (bool, np.bool_))
         if not whole or not 0 <= token < n_vocab:
-            kind = _(" (a {kind})").format(kind=type(token).__name__) if not whole else ""
+            found = (
+                brief(token) if whole else _("{value} (a {kind})").format(value=brief(token), kind=type(token).__name__)
+            )
             raise ValueError(
                 _(
-                    "token ids are whole numbers from 0 to {top} (n_vocab = {n}); found {value}{kind} at position {position}"
-                ).format(top=n_vocab - 1, n=n_vocab, value=brief(token), kind=kind, position=position)
+                    "token ids are whole numbers from 0 to {top} (n_vocab = {n}); found {found} at position {position}"
+                ).format(top=n_vocab - 1, n=n_vocab, found=found, position=position)
             )
     return np.array(inputs, dtype=np.int64)
 

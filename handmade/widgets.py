@@ -25,6 +25,7 @@ from .display import Html, side_by_side, softmax_story
 from .i18n import _
 from .inference import accuracy, complete, prepare
 from .labelled import LabelledMatrix, fmt
+from .labelled import width as text_width
 from .trace import TITLES, trace
 from .weights import NonFiniteError, WeightsError, check_weights
 
@@ -339,9 +340,9 @@ class Playground:
         edit = all_parts if edit is None else list(edit)
         default_views = {view for stage in self.stages for view in stage.views} | {"accuracy"}
         views = default_views if views is None else set(views)
-        self._refuse_unknown("part", edit, all_parts)
-        self._refuse_unknown("view", views, [*VIEW_KINDS, *OUTCOMES])
-        self._refuse_unknown("control", controls, CONTROLS)
+        self._refuse_unknown(_("no part called {name}; choose from {allowed}"), edit, all_parts)
+        self._refuse_unknown(_("no view called {name}; choose from {allowed}"), views, [*VIEW_KINDS, *OUTCOMES])
+        self._refuse_unknown(_("no control called {name}; choose from {allowed}"), controls, CONTROLS)
         self.score = score if score is not None else (BlogScore() if alphabet == "ab" and "accuracy" in views else None)
         self.view_names, self.controls = views, tuple(controls)
         self.save_path, self._start_text = save_path, self.text
@@ -366,14 +367,10 @@ class Playground:
         self.widget.add_class("hm-playground")
         self._show(self._render(self.params, self.text))
 
-    def _refuse_unknown(self, kind, names, allowed):
+    def _refuse_unknown(self, sentence, names, allowed):
         unknown = [name for name in names if name not in allowed]
         if unknown:
-            raise ValueError(
-                _("no {kind} called {name}; choose from {allowed}").format(
-                    kind=kind, name=repr(unknown[0]), allowed=", ".join(allowed)
-                )
-            )
+            raise ValueError(sentence.format(name=repr(unknown[0]), allowed=", ".join(allowed)))
 
     # ---- layout
 
@@ -419,7 +416,7 @@ class Playground:
 
     def _stage_box(self, stage, grids, views):
         labels = [row for name in grids for row in self.editors[name].matrix.rows]
-        width = 12 + 7 * max(map(len, labels), default=4)
+        width = 12 + 7 * max(map(text_width, labels), default=4)
         editors = []
         for k, name in enumerate(grids):  # a bias right under its weights, as one table
             below = k > 0 and _layer(name) == _layer(grids[k - 1])
@@ -598,9 +595,10 @@ class Playground:
         table = LabelledMatrix(
             probs.values, probs.rows, [f"P({c})" for c in tokens], title=_("prediction at each position")
         )
+        after = [_("after {row}").format(row=row) for row in probs.rows]
         guesses = "".join(
-            f"<li>{html.escape(_('after {row}').format(row=row))}: <b>{html.escape(tokens[int(np.argmax(p))])}</b></li>"
-            for row, p in zip(probs.rows, probs.values)
+            f"<li>{html.escape(a)}: <b>{html.escape(tokens[int(np.argmax(p))])}</b></li>"
+            for a, p in zip(after, probs.values)
         )
         return side_by_side(table.html(heat=True), f"<ul style='margin:0'>{guesses}</ul>").markup
 

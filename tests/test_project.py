@@ -13,9 +13,28 @@ def readme_commands():
 
 def test_readme_opens_with_the_two_commands():
     launch, test = readme_commands()[:2]
-    assert "requirements.txt" in launch and "jupyter lab notebooks/00_start_here.ipynb" in launch
+    for command in (launch, test):  # a virtual environment first, so nothing lands in the system Python
+        assert command.startswith("python3 -m venv .venv && . .venv/bin/activate && python3 -m pip install -r ")
+    assert "requirements.txt" in launch and launch.endswith("jupyter lab --allow-root notebooks/00_start_here.ipynb")
     assert "requirements-dev.txt" in test and test.endswith("pytest")
     assert README.index(launch) < README.index("## What this is")
+
+
+def test_the_requirements_agree_on_numpy():
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    requirements = (ROOT / "requirements.txt").read_text()
+    assert 'numpy>=2.0,<3"' in pyproject and "numpy>=2.0,<3" in requirements
+
+
+def test_what_the_readme_promises_is_there():
+    assert (ROOT / "LICENSE").read_text().startswith("MIT License")
+    assert (ROOT / "notebooks" / "data" / "README.md").exists() and (
+        ROOT / "notebooks" / "data" / "coriolanus.txt"
+    ).exists()
+    ignored = (ROOT / ".gitignore").read_text().split()
+    assert ".venv/" in ignored
+    post_build = (ROOT / "binder" / "postBuild").read_text()
+    assert "rm -rf build handmade.egg-info" in post_build
 
 
 def test_ci_runs_exactly_the_readmes_test_command():
@@ -27,6 +46,7 @@ def test_readme_lists_every_notebook_and_no_other():
     on_disk = sorted(p.name for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
     listed = re.findall(r"\(notebooks/(\d\d_\w+\.ipynb)\)", README)
     assert listed == on_disk
+    assert "TABLE" not in README and "ZH_MAP" not in README  # every figure filled in
 
 
 def test_binder_is_pinned_and_self_contained():

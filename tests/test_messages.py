@@ -1,0 +1,68 @@
+"""Every sentence the package shows a learner has a Chinese translation, and choosing the language works."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import handmade
+from handmade.i18n import language, set_language
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+messages = pytest.importorskip("messages", reason="the catalogue tools need Babel: pip install babel")
+
+
+def test_every_message_of_the_code_is_translated_with_the_same_placeholders_and_compiled():
+    assert messages.problems("zh") == []
+
+
+def test_the_catalogue_holds_the_sentences_the_code_uses():
+    ids = {m.id for m in messages.extract() if m.id}
+    assert "cannot tokenize {char} at position {position} of {where}: the alphabet is {alphabet}" in ids
+    assert len(ids) > 400
+
+
+@pytest.fixture
+def chinese():
+    set_language("zh")
+    yield
+    set_language("en")
+
+
+def test_errors_verdicts_captions_and_reports_are_chinese(chinese):
+    with pytest.raises(ValueError, match="字母表是 'ab'"):
+        handmade.tokenize("abc")
+    from handmade import checks, grader, tasks
+    from handmade.trace import trace
+
+    assert "注意力" in checks.check_completion("ba", "aaaaaa").message
+    assert trace("ab")["attention_weights"].title.startswith("注意力权重")
+    assert str(grader.grade(tasks.TASKS["abc"], tasks.blank(tasks.TASKS["abc"]))).startswith("任务 abc：未通过")
+
+
+def test_english_stays_the_default_and_comes_back():
+    assert language() == "en"
+    set_language("zh")
+    set_language("en")
+    with pytest.raises(ValueError, match="the alphabet is 'ab'"):
+        handmade.tokenize("abc")
+
+
+def test_an_unknown_language_is_a_clear_error():
+    with pytest.raises(ValueError, match="unknown language 'fr'; choose from en, zh"):
+        set_language("fr")
+
+
+@pytest.mark.parametrize("how", [["--lang", "zh"], ["--lang=zh"], "env"])
+def test_the_command_line_speaks_chinese_when_asked(how):
+    env = None
+    args = ["complete", "abc"]
+    if how == "env":
+        import os
+
+        env = {**os.environ, "HANDMADE_LANG": "zh"}
+    else:
+        args = [*how, *args]
+    result = subprocess.run([sys.executable, "-m", "handmade", *args], capture_output=True, text=True, env=env)
+    assert result.returncode == 2 and "无法对" in result.stderr and "字母表是 'ab'" in result.stderr
