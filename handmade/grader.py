@@ -21,6 +21,7 @@ When the shapes differ (another number of blocks, heads, no MLP), the report sti
 failing contexts and what the model predicted there.
 """
 
+import html
 import os
 from dataclasses import dataclass, replace
 
@@ -125,6 +126,11 @@ class Report:
         return "\n".join(self.lines())
 
     __repr__ = __str__
+
+    def _repr_html_(self):  # the same lines, wrapped at spaces on a narrow page, with a coloured edge
+        colour = "#1a7f37" if self.passed else "#b3261e"
+        style = f"white-space:pre-wrap;word-break:normal;border-left:4px solid {colour};padding:4px 8px;margin:0"
+        return f'<pre style="{style}">{html.escape(str(self))}</pre>'
 
 
 def _miss_line(miss):

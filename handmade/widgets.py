@@ -76,14 +76,26 @@ class MatrixEditor:
         self.name, self.matrix, self.on_edit = name, matrix, on_edit
         self.values = matrix.values.copy()
         self._quiet = False
-        self.boxes = [[self._box(i, j) for j in range(matrix.shape[1])] for i in range(matrix.shape[0])]
+        self._boxes = self._widget = None  # built when first shown: a big model has thousands of boxes
         self.message = W.HTML(layout=W.Layout(max_width="360px", margin="0 0 0 8px"))
         self.message.add_class(f"hm-message-{_css(name)}")
-        self.rebuild(label_width, heading)
+        self.label_width, self.heading = label_width, heading
 
-    def rebuild(self, label_width, heading=True):
-        """Lay the grid out again: its label column ``label_width`` px wide, with or without its heading."""
-        matrix, name = self.matrix, self.name
+    @property
+    def boxes(self):  # [n_rows][n_cols] of text boxes
+        if self._boxes is None:
+            self._boxes = [[self._box(i, j) for j in range(self.matrix.shape[1])] for i in range(self.matrix.shape[0])]
+        return self._boxes
+
+    @property
+    def widget(self):
+        if self._widget is None:
+            self._widget = self._build()
+        return self._widget
+
+    def _build(self):
+        """The grid, its label column ``label_width`` px wide, with or without its heading."""
+        matrix, name, label_width, heading = self.matrix, self.name, self.label_width, self.heading
         header = [W.HTML("")] + [self._label(c, j) for j, c in enumerate(matrix.cols)] if heading else []
         rows = [[self._label(r)] + self.boxes[i] for i, r in enumerate(matrix.rows)]
         grid = W.GridBox(
@@ -99,8 +111,9 @@ class MatrixEditor:
         if heading:
             title = f"<b style='font-size:12px'>{html.escape(matrix.title)}</b>"
             parts.insert(0, W.HTML(title))
-        self.widget = W.VBox(parts, layout=W.Layout(margin="0 0 4px 0" if heading else "0 0 8px 0"))
-        self.widget.add_class(f"hm-editor-{_css(name)}")
+        widget = W.VBox(parts, layout=W.Layout(margin="0 0 4px 0" if heading else "0 0 8px 0"))
+        widget.add_class(f"hm-editor-{_css(name)}")
+        return widget
 
     def _label(self, text, j=None):
         edge = "border-left:2px solid #555;padding-left:2px;" if j in self.matrix.col_splits else ""
@@ -110,7 +123,7 @@ class MatrixEditor:
 
     def _box(self, i, j):
         box = W.Text(
-            value=fmt(self.matrix.values[i, j]),
+            value=fmt(self.values[i, j]),
             continuous_update=False,
             layout=W.Layout(width=CELL, height="24px", margin="0"),
         )
@@ -155,10 +168,12 @@ class MatrixEditor:
     def set_values(self, values):
         """Show new values (reset, load, Lg) without treating them as typed edits."""
         self.values = np.array(values, dtype=float).reshape(self.values.shape)
+        if self._boxes is None:  # not shown yet: the boxes will start from these values
+            return self.show("")
         self._quiet = True
         try:
             for (i, j), value in np.ndenumerate(self.values):
-                self.boxes[i][j].value = fmt(value)
+                self._boxes[i][j].value = fmt(value)
         finally:
             self._quiet = False
         self.show("")
@@ -384,45 +399,59 @@ class Playground:
             laid_out.append((stage, grids, views))
             if grids:
                 covered.update((stage.block, v) for v in views)
-        boxes, titles = [], []
+        boxes, titles, self._unbuilt = [], [], {}
         for stage, grids, views in laid_out:
             if not grids:  # views alone: only those no stage with grids shows already
                 views = [v for v in views if (stage.block, v) not in covered]
                 covered.update((stage.block, v) for v in views)
             if grids or views:
-                boxes.append(self._stage_box(stage, grids, views))
+                box, fill = self._stage_box(stage, grids, views)
+                self._unbuilt[len(boxes)] = fill
+                boxes.append(box)
                 titles.append(stage.label)
-        tools = self._tools()
+        tools, tools_title = self._tools()
         if tools is not None and len(boxes) > 1:
             boxes.append(tools)
-            titles.append(_("tools: break, save"))
+            titles.append(tools_title)
         elif tools is not None:
             boxes.insert(0, tools)
-        if len(boxes) == 1:
-            return boxes[0]
-        if len(titles) < len(boxes):  # one stage and its tools: no tabs needed
-            return W.VBox(boxes)
+            self._unbuilt = {i + 1: fill for i, fill in self._unbuilt.items()}
+        if len(boxes) == 1 or len(titles) < len(boxes):  # one stage (and its tools): no tabs
+            for fill in self._unbuilt.values():
+                fill()
+            return boxes[0] if len(boxes) == 1 else W.VBox(boxes)
         tabs = W.Tab(boxes, titles=titles, layout=W.Layout(max_width="100%"))
         tabs.add_class("hm-stages")
+        tabs.observe(lambda change: self._open(change["new"]), names="selected_index")
+        self._open(0)
         return tabs
 
+    def _open(self, index):
+        """Build the grids of the tab at ``index`` the first time it is shown."""
+        fill = self._unbuilt.pop(index, None) if index is not None else None
+        if fill is not None:
+            fill()
+
     def _tools(self):
-        rows = []
+        """The tools' box and its tab's title (None, None when there are none)."""
+        rows, names = [], []
         if "break" in self.controls and self.editors:
             rows.append(self._break_control())
+            names.append(_("break"))
         if "save" in self.controls:
             rows.append(self._save_control())
-        return W.VBox(rows, layout=W.Layout(padding="4px 0")) if rows else None
+            names.append(_("save"))
+        if not rows:
+            return None, None
+        return W.VBox(rows, layout=W.Layout(padding="4px 0")), " · ".join(names)
 
     def _stage_box(self, stage, grids, views):
+        """(the stage's box, a function that puts its grids in): views now, grids when first shown."""
         labels = [row for name in grids for row in self.editors[name].matrix.rows]
         width = 12 + 7 * max(map(text_width, labels), default=4)
-        editors = []
         for k, name in enumerate(grids):  # a bias right under its weights, as one table
-            below = k > 0 and _layer(name) == _layer(grids[k - 1])
-            editor = self.editors[name]
-            editor.rebuild(label_width=width, heading=not below)
-            editors.append(editor.widget)
+            self.editors[name].label_width = width
+            self.editors[name].heading = not (k > 0 and _layer(name) == _layer(grids[k - 1]))
         panels = []
         for view in views:
             panel = W.HTML(layout=W.Layout(max_width="100%"))
@@ -430,13 +459,16 @@ class Playground:
             panel.add_class(f"hm-view-{_css(stage.key)}-{view}")
             self.panels[(stage.key, view)] = panel
             panels.append(panel)
-        if self.lg is not None and stage.key == "c_proj":  # c_proj's strength, beside c_proj
-            editors.insert(0, self.lg.widget)
-        left = W.VBox(editors, layout=W.Layout(flex="0 1 auto", margin="0 16px 0 0", max_width="100%"))
+        left = W.VBox(layout=W.Layout(flex="0 1 auto", margin="0 16px 0 0", max_width="100%"))
+
+        def fill():
+            lg = [self.lg.widget] if self.lg is not None and stage.key == "c_proj" else []  # c_proj's strength
+            left.children = lg + [self.editors[name].widget for name in grids]
+
         right = W.VBox(panels, layout=W.Layout(flex="1 1 300px", min_width="0", max_width="100%"))
         row = W.HBox([left, right], layout=W.Layout(flex_flow="row wrap", align_items="flex-start", max_width="100%"))
         row.add_class(f"hm-stage-{_css(stage.key)}")
-        return row
+        return row, fill
 
     def _bar(self):
         """The bar above the stages: the context, what the model predicts, its score, the controls."""
