@@ -30,6 +30,7 @@ def run(path, write=False):
         kernel_name="python3",
         record_timing=False,  # no timestamps in the stored notebooks
         store_widget_state=False,  # no widget model ids either; the snapshots serve viewers
+        shutdown_kernel="immediate",  # the notebook has run: no need to wait for a graceful goodbye
         resources={"metadata": {"path": str(path.parent)}},
     )
     start = time.perf_counter()
@@ -44,7 +45,8 @@ def run(path, write=False):
 
 
 def merged_streams(outputs):
-    """Adjacent prints to the same stream as one output, however the kernel happened to flush them."""
+    """Adjacent prints to the same stream as one output, however the kernel happened to flush them,
+    and a line rewritten in place with carriage returns (a progress line) as what the screen shows last."""
     merged = []
     for output in outputs:
         previous = merged[-1] if merged else None
@@ -57,6 +59,9 @@ def merged_streams(outputs):
             previous.text += output.text
         else:
             merged.append(output)
+    for output in merged:
+        if output.output_type == "stream" and "\r" in output.text:
+            output.text = "\n".join(line.rsplit("\r", 1)[-1] for line in output.text.split("\n"))
     return merged
 
 

@@ -50,7 +50,10 @@ ELAPSED = "views => Math.max(...views.map(v => window.__latency.done[v])) - wind
 
 
 def notebook():
-    cells = [{"cell_type": "code", "metadata": {}, "source": source, "outputs": [], "execution_count": None} for source in CELLS]
+    cells = [
+        {"cell_type": "code", "metadata": {}, "source": source, "outputs": [], "execution_count": None}
+        for source in CELLS
+    ]
     kernel = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}
     return {"cells": cells, "metadata": kernel, "nbformat": 4, "nbformat_minor": 4}
 
@@ -89,7 +92,11 @@ def measure(edits=20):
 
 if __name__ == "__main__":
     first, floor, edit = measure()
-    print(f"bare widget round trip (the floor), {len(floor)} changes: median {statistics.median(floor):.0f} ms, max {max(floor):.0f} ms")
-    print(f"playground edit -> attention and accuracy redrawn, {len(edit)} edits: median {statistics.median(edit):.0f} ms, max {max(edit):.0f} ms")
+    print(
+        f"bare widget round trip (the floor), {len(floor)} changes: median {statistics.median(floor):.0f} ms, max {max(floor):.0f} ms"
+    )
+    print(
+        f"playground edit -> attention and accuracy redrawn, {len(edit)} edits: median {statistics.median(edit):.0f} ms, max {max(edit):.0f} ms"
+    )
     print(f"the first edit of the session: {first:.0f} ms")
     print(f"edit median / floor median: {statistics.median(edit) / statistics.median(floor):.2f}  (target <= 2)")

@@ -8,7 +8,9 @@ heads) are optional: absent, the block is exactly the blog's. ``cache`` (a
 Every intermediate passes through ``tap(name, array)``, which returns its argument. Nobody
 listens unless a caller asks, ``with recording(listener): gpt(...)``; that is how the trace and
 the FLOP counter see the very arithmetic that ran. ``gpt()`` trusts its inputs and weights, as
-picoGPT does: ``handmade.weights.forward`` checks them where they come from people.
+picoGPT does: ``handmade.weights.forward`` checks them where they come from people. Every function
+also takes a batch, [B, n_seq] tokens at once (each shape gains a leading B), which is how
+``handmade.training`` runs a whole batch through the same pass.
 """
 
 import numpy as np
@@ -45,7 +47,7 @@ def causal_mask(n_q, n_k=None):  # -> [n_q, n_k]: 0 where a query may look, -inf
 
 
 def attention(q, k, v, mask):  # [n_q, d_k], [n_k, d_k], [n_k, d_v], [n_q, n_k] -> [n_q, d_v]
-    scores = tap("scores", q @ k.T)  # [n_q, n_k]: how well each query matches each key
+    scores = tap("scores", q @ k.mT)  # [n_q, n_k]: how well each query matches each key (k.mT: k transposed)
     scaled = tap("scaled_scores", scores / np.sqrt(q.shape[-1]))
     weights = tap("attention_weights", softmax(tap("masked_scores", scaled + mask)))  # rows sum to 1
     return tap("attention_output", weights @ v)  # [n_q, d_v]: each row a weighted average of v's rows
@@ -56,7 +58,7 @@ def causal_self_attention(x, c_attn, c_proj, n_head=1, cache=None):  # [n_seq, n
     q, k, v = np.split(qkv, 3, axis=-1)  # [n_seq, 3*n_attn] -> 3 of [n_seq, n_attn]
     if cache is not None:  # the keys and values of earlier positions come first
         k, v = cache.extend(k, v)  # -> 2 of [n_past + n_seq, n_attn]
-    mask = causal_mask(len(q), len(k))  # [n_seq, n_past + n_seq]
+    mask = causal_mask(q.shape[-2], k.shape[-2])  # [n_seq, n_past + n_seq]
     if n_head == 1:
         out = attention(q, k, v, mask)  # [n_seq, n_attn]
     else:  # each head attends with its own slice of q, k and v: n_head of [n_seq, n_attn / n_head]
@@ -64,7 +66,7 @@ def causal_self_attention(x, c_attn, c_proj, n_head=1, cache=None):  # [n_seq, n
         for i, head in enumerate(zip(*(np.split(m, n_head, axis=-1) for m in (q, k, v)))):
             with scope("head", i):
                 heads.append(attention(*head, mask))
-        out = tap("attention_output", np.hstack(heads))  # [n_seq, n_attn]: the heads' outputs side by side
+        out = tap("attention_output", np.concatenate(heads, axis=-1))  # [n_seq, n_attn]: the heads side by side
     return tap("c_proj_output", linear(out, **c_proj))  # [n_seq, n_attn] -> [n_seq, n_embd]
 
 
@@ -80,7 +82,7 @@ def transformer_block(x, attn, ln_1=None, ln_2=None, mlp=None, n_head=1, cache=N
 def gpt(inputs, wte, wpe, blocks, ln_f=None, cache=None):  # [n_seq] -> [n_seq, n_vocab]
     start = 0 if cache is None else len(cache)  # positions already in the cache come first
     token_emb = tap("token_embedding", wte[inputs])  # [n_seq] -> [n_seq, n_embd]
-    pos_emb = tap("position_embedding", wpe[range(start, start + len(inputs))])  # [n_seq, n_embd]
+    pos_emb = tap("position_embedding", wpe[start : start + np.shape(inputs)[-1]])  # [n_seq, n_embd]
     x = tap("embedding", token_emb + pos_emb)
     for i, block in enumerate(blocks):
         with scope("blocks", i):

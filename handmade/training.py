@@ -1,7 +1,7 @@
 """Learning the weights instead of setting them: the gradients written out by hand, AdamW, a loop.
 
-The forward pass is ``handmade.model``'s ``gpt()``, unchanged. ``loss_and_grads`` runs it once per
-sequence while recording every intermediate it taps (``with recording(...)``), so the backward
+The forward pass is ``handmade.model``'s ``gpt()``, unchanged. ``loss_and_grads`` runs it once on
+the whole batch while recording every intermediate it taps (``with recording(...)``), so the backward
 pass works from the very numbers the forward pass made. The backward pass then walks the forward
 one in reverse, one function per forward function, each written beside the idea it undoes::
 
@@ -222,37 +222,27 @@ def block_output(block):
 
 
 class Recorded:
-    """Every array gpt() tapped, stacked over a batch: ``seen["blocks[0].qkv"]`` is [B, n_seq, 3*n_attn].
+    """Every array gpt() tapped in one pass over a batch: ``seen["blocks[0].qkv"]`` is [B, n_seq, 3*n_attn].
 
-    ``passes`` holds one {name: array} per sequence; a name is stacked the first time it is asked
-    for (the backward pass reads about half of them). ``seen.inside("blocks[0]")`` reads the same
-    arrays with ``blocks[0].`` in front of each name.
+    ``seen.inside("blocks[0]")`` reads the same arrays with ``blocks[0].`` in front of each name.
     """
 
-    def __init__(self, passes, prefix="", stacked=None):
-        self.passes = passes
-        self.prefix = prefix
-        self.stacked = {} if stacked is None else stacked  # shared by every view of the same passes
+    def __init__(self, tapped, prefix=""):
+        self.tapped, self.prefix = tapped, prefix
 
     def __getitem__(self, name):
-        name = self.prefix + name
-        if name not in self.stacked:
-            self.stacked[name] = np.stack([tapped[name] for tapped in self.passes])
-        return self.stacked[name]
+        return self.tapped[self.prefix + name]
 
     def inside(self, scope):
-        return Recorded(self.passes, f"{self.prefix}{scope}.", self.stacked)
+        return Recorded(self.tapped, f"{self.prefix}{scope}.")
 
 
 def record(params, inputs):  # [B, n_seq] -> Recorded
-    """Run ``gpt()`` on each sequence while recording every intermediate it taps."""
-    passes = []
-    for sequence in inputs:
-        tapped = {}
-        with recording(tapped.__setitem__):
-            gpt(sequence, **params)
-        passes.append(tapped)
-    return Recorded(passes)
+    """Run ``gpt()`` once on the whole batch while recording every intermediate it taps."""
+    tapped = {}
+    with recording(tapped.__setitem__):
+        gpt(inputs, **params)
+    return Recorded(tapped)
 
 
 def loss_and_grads(params, inputs, targets):
@@ -686,23 +676,25 @@ def _batch(batch_fn):
 class Progress:
     """One line that says how far training has got: ``step 300/1000 [######..............] loss 2.4512``.
 
-    In a notebook it is one output, updated in place (through IPython's display, if IPython is
-    running the notebook); in a terminal a line rewritten with a carriage return; elsewhere (a
-    log, a test) only the last line. It shows steps and losses, never times, so a notebook's
-    stored output is the same on every run.
+    In a terminal, or in a notebook (where it writes to the cell's output), the line is rewritten in
+    place with a carriage return, a limited number of times; elsewhere (a log, a test) only the
+    last line is written. It shows steps and losses, never times, so a notebook's stored output is
+    the same on every run (and nbval compares only the line's last state: tests/sanitize.cfg).
     """
 
     WIDTH = 20  # characters of the bar
-    UPDATES = 100  # times the line is redrawn during a run, at most
+    UPDATES = 20  # times the line is redrawn during a run, at most
 
     def __init__(self, steps, stream=None):
         self.steps = steps
         self.every = max(1, steps // self.UPDATES)
-        self.stream = sys.stderr if stream is None else stream
-        self.handle = _notebook_display(self.line(0, None, None))
-        self.live = self.handle is None and _is_terminal(self.stream)
+        notebook = _in_notebook()
+        self.stream = stream if stream is not None else (sys.stdout if notebook else sys.stderr)
+        self.live = notebook or _is_terminal(self.stream)
         self.last = self.line(0, None, None)
         self.longest = 0  # characters of the longest line written, to blank out in a shorter one
+        if self.live:
+            self.rewrite()
 
     def line(self, step, value, held_out):
         filled = self.WIDTH * step // max(self.steps, 1)
@@ -713,27 +705,20 @@ class Progress:
             return _("step {step}/{steps} {bar} loss {loss:.4f}").format(
                 step=step, steps=self.steps, bar=bar, loss=value
             )
-        return _("step {step}/{steps} {bar} loss {loss:.4f}, evaluated {held_out:.4g}").format(
+        return _("step {step}/{steps} {bar} loss {loss:.4f}, evaluated {held_out:.4f}").format(
             step=step, steps=self.steps, bar=bar, loss=value, held_out=held_out
         )
 
     def show(self, step, value, held_out=None):
         self.last = self.line(step, value, held_out)
-        if step % self.every and step != self.steps:
-            return
-        if self.handle is not None:
-            self.handle.update({"text/plain": self.last}, raw=True)
-        elif self.live:
+        if self.live and (step % self.every == 0 or step == self.steps):
             self.rewrite()
 
     def close(self):
-        if self.live:
-            self.rewrite()
-        elif self.handle is None:
+        if not self.live:
             self.stream.write(self.last)
-        if self.handle is None:
-            self.stream.write("\n")
-            self.stream.flush()
+        self.stream.write("\n")
+        self.stream.flush()
 
     def rewrite(self):  # back to the start of the line, over the longest line so far
         self.longest = max(self.longest, len(self.last))
@@ -741,15 +726,11 @@ class Progress:
         self.stream.flush()
 
 
-def _notebook_display(text):
-    """A display handle showing ``text`` when a Jupyter kernel runs this, else None (IPython is not imported)."""
+def _in_notebook():
+    """True when a Jupyter kernel runs this (IPython is only looked at if something imported it)."""
     ipython = sys.modules.get("IPython")
     shell = ipython.get_ipython() if ipython is not None else None
-    if shell is None or type(shell).__name__ != "ZMQInteractiveShell":
-        return None
-    from IPython.display import display
-
-    return display({"text/plain": text}, raw=True, display_id=True)
+    return shell is not None and type(shell).__name__ == "ZMQInteractiveShell"
 
 
 def _is_terminal(stream):
