@@ -316,7 +316,10 @@ class BlogScore:
             )
             for e, got in score.failures[:4]
         ]
-        return score.perfect, str(score), misses
+        summary = _("ACCURACY: {percent:.1f}% ({correct} / {total})").format(  # the blog's line, in English
+            percent=100 * score.correct / score.total, correct=score.correct, total=score.total
+        )
+        return score.perfect, summary, misses
 
 
 # ---- the playground -----------------------------------------------------------------------

@@ -250,3 +250,22 @@ def test_at_1280_by_800_an_edit_of_q_and_its_effect_are_on_one_screen(notebook):
     finally:
         page.locator(".hm-reset").first.click()
         page.set_viewport_size({"width": 1400, "height": 1000})
+
+
+# ---- the Chinese edition ----------------------------------------------------------------
+
+
+def test_the_chinese_playground_runs_and_speaks_chinese(notebook):
+    nb = notebook("zh/09_playground.ipynb")
+    assert nb.errors() == []
+    assert "准确率" in accuracy(nb) and "(27 / 27)" not in accuracy(nb)  # the blog's line, in Chinese: （27 / 27）
+    assert "重置" in nb.page.locator(".hm-reset").first.text_content()
+    assert "上下文" in nb.page.locator(".hm-bar").first.text_content()
+    tab(nb, "c_proj")
+    nb.type_into(nb.cell_box("c-proj-w", 7, 6), "很多")
+    nb.wait_for_text("hm-message-c-proj-w", "不是数字")
+    before = nb.html("hm-view-accuracy")
+    nb.type_into(nb.cell_box("c-proj-w", 7, 6), "0")
+    assert "（27 / 27）" not in nb.wait_for_change("hm-view-accuracy", before)
+    nb.page.locator(".hm-reset").click()
+    nb.wait_for_text("hm-view-accuracy", "（27 / 27）")
