@@ -263,7 +263,7 @@ def test_the_chinese_playground_runs_and_speaks_chinese(notebook):
     assert "上下文" in nb.page.locator(".hm-bar").first.text_content()
     tab(nb, "c_proj")
     nb.type_into(nb.cell_box("c-proj-w", 7, 6), "很多")
-    nb.wait_for_text("hm-message-c-proj-w", "不是数字")
+    nb.wait_for_text("hm-message-c-proj-w", "不是一个数")
     before = nb.html("hm-view-accuracy")
     nb.type_into(nb.cell_box("c-proj-w", 7, 6), "0")
     assert "（27 / 27）" not in nb.wait_for_change("hm-view-accuracy", before)
