@@ -8,21 +8,8 @@ shows both what GPT-2 has and what this model keeps.
 
 import html
 
+from .display import Svg
 from .i18n import _
-
-
-class Svg:
-    """An SVG picture for Jupyter (and GitHub, which shows SVG outputs) with a plain-text twin."""
-
-    def __init__(self, markup, text):
-        self.markup, self.text = markup, text
-
-    def _repr_svg_(self):
-        return self.markup
-
-    def __repr__(self):
-        return self.text
-
 
 INK, FAINT, ACCENT = "#222", "#aaa", "#c0392b"
 

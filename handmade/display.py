@@ -147,17 +147,28 @@ def softmax_story(row, scale=1.0):
     return LabelledMatrix(steps, labels, cols, title=_("softmax step by step"))
 
 
-class Latex:
-    """LaTeX for Jupyter (rendered by MathJax) with a plain-text twin."""
+class Rich:
+    """Something Jupyter shows in a rich form (``markup``: LaTeX, SVG) with a plain-text twin."""
 
-    def __init__(self, tex, text):
-        self.tex, self.text = tex, text
-
-    def _repr_latex_(self):
-        return self.tex
+    def __init__(self, markup, text):
+        self.markup, self.text = markup, text
 
     def __repr__(self):
         return self.text
+
+
+class Latex(Rich):
+    """LaTeX for Jupyter (rendered by MathJax)."""
+
+    def _repr_latex_(self):
+        return self.markup
+
+
+class Svg(Rich):
+    """An SVG picture (GitHub shows SVG outputs too)."""
+
+    def _repr_svg_(self):
+        return self.markup
 
 
 def equations(*named, digits=12):
