@@ -50,7 +50,11 @@ def _highlighted(code):
     except ImportError:  # plain, but still readable
         return [html.escape(line) for line in code.splitlines()]
     formatter = HtmlFormatter(noclasses=True, nowrap=True, style="default")
-    return highlight(code, PythonLexer(), formatter).rstrip("\n").split("\n")
+    coloured = highlight(code, PythonLexer(), formatter).rstrip("\n")
+    # Pygments 2.21 began escaping quotes in text; they need no escaping there. Undo it, so the
+    # stored notebook outputs are the same whichever version is installed.
+    coloured = coloured.replace("&quot;", '"').replace("&#39;", "'").replace("&#x27;", "'")
+    return coloured.split("\n")
 
 
 def _block(code, marked=(), numbers=False):
