@@ -83,6 +83,7 @@ def measure(edits=20):
         NotebookPage(page, lab, "latency.ipynb").open().run_all()
         page.locator(".hm-stages .lm-TabBar-tab", has_text="q").first.click()
         q_box, views = ".hm-cell-q-2-2 input", [".hm-view-q-attention", ".hm-view-accuracy"]
+        page.wait_for_selector(q_box)  # a tab's grids are built when it is first opened
         first = timed_edits(page, q_box, views, ["0"], 1)  # the first edit of the session
         floor = timed_edits(page, ".floor-box input", [".floor-view"], ["x", "y"], edits)
         edit = timed_edits(page, q_box, views, ["1024", "0"], edits)
