@@ -182,7 +182,10 @@ class Score:
     failures: tuple  # (Example, predicted character) for every miss, in order
 
     def __str__(self):
-        return f"ACCURACY: {100 * self.correct / self.total:.1f}% ({self.correct} / {self.total})"
+        # the blog's line in English ("ACCURACY: 100.0% (27 / 27)"), the learner's language otherwise
+        return _("ACCURACY: {percent:.1f}% ({correct} / {total})").format(
+            percent=100 * self.correct / self.total, correct=self.correct, total=self.total
+        )
 
     @property
     def perfect(self):

@@ -1,6 +1,9 @@
 """Heatmaps of labelled matrices. This module imports matplotlib; nothing imports it eagerly."""
 
+from pathlib import Path
+
 import numpy as np
+from matplotlib import font_manager
 from matplotlib import pyplot as plt
 from matplotlib.colors import LinearSegmentedColormap
 
@@ -11,6 +14,12 @@ SIGNED = LinearSegmentedColormap.from_list("handmade", [[c / 255 for c in shade(
 POSITIVE_ONLY = LinearSegmentedColormap.from_list(
     "handmade+", [[c / 255 for c in shade(t)] for t in np.linspace(0, 1, 11)]
 )
+
+# The labels' fonts: matplotlib's own, then for what it lacks the Chinese characters of the message
+# catalogue (tools/cjk_font.py), so that "位置 0 · a" is drawn on machines without a CJK font.
+CJK_FONT = Path(__file__).with_name("fonts") / "handmade-cjk.ttf"
+font_manager.fontManager.addfont(CJK_FONT)
+FONTS = ["sans-serif", font_manager.FontProperties(fname=CJK_FONT).get_name()]
 
 
 def heatmap(matrix, ax=None, annotate=True, cmap=None, vmin=None, vmax=None, xlabel=None, ylabel=None):
@@ -30,8 +39,9 @@ def heatmap(matrix, ax=None, annotate=True, cmap=None, vmin=None, vmax=None, xla
     else:
         norm, cmap = plt.Normalize(min(low, 0), max(high, 1e-12)), cmap or POSITIVE_ONLY
     image = ax.imshow(values, cmap=cmap, norm=norm, aspect="auto")
-    ax.set_xticks(range(values.shape[1]), matrix.cols, rotation=90 if max(map(len, matrix.cols)) > 3 else 0)
-    ax.set_yticks(range(values.shape[0]), matrix.rows)
+    vertical = max(map(len, matrix.cols)) > 3
+    ax.set_xticks(range(values.shape[1]), matrix.cols, rotation=90 if vertical else 0, fontfamily=FONTS)
+    ax.set_yticks(range(values.shape[0]), matrix.rows, fontfamily=FONTS)
     ax.tick_params(length=0)
     for j in matrix.col_splits:
         ax.axvline(j - 0.5, color="black", linewidth=2)
@@ -40,8 +50,8 @@ def heatmap(matrix, ax=None, annotate=True, cmap=None, vmin=None, vmax=None, xla
         for (i, j), value in np.ndenumerate(values):
             dark = abs(image.norm(value) - 0.5) > 0.3 if low < 0 < high else image.norm(value) > 0.6
             ax.text(j, i, texts[i][j], ha="center", va="center", fontsize=8, color="white" if dark else "black")
-    ax.set_xlabel(xlabel or "")
-    ax.set_ylabel(ylabel or "")
+    ax.set_xlabel(xlabel or "", fontfamily=FONTS)
+    ax.set_ylabel(ylabel or "", fontfamily=FONTS)
     if matrix.title:
-        ax.set_title(matrix.title, loc="left", fontsize=10)
+        ax.set_title(matrix.title, loc="left", fontsize=10, fontfamily=FONTS)
     return ax

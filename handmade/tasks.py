@@ -95,7 +95,7 @@ class Task:
         graded = len(examples(self))
         return "\n".join(
             [
-                f"{self.name}: {_(self.statement)}",
+                _("{name}: {statement}").format(name=self.name, statement=_(self.statement)),
                 _("  alphabet {alphabet}, contexts of 1 to {n_ctx} tokens, {graded} graded").format(
                     alphabet=repr(self.alphabet), n_ctx=self.n_ctx, graded=graded
                 ),

@@ -316,10 +316,7 @@ class BlogScore:
             )
             for e, got in score.failures[:4]
         ]
-        summary = _("ACCURACY: {percent:.1f}% ({correct} / {total})").format(  # the blog's line, in English
-            percent=100 * score.correct / score.total, correct=score.correct, total=score.total
-        )
-        return score.perfect, summary, misses
+        return score.perfect, str(score), misses
 
 
 # ---- the playground -----------------------------------------------------------------------
@@ -630,10 +627,13 @@ class Playground:
         table = LabelledMatrix(
             probs.values, probs.rows, [f"P({c})" for c in tokens], title=_("prediction at each position")
         )
-        after = [_("after {row}").format(row=row) for row in probs.rows]
         guesses = "".join(
-            f"<li>{html.escape(a)}: <b>{html.escape(tokens[int(np.argmax(p))])}</b></li>"
-            for a, p in zip(after, probs.values)
+            "<li>{}</li>".format(
+                _("after {row}: {token}").format(
+                    row=html.escape(row), token=f"<b>{html.escape(tokens[int(np.argmax(p))])}</b>"
+                )
+            )
+            for row, p in zip(probs.rows, probs.values)
         )
         return side_by_side(table.html(heat=True), f"<ul style='margin:0'>{guesses}</ul>").markup
 
@@ -904,7 +904,9 @@ class SoftmaxExplorer:
         self._try(self.row, scale)
 
     def _try(self, row, scale):
-        if not np.isfinite(row * scale).all():
+        with np.errstate(over="ignore"):  # an overflow is what this checks for, and says so below
+            overflows = not np.isfinite(row * scale).all()
+        if overflows:
             self.message.value = message_html(
                 _(
                     "{x} × {scale} is larger than float64 can hold (about 1.8e308); showing the last row that fits"

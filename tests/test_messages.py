@@ -66,3 +66,30 @@ def test_the_command_line_speaks_chinese_when_asked(how):
         args = [*how, *args]
     result = subprocess.run([sys.executable, "-m", "handmade", *args], capture_output=True, text=True, env=env)
     assert result.returncode == 2 and "无法对" in result.stderr and "字母表是 'ab'" in result.stderr
+
+
+def test_the_packaged_font_draws_every_chinese_character_of_the_catalogue():
+    import cjk_font
+    from matplotlib.ft2font import FT2Font
+
+    from handmade.plots import CJK_FONT
+
+    missing = set(cjk_font.wide_characters()) - {chr(code) for code in FT2Font(str(CJK_FONT)).get_charmap()}
+    assert not missing, f"run tools/cjk_font.py again: the font lacks {''.join(sorted(missing))}"
+
+
+def test_a_chinese_heatmap_draws_its_labels_without_a_missing_glyph(chinese):
+    import warnings
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot as plt
+
+    from handmade.trace import trace
+
+    weights = trace("aabaa")["attention_weights"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # matplotlib warns "Glyph ... missing from font(s)"
+        weights.heatmap(xlabel="key").figure.canvas.draw()
+    plt.close("all")

@@ -79,6 +79,11 @@ class Lab:
         (quiet / "notification.jupyterlab-settings").write_text(
             json.dumps({"fetchNews": "false", "checkForUpdates": False})
         )
+        # Every cell attached to the page, so a test can find any cell's widgets without scrolling
+        # (Lab's default, "contentVisibility", may leave the views of far-away cells unrendered).
+        notebook = self.tmp / "settings" / "@jupyterlab" / "notebook-extension"
+        notebook.mkdir(parents=True)
+        (notebook / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}))
         return env
 
     def __enter__(self):

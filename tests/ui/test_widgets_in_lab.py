@@ -196,7 +196,7 @@ def test_an_entry_that_is_not_a_number_shows_a_message_and_keeps_the_model(noteb
 def test_break_it_then_reset(notebook):
     nb = notebook(PLAYGROUND)
     before = nb.html("hm-view-accuracy")
-    tab(nb, "tools")
+    tab(nb, "break")
     nb.page.locator(".hm-break-go").click()  # defaults: c_proj.w [V, Tb] set to 0
     assert "(27 / 27)" not in nb.wait_for_change("hm-view-accuracy", before)
     nb.page.get_by_text("c_proj.w[V, Tb] is now 0").wait_for()
@@ -206,7 +206,7 @@ def test_break_it_then_reset(notebook):
 
 def test_saving_then_loading_restores_the_weights(notebook):
     nb = notebook(PLAYGROUND)
-    tab(nb, "tools")
+    tab(nb, "break")
     nb.type_into(nb.page.locator(".hm-file-path input"), "ui_test_weights.json")
     tab(nb, "q")
     box = nb.cell_box("q", 2, 1)
@@ -214,13 +214,13 @@ def test_saving_then_loading_restores_the_weights(notebook):
     nb.type_into(box, "2048")  # position 2 now looks only at position 1
     nb.page.wait_for_function("b => document.querySelector('.hm-view-q-attention').textContent !== b", arg=before)
     saved = nb.text("hm-view-q-attention")
-    tab(nb, "tools")
+    tab(nb, "break")
     nb.page.locator(".hm-file-save").click()
     nb.wait_for_text("hm-status", "wrote the weights to")
     tab(nb, "q")
     nb.type_into(box, "0")  # and now only at itself
     nb.page.wait_for_function("b => document.querySelector('.hm-view-q-attention').textContent !== b", arg=saved)
-    tab(nb, "tools")
+    tab(nb, "break")
     nb.page.locator(".hm-file-load").click()
     nb.wait_for_text("hm-status", "loaded the weights from ui_test_weights.json")
     assert box.input_value() == "2048"
