@@ -550,10 +550,10 @@ class Playground:
             self.status.value = message_html(_("{error}; the model is unchanged").format(error=error))
             return False
         self.params = params
+        self._show(rendered)  # the views first, then the grids: a page that shows the new grids shows their effect
         tables = P.weight_tables(params)
         for name, editor in self.editors.items():
             editor.set_values(tables[name].values)
-        self._show(rendered)
         self.status.value = message_html(note, ok=True)
         return True
 

@@ -180,6 +180,7 @@ def test_editing_a_q_entry_changes_the_attention_heatmap(notebook):
     assert "outline:2px solid" in changed  # the cells that changed are marked
     nb.page.locator(".hm-reset").click()
     nb.page.wait_for_function("() => document.querySelector('.hm-cell-q-2-2 input').value === '1024'")
+    assert nb.html("hm-view-q-attention") == before  # views back as they started (reset compares with nothing)
 
 
 def test_an_entry_that_is_not_a_number_shows_a_message_and_keeps_the_model(notebook):
