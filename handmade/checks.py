@@ -439,7 +439,9 @@ def check_lg_threshold(answer, tolerance=0.01):
     if isinstance(number, Verdict):
         return number
     answer, threshold = float(number), lg_threshold()
-    if abs(answer) > 1e6:
+    try:
+        score = accuracy(blog_model(proj_lg=answer))
+    except NonFiniteError:
         return hint(
             _(
                 "at Lg = {answer} the model works only when c_proj does not overflow; the answer is a small number, near where the residual's 1 starts to matter"
@@ -454,12 +456,12 @@ def check_lg_threshold(answer, tolerance=0.01):
     if answer > threshold:
         return hint(
             _("at Lg = {answer} the model still scores {score}: the point where it starts to fail is lower").format(
-                answer=fmt(answer), score=accuracy(blog_model(proj_lg=answer))
+                answer=fmt(answer), score=score
             )
         )
     return hint(
         _("at Lg = {answer} the model already fails ({score}): the point where it starts to fail is higher").format(
-            answer=fmt(answer), score=accuracy(blog_model(proj_lg=answer))
+            answer=fmt(answer), score=score
         )
     )
 

@@ -14,6 +14,7 @@ from .blog import ALPHABET, blog_model
 from .files import load_weights, save_weights
 from .i18n import LANGUAGES, _, set_language
 from .inference import MAX_NEW_TOKENS, accuracy, complete, predict
+from .training import MAX_SEED, MAX_STEPS, train_task
 
 MAX_MESSAGE = 200  # characters of an error line: enough to name the problem, never a wall of text
 
@@ -27,7 +28,7 @@ class UsageError(Exception):
     """Bad arguments: reported in one line with status 2."""
 
 
-def _whole(option, low, high):
+def _whole(low, high):
     """An argparse type: a whole number from ``low`` to ``high`` (the limits are in the message)."""
 
     def parse(text):
@@ -46,19 +47,6 @@ def _whole(option, low, high):
         return n
 
     return parse
-
-
-def _count(text):
-    """A number of new tokens: a whole number from 0 to MAX_NEW_TOKENS (the limit is in the message)."""
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(_("invalid whole number: {text}").format(text=_clip(repr(text), 40))) from None
-    if not 0 <= n <= MAX_NEW_TOKENS:
-        raise argparse.ArgumentTypeError(
-            _("must be a whole number from 0 to {limit}; found {n}").format(limit=MAX_NEW_TOKENS, n=_clip(text, 40))
-        )
-    return n
 
 
 def build_parser():
@@ -82,7 +70,9 @@ def build_parser():
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     sub = commands.add_parser("complete", parents=[weights], help=_("continue TEXT greedily: TEXT :: CONTINUATION"))
     sub.add_argument("text", metavar="TEXT")
-    sub.add_argument("-n", type=_count, default=10, metavar="N", help=_("how many tokens to add (default: 10)"))
+    sub.add_argument(
+        "-n", type=_whole(0, MAX_NEW_TOKENS), default=10, metavar="N", help=_("how many tokens to add (default: 10)")
+    )
     sub = commands.add_parser("predict", parents=[weights], help=_("the prediction at every position of TEXT"))
     sub.add_argument("text", metavar="TEXT")
     commands.add_parser("accuracy", parents=[weights], help=_('score the (aab)* task on "aab" * 10'))
@@ -100,10 +90,10 @@ def build_parser():
     sub = commands.add_parser("train", help=_("train a task's model from a random start and save it"))
     sub.add_argument("task", metavar="TASK")
     sub.add_argument(
-        "--steps", type=_whole("--steps", 1, 100_000), default=300, metavar="N", help=_("training steps (default: 300)")
+        "--steps", type=_whole(1, MAX_STEPS), default=300, metavar="N", help=_("training steps (default: 300)")
     )
     sub.add_argument(
-        "--seed", type=_whole("--seed", 0, 2**32 - 1), default=0, metavar="S", help=_("the random start (default: 0)")
+        "--seed", type=_whole(0, MAX_SEED), default=0, metavar="S", help=_("the random start (default: 0)")
     )
     sub.add_argument("--out", metavar="FILE.json", required=True, help=_("where to save the trained weights"))
     sub.add_argument("--force", action="store_true", help=_("replace FILE.json even if it is not a weights file"))
@@ -126,8 +116,6 @@ def _task_command(args):
     if args.command == "blank":
         return save_weights(tasks.blank(task), args.path, force=args.force), 0
     if args.command == "train":
-        from .training import train_task
-
         params, history = train_task(task, args.steps, seed=args.seed, progress=sys.stderr.isatty())
         saved = save_weights(params, args.out, force=args.force)
         report = grader.grade(task, params, diagnose=False)

@@ -61,6 +61,15 @@ class Miss:
     margin: float  # right logit minus best wrong logit: negative or 0 when wrong
     tie: bool  # whether the largest logit is shared
 
+    def __str__(self):  # 'ab': expected a, the model predicted b (margin -1)
+        line = (
+            _("{context}: expected {expected}, the model predicted {predicted} by a tie (margin {margin})")
+            if self.tie
+            else _("{context}: expected {expected}, the model predicted {predicted} (margin {margin})")
+        )
+        context, expected = repr(self.example.context), self.example.expected
+        return line.format(context=context, expected=expected, predicted=self.predicted, margin=fmt(self.margin))
+
 
 @dataclass(frozen=True, repr=False)
 class Report:
@@ -113,7 +122,7 @@ class Report:
         ]
         if self.failures:
             lines.append(_("  first failing contexts ({n} in all):").format(n=self.n_failures))
-            lines += [f"    {_miss_line(miss)}" for miss in self.failures]
+            lines += [f"    {miss}" for miss in self.failures]
         if self.diagnosis:
             lines.append(
                 _("  where it goes wrong, for {context} -> {expected}: {diagnosis}").format(
@@ -131,22 +140,6 @@ class Report:
         colour = "#1a7f37" if self.passed else "#b3261e"
         style = f"white-space:pre-wrap;word-break:normal;border-left:4px solid {colour};padding:4px 8px;margin:0"
         return f'<pre style="{style}">{html.escape(str(self))}</pre>'
-
-
-def _miss_line(miss):
-    if miss.tie:
-        return _("{context}: expected {expected}, the model predicted {predicted} by a tie (margin {margin})").format(
-            context=repr(miss.example.context),
-            expected=miss.example.expected,
-            predicted=miss.predicted,
-            margin=fmt(miss.margin),
-        )
-    return _("{context}: expected {expected}, the model predicted {predicted} (margin {margin})").format(
-        context=repr(miss.example.context),
-        expected=miss.example.expected,
-        predicted=miss.predicted,
-        margin=fmt(miss.margin),
-    )
 
 
 # ---- grading -------------------------------------------------------------------------------

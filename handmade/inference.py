@@ -92,6 +92,30 @@ def predict(text, params=None, *, alphabet=None):
 
 def continuation(text, max_new_tokens=10, params=None, *, alphabet=None):
     """The ``max_new_tokens`` characters the model writes after ``text``, greedily."""
+    return _generate(text, max_new_tokens, params, alphabet, lambda logits: int(np.argmax(softmax(logits))))
+
+
+def sample(text, max_new_tokens=100, params=None, *, temperature=1.0, rng=0, alphabet=None):
+    """``max_new_tokens`` characters drawn one at a time from the model's probabilities after ``text``.
+
+    Each next token is drawn from softmax(logits / temperature): 1 samples the model as it is,
+    smaller is bolder (0 would be greedy), larger flatter. ``rng`` is a seed or a numpy Generator,
+    so the same call writes the same text.
+    """
+    if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not 1e-3 <= temperature <= 100:
+        raise ValueError(
+            _("the temperature must be a number from 0.001 to 100; found {value}").format(value=brief(temperature))
+        )
+    rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+
+    def draw(logits):  # [n_vocab] -> a token id, drawn with the tempered probabilities
+        return int(rng.choice(len(logits), p=softmax(logits / temperature)))
+
+    return _generate(text, max_new_tokens, params, alphabet, draw)
+
+
+def _generate(text, max_new_tokens, params, alphabet, choose):
+    """The characters written after ``text``, each token ``choose(logits)`` of the last position."""
     whole = isinstance(max_new_tokens, (int, np.integer)) and not isinstance(max_new_tokens, bool)
     if not whole or not 0 <= max_new_tokens <= MAX_NEW_TOKENS:
         raise ValueError(
@@ -102,34 +126,7 @@ def continuation(text, max_new_tokens=10, params=None, *, alphabet=None):
     params = prepare(params, alphabet)
     tokens = context_tokens(text, params)  # refuses empty or foreign text before generating
     for _step in range(max_new_tokens):
-        tokens.append(_predict(tokens[-len(params["wpe"]) :], params).next_token)
-    return untokenize(tokens[len(tokens) - max_new_tokens :], params.labels.alphabet)
-
-
-def sample(text, max_new_tokens=100, params=None, *, temperature=1.0, rng=0, alphabet=None):
-    """``max_new_tokens`` characters drawn one at a time from the model's probabilities after ``text``.
-
-    Each next token is drawn from softmax(logits / temperature): 1 samples the model as it is,
-    smaller is bolder (0 would be greedy), larger flatter. ``rng`` is a seed or a numpy Generator,
-    so the same call writes the same text.
-    """
-    whole = isinstance(max_new_tokens, (int, np.integer)) and not isinstance(max_new_tokens, bool)
-    if not whole or not 0 <= max_new_tokens <= MAX_NEW_TOKENS:
-        raise ValueError(
-            _("the number of new tokens must be a whole number from 0 to {limit}; found {value}").format(
-                limit=MAX_NEW_TOKENS, value=brief(max_new_tokens)
-            )
-        )
-    if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not 1e-3 <= temperature <= 100:
-        raise ValueError(
-            _("the temperature must be a number from 0.001 to 100; found {value}").format(value=brief(temperature))
-        )
-    params = prepare(params, alphabet)
-    rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
-    tokens = context_tokens(text, params)
-    for _step in range(max_new_tokens):
-        logits = forward(tokens[-len(params["wpe"]) :], params)[-1]
-        tokens.append(int(rng.choice(len(logits), p=softmax(logits / temperature))))
+        tokens.append(choose(forward(tokens[-len(params["wpe"]) :], params)[-1]))  # [n_vocab] at the last position
     return untokenize(tokens[len(tokens) - max_new_tokens :], params.labels.alphabet)
 
 

@@ -11,9 +11,6 @@ from .labelled import shade
 
 # the HTML tables' colours: blue below zero, white at zero, red above
 SIGNED = LinearSegmentedColormap.from_list("handmade", [[c / 255 for c in shade(t)] for t in np.linspace(-1, 1, 21)])
-POSITIVE_ONLY = LinearSegmentedColormap.from_list(
-    "handmade+", [[c / 255 for c in shade(t)] for t in np.linspace(0, 1, 11)]
-)
 
 # The labels' fonts: matplotlib's own, then for what it lacks the Chinese characters of the message
 # catalogue (tools/cjk_font.py), so that "位置 0 · a" is drawn on machines without a CJK font.
@@ -25,20 +22,17 @@ FONTS = ["sans-serif", font_manager.FontProperties(fname=CJK_FONT).get_name()]
 def heatmap(matrix, ax=None, annotate=True, cmap=None, vmin=None, vmax=None, xlabel=None, ylabel=None):
     """Draw a LabelledMatrix on ``ax`` (a new figure if None); return the axes.
 
-    Values are coloured as the HTML tables colour them: blue below zero, white at zero, red above
-    (attention weights, all zero or more, run from white to red). Cells carry their numbers.
+    Values are coloured as the HTML tables colour them: blue below zero, white at zero, red above,
+    on a scale symmetric about zero (attention weights, all zero or more, run from white to red).
+    Cells carry their numbers.
     """
     values = np.clip(matrix.values, -1e6, 1e6)  # a huge or infinite entry would wash out everything else
     if ax is None:
         _, ax = plt.subplots(figsize=(0.55 * values.shape[1] + 1.6, 0.45 * values.shape[0] + 1.0))
     low = values.min() if vmin is None else vmin
     high = values.max() if vmax is None else vmax
-    if low < 0 < high:
-        bound = max(-low, high)  # symmetric, so that a colour means the same size on both sides
-        norm, cmap = plt.Normalize(-bound, bound), cmap or SIGNED
-    else:
-        norm, cmap = plt.Normalize(min(low, 0), max(high, 1e-12)), cmap or POSITIVE_ONLY
-    image = ax.imshow(values, cmap=cmap, norm=norm, aspect="auto")
+    bound = max(-low, high, 1e-12)  # symmetric, so that a colour means the same size on both sides
+    image = ax.imshow(values, cmap=cmap or SIGNED, norm=plt.Normalize(-bound, bound), aspect="auto")
     vertical = max(map(len, matrix.cols)) > 3
     ax.set_xticks(range(values.shape[1]), matrix.cols, rotation=90 if vertical else 0, fontfamily=FONTS)
     ax.set_yticks(range(values.shape[0]), matrix.rows, fontfamily=FONTS)
@@ -48,7 +42,7 @@ def heatmap(matrix, ax=None, annotate=True, cmap=None, vmin=None, vmax=None, xla
     if annotate:
         texts = matrix.texts()
         for (i, j), value in np.ndenumerate(values):
-            dark = abs(image.norm(value) - 0.5) > 0.3 if low < 0 < high else image.norm(value) > 0.6
+            dark = abs(image.norm(value) - 0.5) > 0.3  # far from white: a deep colour
             ax.text(j, i, texts[i][j], ha="center", va="center", fontsize=8, color="white" if dark else "black")
     ax.set_xlabel(xlabel or "", fontfamily=FONTS)
     ax.set_ylabel(ylabel or "", fontfamily=FONTS)

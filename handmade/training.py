@@ -50,6 +50,7 @@ from .weights import (
 IGNORE = -1  # a target that does not count: the position has nothing to predict (padding)
 
 MAX_STEPS = 100_000  # steps one call to train() may take
+MAX_SEED = 2**32 - 1  # the largest seed a random start takes
 MAX_BATCH = 1024  # sequences in one batch
 MAX_BATCH_TOKENS = 32_768  # positions in one batch (sequences x their length)
 MAX_LR = 1.0  # Adam moves each weight by about lr a step: beyond 1 nothing learns, it only diverges
@@ -796,15 +797,13 @@ def train_task(task, steps=300, *, seed=0, lr=3e-2, progress=True):
     training finds can be put beside the reference solution. Training does not know about the
     margin a pass needs; ``handmade.grader.grade(task, params)`` says whether it got there.
     """
-    from .tasks import examples, get_task
+    from .tasks import blank, examples, get_task
 
     task = get_task(task)
-    _check_whole(seed, "seed", 0, 2**32 - 1)
-    hidden = task.labels.hidden[0] if task.labels.hidden else None
-    params = init_params(
-        task.n_vocab, task.n_ctx, task.n_embd, rng=seed, n_layer=task.n_layer, n_head=task.n_head,
-        mlp=task.mlp, n_hidden=len(hidden) if hidden is not None else None, alphabet=task.alphabet,
-    )  # fmt: skip
+    _check_whole(seed, "seed", 0, MAX_SEED)
+    rng = _generator(seed)  # the shape is blank(task)'s; its matrices drawn as init_params draws them
+    start = map_arrays(lambda w: rng.normal(0.0, 0.02, size=w.shape) if w.ndim == 2 else w, blank(task))
+    params = check_weights(start, Labels(task.alphabet, Basis.numbered(task.n_embd)))  # directions e0, e1, ...
     windows = {(e.context[-task.n_ctx :], e.expected): e for e in examples(task)}  # what the model can see, once each
     batch_fn = example_batches(list(windows.values()), None, task.n_ctx, seed, alphabet=task.alphabet)
     return train(params, batch_fn, steps, lr, progress=progress)

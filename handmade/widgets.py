@@ -297,7 +297,7 @@ class TaskScore:
             summary = _("PASS: {summary}").format(summary=summary)
         details = []
         if report.failures:
-            details.append(_("first miss: {miss}").format(miss=report.lines()[5].strip()))
+            details.append(_("first miss: {miss}").format(miss=report.failures[0]))
         if report.diagnosis:
             details.append(_("where it goes wrong: {diagnosis}").format(diagnosis=report.diagnosis))
         return report.passed, summary, details
@@ -380,7 +380,7 @@ class Playground:
             [W.HTML(STYLE), bar, *self.outcomes.values(), body], "Playground", layout=W.Layout(max_width="100%")
         )
         self.widget.add_class("hm-playground")
-        self._show(self._render(self.params, self.text))
+        self._show(self._render(self.params, self.text, self._last))
 
     def _refuse_unknown(self, sentence, names, allowed):
         unknown = [name for name in names if name not in allowed]
@@ -517,19 +517,16 @@ class Playground:
 
     def snapshot(self):
         """The current views as static HTML, collapsed, titled as the state saved with the notebook."""
-        t = trace(self.text, self.params)
-        parts = [f"<p>{self._prediction_html(t)} {self._score_html(self.params)}</p>"]
-        if "predictions" in self.outcomes:
-            parts.append(self._predictions_html(t))
-        if "completion" in self.outcomes:
-            parts.append(self._completion_html(self.params, self.text))
+        _t, shown = self._render(self.params, self.text, None)  # the live views' markup, unmarked
+        parts = [f"<p>{shown['prediction']} {shown['accuracy']}</p>"]
+        parts += [shown[outcome] for outcome in ("predictions", "completion") if outcome in shown]
+        seen = set()  # a view two tabs share (q and k both show the scores) is shown once
         for stage in self.stages:
-            names = [
-                name for view in stage.views if view in self.view_names for name in _view_names(t, view, stage.block)
-            ]
-            if names:
+            views = [v for v in stage.views if (stage.key, v) in shown and (stage.block, v) not in seen]
+            seen.update((stage.block, v) for v in views)
+            if views:
                 parts.append(f"<h4 style='margin:8px 0 2px'>{html.escape(stage.label)}</h4>")
-                parts.append(side_by_side(*(view_html(t, name) for name in names)).markup)
+                parts += [shown[(stage.key, v)] for v in views]
         summary = _(
             "Snapshot saved with the notebook, for readers without a running kernel (context {text}); the live playground above is the one to use"
         ).format(text=repr(self.text))
@@ -538,14 +535,14 @@ class Playground:
 
     def refresh(self):
         """Redraw every view from the current weights and context."""
-        self._show(self._render(self.params, self.text))
+        self._show(self._render(self.params, self.text, self._last))
 
     def replace(self, params, note=""):
         """Take new weights and show them everywhere; if they cannot run, keep the old ones."""
         try:
             params = check_weights(params)
             self._check_fits(params)
-            rendered = self._render(params, self.text)
+            rendered = self._render(params, self.text, self._last)
         except (NonFiniteError, ValueError) as error:
             self.status.value = message_html(_("{error}; the model is unchanged").format(error=error))
             return False
@@ -569,8 +566,9 @@ class Playground:
 
     # ---- computing what is shown
 
-    def _render(self, params, text):
-        """{what: html} for the bar and every panel; raises if these weights cannot run on ``text``."""
+    def _render(self, params, text, before):
+        """(trace, {what: html}) for the bar and every panel, the cells that changed since the trace
+        ``before`` (None: nothing to compare with) outlined; raises if these weights cannot run on ``text``."""
         t = trace(text, params)
         shown = {"prediction": self._prediction_html(t), "accuracy": self._score_html(params)}
         if "predictions" in self.outcomes:
@@ -583,7 +581,7 @@ class Playground:
                     names = _view_names(t, view, stage.block)
                     tables = "".join(
                         f"<div style='margin:0 16px 4px 0'><div style='font-size:12px;margin-top:4px'><b>{html.escape(t[name].title)}</b></div>"
-                        + view_html(t, name, self._last, caption=False)
+                        + view_html(t, name, before, caption=False)
                         + "</div>"
                         for name in names
                     )
@@ -601,12 +599,12 @@ class Playground:
         self._last = t
 
     def _prediction_html(self, t):
-        probs = t["probabilities"].values[-1]
-        best = int(np.argmax(probs))
-        token = self.params.labels.tokens[best] if best < len(self.params.labels.tokens) else str(best)
+        probs = t["probabilities"]  # its columns name the tokens of the weights it ran
+        best = int(np.argmax(probs.values[-1]))
+        token, p = probs.cols[best], probs.values[-1, best]
         context = t.text if len(t.text) <= 24 else "…" + t.text[-23:]
         return _("after <code>{context}</code> the model predicts <b>{token}</b> (p = {p})").format(
-            context=html.escape(context), token=html.escape(token), p=fmt(probs[best], 3)
+            context=html.escape(context), token=html.escape(token), p=fmt(p, 3)
         )
 
     def _score_html(self, params):
@@ -623,7 +621,7 @@ class Playground:
 
     def _predictions_html(self, t):
         probs = t["probabilities"]
-        tokens = self.params.labels.tokens
+        tokens = probs.cols  # the tokens of the weights that ran, not of those on screen before
         table = LabelledMatrix(
             probs.values, probs.rows, [f"P({c})" for c in tokens], title=_("prediction at each position")
         )
@@ -645,7 +643,7 @@ class Playground:
     def _edited(self, name, values):
         try:
             candidate = P.with_part(self.params, name, values)
-            rendered = self._render(candidate, self.text)
+            rendered = self._render(candidate, self.text, self._last)
         except (NonFiniteError, ValueError) as error:
             return str(error)
         self.params = candidate
@@ -662,7 +660,7 @@ class Playground:
             )
             return
         try:
-            rendered = self._render(self.params, text)
+            rendered = self._render(self.params, text, None)  # another context: nothing to compare with
         except (NonFiniteError, ValueError) as error:
             self._text_message.value = message_html(
                 _("{error}; still showing {text}").format(error=error, text=repr(self.text))
@@ -670,7 +668,6 @@ class Playground:
             return
         self.text = text
         self._text_message.value = ""
-        self._last = None  # another context: nothing to compare with
         self._show(rendered)
 
     def _check_fits(self, params):

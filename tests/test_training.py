@@ -13,6 +13,7 @@ from helpers import random_params
 import handmade
 from handmade import training
 from handmade.model import attention, causal_mask, gelu, layer_norm, linear, softmax
+from handmade.tasks import TASKS, blank
 from handmade.training import IGNORE, AdamW, loss, loss_and_grads
 from handmade.weights import NonFiniteError, Weights, iter_matrices
 
@@ -446,3 +447,11 @@ def test_bad_requests_are_refused_in_one_line(case):
     with pytest.raises(ValueError, match=message) as raised:
         call()
     assert "\n" not in str(raised.value) and len(str(raised.value)) < 200
+
+
+@pytest.mark.parametrize("name", sorted(TASKS))
+def test_a_task_trains_in_the_shape_of_its_blank_and_reference(name):
+    trained, _history = training.train_task(name, steps=1, progress=False)
+    assert [(path, a.shape) for path, a in iter_matrices(trained)] == [
+        (path, a.shape) for path, a in iter_matrices(blank(name))
+    ]

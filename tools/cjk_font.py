@@ -10,20 +10,15 @@ Needs fontTools (pip install fonttools); the package itself does not.
 """
 
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-CATALOGUE = ROOT / "handmade" / "locale" / "zh" / "LC_MESSAGES" / "handmade.po"
+from messages import ROOT, read, strings
+
 FONT = ROOT / "handmade" / "fonts" / "handmade-cjk.ttf"
 
 
-def wide_characters(path=CATALOGUE):
-    """Every character of the translations that DejaVu Sans may lack: CJK and full-width forms."""
-    from babel.messages.pofile import read_po
-
-    with open(path, "rb") as file:
-        catalogue = read_po(file)
-    text = "".join("".join(m.string) if isinstance(m.string, tuple) else m.string or "" for m in catalogue)
+def wide_characters():
+    """Every character of the Chinese translations that DejaVu Sans may lack: CJK and full-width forms."""
+    text = "".join(s for message in read("zh") for s in strings(message.string))
     return sorted({c for c in text if ord(c) >= 0x2E80})
 
 

@@ -78,10 +78,11 @@ def compile_all():
 
 
 def untranslated(catalog):
-    return [m.id for m in catalog if m.id and (not _strings(m.string) or m.fuzzy)]
+    return [m.id for m in catalog if m.id and (not strings(m.string) or m.fuzzy)]
 
 
-def _strings(string):
+def strings(string):
+    """The translation(s) of a message: one string, or one per plural form; empty ones left out."""
     return [s for s in (string if isinstance(string, (tuple, list)) else [string]) if s]
 
 
@@ -96,11 +97,11 @@ def problems(language):
     have = {m.id if isinstance(m.id, str) else m.id[0]: m for m in catalog if m.id}
     for msgid in sorted(wanted):
         message = have.get(msgid)
-        if message is None or not _strings(message.string) or message.fuzzy:
+        if message is None or not strings(message.string) or message.fuzzy:
             found.append(f"no translation: {msgid!r}")
             continue
         ids = message.id if isinstance(message.id, (tuple, list)) else (message.id,)
-        for translation in _strings(message.string):
+        for translation in strings(message.string):
             if placeholders(translation) != placeholders(ids[0]):
                 found.append(f"placeholders differ: {msgid!r} -> {translation!r}")
     stale = mo_bytes(catalog) != po_path(language).with_suffix(".mo").read_bytes()
