@@ -90,9 +90,22 @@ def predict(text, params=None, *, alphabet=None):
     return _predict(context_tokens(text, params), params)
 
 
-def continuation(text, max_new_tokens=10, params=None, *, alphabet=None):
-    """The ``max_new_tokens`` characters the model writes after ``text``, greedily."""
-    return _generate(text, max_new_tokens, params, alphabet, lambda logits: int(np.argmax(softmax(logits))))
+def continuation(text, max_new_tokens=10, params=None, *, alphabet=None, choose=None):
+    """The ``max_new_tokens`` characters the model writes after ``text``: greedily, the most likely
+    token each time, or ``choose(logits)`` of the last position when given (``sample`` draws one)."""
+    whole = isinstance(max_new_tokens, (int, np.integer)) and not isinstance(max_new_tokens, bool)
+    if not whole or not 0 <= max_new_tokens <= MAX_NEW_TOKENS:
+        raise ValueError(
+            _("the number of new tokens must be a whole number from 0 to {limit}; found {value}").format(
+                limit=MAX_NEW_TOKENS, value=brief(max_new_tokens)
+            )
+        )
+    params = prepare(params, alphabet)
+    tokens = context_tokens(text, params)  # refuses empty or foreign text before generating
+    for _step in range(max_new_tokens):
+        logits = forward(tokens[-len(params["wpe"]) :], params)[-1]  # [n_vocab]: the scores after the last token
+        tokens.append(int(np.argmax(softmax(logits))) if choose is None else choose(logits))
+    return untokenize(tokens[len(tokens) - max_new_tokens :], params.labels.alphabet)
 
 
 def sample(text, max_new_tokens=100, params=None, *, temperature=1.0, rng=0, alphabet=None):
@@ -111,23 +124,7 @@ def sample(text, max_new_tokens=100, params=None, *, temperature=1.0, rng=0, alp
     def draw(logits):  # [n_vocab] -> a token id, drawn with the tempered probabilities
         return int(rng.choice(len(logits), p=softmax(logits / temperature)))
 
-    return _generate(text, max_new_tokens, params, alphabet, draw)
-
-
-def _generate(text, max_new_tokens, params, alphabet, choose):
-    """The characters written after ``text``, each token ``choose(logits)`` of the last position."""
-    whole = isinstance(max_new_tokens, (int, np.integer)) and not isinstance(max_new_tokens, bool)
-    if not whole or not 0 <= max_new_tokens <= MAX_NEW_TOKENS:
-        raise ValueError(
-            _("the number of new tokens must be a whole number from 0 to {limit}; found {value}").format(
-                limit=MAX_NEW_TOKENS, value=brief(max_new_tokens)
-            )
-        )
-    params = prepare(params, alphabet)
-    tokens = context_tokens(text, params)  # refuses empty or foreign text before generating
-    for _step in range(max_new_tokens):
-        tokens.append(choose(forward(tokens[-len(params["wpe"]) :], params)[-1]))  # [n_vocab] at the last position
-    return untokenize(tokens[len(tokens) - max_new_tokens :], params.labels.alphabet)
+    return continuation(text, max_new_tokens, params, alphabet=alphabet, choose=draw)
 
 
 def complete(text, max_new_tokens=10, params=None, *, alphabet=None):
