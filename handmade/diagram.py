@@ -10,6 +10,7 @@ import html
 
 from .display import Svg
 from .i18n import _
+from .inference import prepare
 
 INK, FAINT, ACCENT = "#222", "#aaa", "#c0392b"
 
@@ -47,10 +48,7 @@ def _plus(x, y, present=True):
 
 def diagram(params=None):
     """The model's forward pass as an SVG figure, with GPT-2's names (the blog's model when None)."""
-    if params is None:
-        from .blog import blog_model
-
-        params = blog_model()
+    params = prepare(params)  # the blog's model when None; checked, so bad weights get the usual one line
     blocks = params["blocks"]
     block = blocks[0] if blocks else {}
     has = {name: name in block for name in ("ln_1", "ln_2", "mlp")}

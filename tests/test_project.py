@@ -49,6 +49,27 @@ def test_readme_lists_every_notebook_and_no_other():
     assert "TABLE" not in README and "ZH_MAP" not in README  # every figure filled in
 
 
+def test_the_readmes_task_table_is_what_the_tasks_are():
+    from handmade.tasks import TASKS, examples, reference
+    from handmade.weights import count_nonzero
+
+    rows = re.findall(r"^\| `(\w+)` \| `(\w+)` \| 1 to (\d+) tokens \| .+? \| (\d+) \| (\d+) \|$", README, re.M)
+    assert [row[0] for row in rows] == list(TASKS)
+    for name, alphabet, n_ctx, graded, size in rows:
+        task = TASKS[name]
+        assert (alphabet, int(n_ctx)) == (task.alphabet, task.n_ctx), name
+        assert (int(graded), int(size)) == (len(examples(task)), count_nonzero(reference(task))), name
+
+
+def test_the_readmes_chinese_section_has_the_two_commands_and_maps_every_chinese_notebook():
+    chinese = README[README.index("## 中文") :]
+    launch, test = re.findall(r"```bash\n(.+?)\n```", chinese)[:2]
+    assert launch == readme_commands()[0].replace("notebooks/00", "notebooks/zh/00") and test == readme_commands()[1]
+    on_disk = sorted(p.name for p in (ROOT / "notebooks" / "zh").glob("[0-9][0-9]_*.ipynb"))
+    assert re.findall(r"\(notebooks/zh/(\d\d_\w+\.ipynb)\)", chinese) == on_disk
+    assert "--lang zh" in chinese and "HANDMADE_LANG=zh" in chinese
+
+
 def test_binder_is_pinned_and_self_contained():
     lines = [
         line for line in (ROOT / "binder" / "requirements.txt").read_text().splitlines() if line and line[0] != "#"

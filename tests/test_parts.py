@@ -1,0 +1,39 @@
+"""Weights by name: the parts of c_attn, and the diagram of a model drawn from its weights."""
+
+import numpy as np
+import pytest
+
+import handmade
+from handmade.diagram import diagram
+from handmade.parts import qkv, with_qkv
+from handmade.weights import WeightsError
+
+
+def test_with_qkv_replaces_only_the_named_blocks_of_c_attn():
+    model = handmade.blog_model()
+    q, k, v = qkv(model)
+    new_v = np.full_like(v, 2.0)
+    changed = with_qkv(model, v=new_v)
+    assert np.array_equal(qkv(changed)[2], new_v)
+    assert np.array_equal(qkv(changed)[0], q) and np.array_equal(qkv(changed)[1], k)
+    w, n_attn = changed["blocks"][0]["attn"]["c_attn"]["w"], q.shape[1]
+    assert np.array_equal(w[:, 2 * n_attn :], new_v)  # v is the last third of c_attn.w
+    assert np.array_equal(qkv(model)[2], v), "the original is left alone"
+
+
+def test_with_qkv_names_the_block_and_refuses_a_wrong_shape():
+    model = handmade.blog_model()
+    with pytest.raises(IndexError, match="no blocks\\[1\\]"):
+        with_qkv(model, 1, q=qkv(model)[0])
+    with pytest.raises(WeightsError, match="new values have shape"):
+        with_qkv(model, q=np.zeros((3, 3)))
+
+
+def test_the_diagram_uses_gpt2_names_and_dashes_what_the_model_leaves_out():
+    blog = diagram()
+    assert all(name in blog.markup for name in ("wte + wpe", "c_attn", "c_proj", "x @ wte.T"))
+    assert "without ln_1, ln_2, mlp, ln_f (dashed)" in str(blog) and "1 head" in str(blog)
+    two_heads = diagram(handmade.two_head_model())
+    assert "2 heads" in str(two_heads)
+    with pytest.raises(WeightsError):
+        diagram({"wte": 1})
