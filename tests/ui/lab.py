@@ -180,6 +180,9 @@ class NotebookPage:
     def _wait(self, css_class, condition, value, timeout):  # condition: JS over the element e and value
         script = f"([selector, value]) => {{ const e = document.querySelector(selector); return !!e && {condition}; }}"
         self.page.wait_for_function(script, arg=[f".{css_class}", value], timeout=timeout)
+        # and until the kernel is idle again: the change that redrew this view may also update other
+        # widgets (the grids, the Lg box), whose messages arrive before the kernel's "idle"
+        self.page.wait_for_function(JS_KERNEL_IDLE, timeout=timeout)
 
     def html(self, css_class):
         return self.widget(css_class).inner_html()
