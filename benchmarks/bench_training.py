@@ -34,7 +34,7 @@ TEXT = Path(__file__).resolve().parent.parent / "notebooks" / "data" / "coriolan
 
 def character_model():
     """The source's sizes on our gpt() shape, its batches, and one batch to time."""
-    text = TEXT.read_text()
+    text = TEXT.read_text(encoding="utf-8")
     alphabet = "".join(sorted(set(text)))
     params = training.init_params(len(alphabet), 8, 32, n_attn=16, n_head=1, rng=0, alphabet=alphabet)
     batch_fn = training.batches(np.array(handmade.tokenize(text, alphabet)), 32, 8, rng=0)
@@ -98,7 +98,11 @@ def command_line_aab():
             [sys.executable, "-m", "handmade", "train", "aab", "--out", out], check=True, capture_output=True
         )
         score = subprocess.run(
-            [sys.executable, "-m", "handmade", "accuracy", "--weights", out], check=True, capture_output=True, text=True
+            [sys.executable, "-m", "handmade", "accuracy", "--weights", out],
+            check=True,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
         )
         return time.perf_counter() - start, score.stdout.strip()
 

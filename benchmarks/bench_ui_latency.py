@@ -77,7 +77,7 @@ def measure(edits=20):
     from playwright.sync_api import sync_playwright
 
     with Lab() as lab, sync_playwright() as playwright:
-        (lab.root / "latency.ipynb").write_text(json.dumps(notebook()))
+        (lab.root / "latency.ipynb").write_text(json.dumps(notebook()), encoding="utf-8")
         browser = open_browser(playwright, chromium)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         NotebookPage(page, lab, "latency.ipynb").open().run_all()

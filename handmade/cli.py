@@ -158,6 +158,7 @@ def _language(argv):
 
 
 def main(argv=None):
+    _utf8_when_redirected()
     argv = sys.argv[1:] if argv is None else list(argv)
     if _language(argv) in LANGUAGES:
         set_language(_language(argv))
@@ -175,6 +176,14 @@ def main(argv=None):
         return 130
     print(output)
     return status
+
+
+def _utf8_when_redirected():
+    """Output into a file or a pipe is UTF-8 on every platform (Windows' usual default, cp1252, has
+    no '→' and no Chinese); a terminal keeps the encoding it declares."""
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure") and not stream.isatty():
+            stream.reconfigure(encoding="utf-8")
 
 
 def _fail(parser, error):

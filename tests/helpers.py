@@ -1,6 +1,13 @@
-"""Shared test helpers: random weights of any shape the package supports."""
+"""Shared test helpers: random weights of any shape the package supports; a mark for POSIX-only tests."""
+
+import os
 
 import numpy as np
+import pytest
+
+posix_only = pytest.mark.skipif(
+    os.name == "nt", reason="POSIX only: named pipes, /dev, resource limits and Unix file modes"
+)
 
 
 def random_params(

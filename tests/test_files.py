@@ -8,6 +8,7 @@ import textwrap
 
 import numpy as np
 import pytest
+from helpers import posix_only
 
 import handmade
 from handmade import files
@@ -32,6 +33,7 @@ def test_a_failed_save_leaves_the_previous_file_byte_for_byte(tmp_path, monkeypa
     assert sorted(p.name for p in tmp_path.iterdir()) == ["w.json"]  # no temporary file left behind
 
 
+@posix_only
 def test_a_file_size_limit_mid_write_leaves_the_previous_file_intact(tmp_path):
     """A real failure: the process may not write more than 600 bytes, the weights need more."""
     path = tmp_path / "w.json"
@@ -50,12 +52,13 @@ def test_a_file_size_limit_mid_write_leaves_the_previous_file_intact(tmp_path):
             sys.exit(3)
         """
     )
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, encoding="utf-8")
     assert result.returncode == 3 and "is unchanged" in result.stdout, result
     assert path.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["w.json"]
 
 
+@posix_only
 def test_saving_keeps_the_permissions_of_the_file_it_replaces(tmp_path):
     path = tmp_path / "w.json"
     handmade.save_weights(handmade.blog_model(), path)
@@ -66,20 +69,21 @@ def test_saving_keeps_the_permissions_of_the_file_it_replaces(tmp_path):
 
 def test_a_file_that_is_not_weights_is_replaced_only_when_forced(tmp_path):
     path = tmp_path / "essay.json"
-    path.write_text('{"title": "not weights"}')
+    path.write_text('{"title": "not weights"}', encoding="utf-8")
     with pytest.raises(WeightsError, match="exists and is not a weights file"):
         handmade.save_weights(handmade.blog_model(), path)
-    assert path.read_text() == '{"title": "not weights"}'
+    assert path.read_text(encoding="utf-8") == '{"title": "not weights"}'
     assert "replaced" in handmade.save_weights(handmade.blog_model(), path, force=True)
 
 
-@pytest.mark.parametrize("target", ["folder", "/dev/null"])
+@pytest.mark.parametrize("target", ["folder", pytest.param("/dev/null", marks=posix_only)])
 def test_saving_onto_something_that_is_not_a_regular_file_is_refused(tmp_path, target):
     path = tmp_path if target == "folder" else target
     with pytest.raises(WeightsError, match="it is not a regular file"):
         handmade.save_weights(handmade.blog_model(), path)
 
 
+@posix_only
 def test_reading_a_pipe_is_refused_without_waiting(tmp_path):
     fifo = tmp_path / "pipe.json"
     os.mkfifo(fifo)

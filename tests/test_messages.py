@@ -64,7 +64,9 @@ def test_the_command_line_speaks_chinese_when_asked(how):
         env = {**os.environ, "HANDMADE_LANG": "zh"}
     else:
         args = [*how, *args]
-    result = subprocess.run([sys.executable, "-m", "handmade", *args], capture_output=True, text=True, env=env)
+    result = subprocess.run(
+        [sys.executable, "-m", "handmade", *args], capture_output=True, text=True, env=env, encoding="utf-8"
+    )
     assert result.returncode == 2 and "无法对" in result.stderr and "字母表是 'ab'" in result.stderr
 
 

@@ -4,7 +4,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-README = (ROOT / "README.md").read_text()
+README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 
 def readme_commands():
@@ -20,25 +20,38 @@ def test_readme_opens_with_the_two_commands():
     assert README.index(launch) < README.index("## What this is")
 
 
-def test_the_requirements_agree_on_numpy():
-    pyproject = (ROOT / "pyproject.toml").read_text()
-    requirements = (ROOT / "requirements.txt").read_text()
-    assert 'numpy>=2.0,<3"' in pyproject and "numpy>=2.0,<3" in requirements
+def test_pyproject_and_requirements_txt_state_the_same_ranges():
+    """requirements.txt (what the README installs) and pyproject.toml (what `pip install .[notebooks]`
+    installs) ask for the same versions: numpy as the package's dependency, the rest as its extra."""
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    requirements = (ROOT / "requirements.txt").read_text(encoding="utf-8")
+    listed = re.findall(r"^(?:dependencies|notebooks) = \[(.*?)\]", pyproject, re.M)
+    in_pyproject = {spec for line in listed for spec in re.findall(r'"([^"]+)"', line)}
+    in_requirements = {line for line in requirements.splitlines() if line and not line.startswith(("#", "-e"))}
+    assert in_pyproject == in_requirements and len(in_requirements) == 4
+
+
+def test_every_floor_says_why_it_is_what_it_is():
+    requirements = (ROOT / "requirements.txt").read_text(encoding="utf-8")
+    floors = re.findall(r"^([\w-]+)>=([\d.]+),<\d+$", requirements, re.M)
+    assert len(floors) == 4
+    for name, version in floors:
+        assert re.search(rf"^# - {name} {re.escape(version)}: \S", requirements, re.M), name
 
 
 def test_what_the_readme_promises_is_there():
-    assert (ROOT / "LICENSE").read_text().startswith("MIT License")
+    assert (ROOT / "LICENSE").read_text(encoding="utf-8").startswith("MIT License")
     assert (ROOT / "notebooks" / "data" / "README.md").exists() and (
         ROOT / "notebooks" / "data" / "coriolanus.txt"
     ).exists()
-    ignored = (ROOT / ".gitignore").read_text().split()
+    ignored = (ROOT / ".gitignore").read_text(encoding="utf-8").split()
     assert ".venv/" in ignored
-    post_build = (ROOT / "binder" / "postBuild").read_text()
+    post_build = (ROOT / "binder" / "postBuild").read_text(encoding="utf-8")
     assert "rm -rf build handmade.egg-info" in post_build
 
 
 def test_ci_runs_exactly_the_readmes_test_command():
-    ci = (ROOT / ".ci" / "run").read_text().strip().splitlines()
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()
     assert ci[-1] == readme_commands()[1]
 
 
@@ -72,11 +85,13 @@ def test_the_readmes_chinese_section_has_the_two_commands_and_maps_every_chinese
 
 def test_binder_is_pinned_and_self_contained():
     lines = [
-        line for line in (ROOT / "binder" / "requirements.txt").read_text().splitlines() if line and line[0] != "#"
+        line
+        for line in (ROOT / "binder" / "requirements.txt").read_text(encoding="utf-8").splitlines()
+        if line and line[0] != "#"
     ]
     assert lines and all(re.fullmatch(r"[A-Za-z0-9_.-]+==[0-9][\w.]*", line) for line in lines), lines
-    assert (ROOT / "binder" / "runtime.txt").read_text().startswith("python-3.")
-    assert "pip install" in (ROOT / "binder" / "postBuild").read_text()
+    assert (ROOT / "binder" / "runtime.txt").read_text(encoding="utf-8").startswith("python-3.")
+    assert "pip install" in (ROOT / "binder" / "postBuild").read_text(encoding="utf-8")
     assert "urlpath=lab/tree/notebooks/00_start_here.ipynb" in README
 
 
@@ -86,3 +101,86 @@ def test_notebooks_were_executed_top_to_bottom_in_one_kernel():
     for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
         cells = [c for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
         assert [c.execution_count for c in cells] == list(range(1, len(cells) + 1)), path.name
+
+
+# ---- the same on every machine -----------------------------------------------------------------
+
+
+def python_sources():
+    folders = ("handmade", "tests", "tools", "benchmarks")
+    return [ROOT / "conftest.py", *(p for folder in folders for p in sorted((ROOT / folder).rglob("*.py")))]
+
+
+def text_io_without_an_encoding(tree):
+    """Calls that read or write text in the platform's default encoding (cp1252 on many Windows
+    machines): open() in text mode, Path.read_text / write_text / open, and subprocess calls with
+    text=True, each without encoding=."""
+    import ast
+
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or any(k.arg == "encoding" for k in node.keywords):
+            continue
+        name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
+        modes = [a.value for a in node.args[:2] if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        modes += [k.value.value for k in node.keywords if k.arg == "mode" and isinstance(k.value, ast.Constant)]
+        builtin_open = isinstance(node.func, ast.Name) and name == "open"
+        path_open = isinstance(node.func, ast.Attribute) and name == "open" and bool(modes)  # Path.open("w")
+        opens_text = (builtin_open or path_open) and not any("b" in m for m in modes)
+        pipes_text = name in ("run", "check_output", "Popen") and any(
+            k.arg in ("text", "universal_newlines") for k in node.keywords
+        )
+        if opens_text or pipes_text or name in ("read_text", "write_text"):
+            yield node.lineno
+
+
+def test_the_encoding_check_finds_what_it_looks_for():
+    import ast
+
+    code = "open(p)\nopen(p, 'rb')\np.read_text()\np.open('w')\nrun(c, text=True)\nopen(p, encoding='utf-8')\n"
+    assert list(text_io_without_an_encoding(ast.parse(code))) == [1, 3, 4, 5]
+
+
+def test_every_text_file_and_pipe_is_utf8_whatever_the_platforms_default():
+    import ast
+
+    found = [
+        f"{path.relative_to(ROOT)}:{line}"
+        for path in python_sources()
+        for line in text_io_without_an_encoding(ast.parse(path.read_text(encoding="utf-8")))
+    ]
+    assert not found, "say encoding='utf-8': " + ", ".join(found)
+
+
+def conditions_tool():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("conditions", ROOT / "tools" / "conditions.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_floors_ci_installs_are_the_lowest_versions_requirements_txt_allows():
+    floors = conditions_tool().floors()
+    requirements = (ROOT / "requirements.txt").read_text(encoding="utf-8")
+    assert set(floors) == {"numpy", "matplotlib", "ipywidgets", "jupyterlab"}
+    assert all(f"{name}>={version}," in requirements for name, version in floors.items())
+
+
+def test_the_nudged_condition_covers_every_notebook_that_trains_and_really_nudges():
+    import os
+    import subprocess
+    import sys
+
+    names = {str(p.relative_to(ROOT / "notebooks")) for p in conditions_tool().training_notebooks()}
+    assert {"18_training_by_hand.ipynb", "19_shakespeare.ipynb"} <= names
+    assert {name for name in names if name.startswith("zh")} == {f"zh/{n}" for n in names if "/" not in n}
+    code = (
+        "import numpy as np, handmade.training as t\n"
+        "start = t.init_params(2, 3, 4, rng=0, alphabet='ab')\n"
+        "batch = lambda: (np.array([[0, 1, 0]]), np.array([[1, 0, 1]]))\n"
+        "print(t.train.__name__, t.train(start, batch, 0, progress=False)[0]['wte'][0, 0] != start['wte'][0, 0])"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "tools" / "nudged")}
+    out = subprocess.check_output([sys.executable, "-c", code], env=env, text=True, encoding="utf-8")
+    assert out == "nudged_train True\n"  # zero steps: only the nudge changed the weights

@@ -216,7 +216,7 @@ def test_heatmap_draws_labelled_axes():
         "ax = trace('aabaa')['attention_weights'].heatmap();"
         "print([t.get_text() for t in ax.get_yticklabels()][2], len(ax.texts))"
     )
-    out = subprocess.check_output([sys.executable, "-c", code], text=True)
+    out = subprocess.check_output([sys.executable, "-c", code], text=True, encoding="utf-8")
     assert out == "pos 2 · b 25\n"
 
 
@@ -226,4 +226,4 @@ def test_import_handmade_pulls_in_numpy_only():
         "heavy = {'matplotlib', 'ipywidgets', 'IPython', 'scipy', 'pandas'};"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))"
     )
-    assert subprocess.check_output([sys.executable, "-c", code], text=True) == "[]\n"
+    assert subprocess.check_output([sys.executable, "-c", code], text=True, encoding="utf-8") == "[]\n"

@@ -158,7 +158,7 @@ def test_saving_bad_weights_refuses_and_writes_nothing(tmp_path):
 
 def test_malformed_json_names_the_file_line_and_column(tmp_path):
     path = tmp_path / "broken.json"
-    path.write_text('{"wte": [[0, 1],\n  [1, 0]\n')
+    path.write_text('{"wte": [[0, 1],\n  [1, 0]\n', encoding="utf-8")
     with pytest.raises(WeightsError, match=r"'.*broken.json' is not valid JSON: .* at line 3, column 1"):
         load_weights(path)
 
@@ -167,7 +167,7 @@ def test_wrong_shape_in_a_file_names_the_file_and_the_matrix(tmp_path):
     params = json.loads(weights_to_json(blog()))
     params["blocks"][0]["attn"]["c_proj"]["w"].pop()
     path = tmp_path / "short.json"
-    path.write_text(json.dumps(params))
+    path.write_text(json.dumps(params), encoding="utf-8")
     with pytest.raises(
         WeightsError, match=r"short.json': blocks\[0\].attn.c_proj.w has shape \(7, 8\); expected \(8, 8\)"
     ):

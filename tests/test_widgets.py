@@ -188,11 +188,11 @@ def test_save_then_load_restores_the_weights(tmp_path):
 
 def test_saving_over_a_file_that_is_not_weights_is_refused(tmp_path):
     notes = tmp_path / "notes.json"
-    notes.write_text('{"my": "notes"}')
+    notes.write_text('{"my": "notes"}', encoding="utf-8")
     p = Playground(save_path=notes)
     _find(p.widget, "hm-file-save").click()
     assert "exists and is not a weights file" in p.status.value
-    assert notes.read_text() == '{"my": "notes"}'
+    assert notes.read_text(encoding="utf-8") == '{"my": "notes"}'
 
 
 @pytest.mark.parametrize(
@@ -210,7 +210,7 @@ def test_loading_a_bad_file_shows_a_message_and_keeps_the_model(tmp_path, conten
         data = json.loads(handmade.weights_to_json(handmade.blog_model()))
         data["wte"][0][0] = int("9" * 400)
         content = json.dumps(data)
-    path.write_text(content)
+    path.write_text(content, encoding="utf-8")
     p = Playground(save_path=path)
     _find(p.widget, "hm-file-load").click()
     assert message in p.status.value and "the model is unchanged" in p.status.value

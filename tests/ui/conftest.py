@@ -91,7 +91,7 @@ def pytest_runtest_makereport(item, call):
             notebook.page.screenshot(path=str(ARTIFACTS / f"{stem}.png"))
         except Exception as error:  # the page may be gone; keep the console anyway
             notebook.console.append(f"(no screenshot: {error})")
-        (ARTIFACTS / f"{stem}.console.txt").write_text("\n".join(notebook.console))
+        (ARTIFACTS / f"{stem}.console.txt").write_text("\n".join(notebook.console), encoding="utf-8")
         report.sections.append(("browser", f"screenshot and console kept in {ARTIFACTS}/{stem}.*"))
 
 

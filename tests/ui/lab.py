@@ -77,13 +77,13 @@ class Lab:
         quiet = self.tmp / "settings" / "@jupyterlab" / "apputils-extension"
         quiet.mkdir(parents=True)
         (quiet / "notification.jupyterlab-settings").write_text(
-            json.dumps({"fetchNews": "false", "checkForUpdates": False})
+            json.dumps({"fetchNews": "false", "checkForUpdates": False}), encoding="utf-8"
         )
         # Every cell attached to the page, so a test can find any cell's widgets without scrolling
         # (Lab's default, "contentVisibility", may leave the views of far-away cells unrendered).
         notebook = self.tmp / "settings" / "@jupyterlab" / "notebook-extension"
         notebook.mkdir(parents=True)
-        (notebook / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}))
+        (notebook / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}), encoding="utf-8")
         return env
 
     def __enter__(self):
@@ -94,7 +94,7 @@ class Lab:
             "--LabApp.expose_app_in_browser=True", "--ServerApp.allow_root=True",
             "--LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate",
         ]  # fmt: skip
-        self.log = open(self.tmp / "server.log", "w")  # noqa: SIM115 (closed in __exit__)
+        self.log = open(self.tmp / "server.log", "w", encoding="utf-8")  # noqa: SIM115 (closed in __exit__)
         self.process = subprocess.Popen(command, env=self._environment(), stdout=self.log, stderr=subprocess.STDOUT)
         self._wait_until_up()
         return self
@@ -103,7 +103,9 @@ class Lab:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"JupyterLab exited: {(self.tmp / 'server.log').read_text()[-2000:]}")
+                raise RuntimeError(
+                    f"JupyterLab exited: {(self.tmp / 'server.log').read_text(encoding='utf-8')[-2000:]}"
+                )
             try:
                 urllib.request.urlopen(f"{self.url}/api/status?token={self.token}", timeout=2)
                 return

@@ -12,7 +12,7 @@ NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 def widget_notebooks():
     names = []
     for path in sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")):
-        sources = "".join("".join(cell["source"]) for cell in json.loads(path.read_text())["cells"])
+        sources = "".join("".join(cell["source"]) for cell in json.loads(path.read_text(encoding="utf-8"))["cells"])
         if "handmade.widgets import" in sources:
             names.append(path.name)
     return names
