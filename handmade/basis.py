@@ -120,16 +120,27 @@ TOKEN_SHOWN = {" ": "␣", "\n": "⏎", "\t": "⇥"}  # characters that would va
 
 @dataclass(frozen=True)
 class Labels:
-    """What a model's numbers mean: its tokens and the names of the directions of its spaces."""
+    """What a model's numbers mean: its tokens and the names of the directions of its spaces.
 
-    alphabet: str  # token i is the character alphabet[i]
+    Every field but ``residual`` may be left out: tokens without an alphabet are called t0, t1, ...
+    (and text cannot be tokenized for them), attention directions default to the residual's names
+    (or a0, a1, ...), hidden units to h0, h1, ...
+    """
+
+    alphabet: str | None  # token i is the character alphabet[i]; None: the tokens are only numbers
     residual: Basis  # the n_embd directions of the residual stream: columns of wte, wpe, c_proj
     attention: tuple = ()  # per block: a Basis for the n_attn directions of q, k, v (None: residual's)
     hidden: tuple = ()  # per block: a Basis for the MLP's hidden units (None: h0, h1, ...)
 
     @property
     def tokens(self):
-        """The alphabet as names a table can show (a space is ␣, a new line ⏎)."""
+        """The alphabet as names a table can show (a space is ␣, a new line ⏎); t0, t1, ... without one."""
+        return self.token_names(len(self.alphabet)) if self.alphabet is not None else []
+
+    def token_names(self, n_vocab):
+        """The names of ``n_vocab`` tokens: the alphabet's characters, shown, or t0 .. t{n_vocab-1}."""
+        if self.alphabet is None:
+            return [f"t{i}" for i in range(n_vocab)]
         return [TOKEN_SHOWN.get(c, c) for c in self.alphabet]
 
     def attention_basis(self, block, n_attn):
@@ -151,11 +162,9 @@ class Labels:
         return out
 
 
+LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
 def default_alphabet(n_vocab):
-    """a, b, c, ... for a model that did not say what its tokens are."""
-    letters = "abcdefghijklmnopqrstuvwxyz"
-    if n_vocab > len(letters):
-        raise ValueError(
-            _("this model has {n} tokens and no alphabet; give one with {n} characters (--alphabet)").format(n=n_vocab)
-        )
-    return letters[:n_vocab]
+    """a, b, c, ... for a model that did not say what its tokens are; None beyond 26 tokens (t0, t1, ...)."""
+    return LETTERS[:n_vocab] if n_vocab <= len(LETTERS) else None

@@ -222,8 +222,11 @@ def load_weights(path):
 
 def labels_from_json(data):
     """``Labels`` from the ``"labels"`` entry of a weights file."""
-    if not isinstance(data, dict) or not isinstance(data.get("alphabet"), str) or "residual" not in data:
-        raise WeightsError(_("labels must be an object with an alphabet (a string) and residual directions"))
+    alphabet_ok = isinstance(data, dict) and "alphabet" in data and isinstance(data["alphabet"], (str, type(None)))
+    if not alphabet_ok or "residual" not in data:
+        raise WeightsError(
+            _("labels must be an object with an alphabet (a string, or null for numbered tokens) and residual directions")
+        )
     extra = set(data) - {"alphabet", "residual", "attention", "hidden"}
     if extra:
         raise WeightsError(_("labels has an unknown key {key}").format(key=brief(sorted(extra)[0])))

@@ -6,52 +6,22 @@ directions, q | k | v parts, key positions or tokens, depending on the matrix. N
 recomputes the maths.
 """
 
-import re
 from collections.abc import Mapping
 
 import numpy as np
 
-from .i18n import N_, _
+from .i18n import _
 from .inference import context_tokens, prepare
 from .labelled import LabelledMatrix
-from .model import TAPS, recording, softmax
+from .model import recording, softmax
 from .parts import weight_tables  # noqa: F401 (kept here too: the notebooks import it from the trace)
+from .structure import INTERMEDIATES, T, resolve
 from .weights import forward
-
-TITLES = {  # one per name in model.TAPS, and the probabilities the trace adds
-    "token_embedding": N_("token embeddings: wte[tokens]"),
-    "position_embedding": N_("position embeddings: wpe[positions]"),
-    "embedding": N_("embedding: x = wte[tokens] + wpe[positions]"),
-    "ln_1": N_("ln_1: layer norm of x, the input to attention"),
-    "qkv": N_("qkv = x @ c_attn.w + c_attn.b"),
-    "q": N_("q: what each position looks for"),
-    "k": N_("k: what each position offers"),
-    "v": N_("v: what each position passes on"),
-    "scores": N_("scores: q @ k.T"),
-    "scaled_scores": N_("scaled scores: q @ k.T / sqrt(d)"),
-    "masked_scores": N_("masked scores: scaled scores + mask"),
-    "attention_weights": N_("attention weights: softmax(scaled scores + mask)"),
-    "attention_output": N_("attention output: weights @ v"),
-    "c_proj_output": N_("c_proj output: attention output @ c_proj.w + c_proj.b"),
-    "residual": N_("residual stream: x + c_proj output"),
-    "ln_2": N_("ln_2: layer norm of the residual stream, the input to the MLP"),
-    "mlp_hidden": N_("MLP hidden layer: gelu(x @ c_fc.w + c_fc.b)"),
-    "mlp_output": N_("MLP output"),
-    "mlp_residual": N_("residual stream after the MLP"),
-    "ln_f": N_("ln_f: final layer norm"),
-    "logits": N_("logits: x @ wte.T"),
-    "probabilities": N_("probabilities: softmax(logits)"),
-}
-assert set(TITLES) == {*TAPS, "q", "k", "v", "probabilities"}, "every tapped name needs a title"
-
-KEY_AXIS = {"scores", "scaled_scores", "masked_scores", "attention_weights"}  # columns are key positions
-ATTENTION_SPACE = {"q", "k", "v", "attention_output"}  # made by c_attn, read by c_proj
 
 
 def title(name):
     """The title of the intermediate ``name`` (``blocks[0].scores`` or ``scores``), translated."""
-    kind = name.rsplit(".", 1)[-1]
-    return _(TITLES[kind])
+    return _(INTERMEDIATES[name.rsplit(".", 1)[-1]].title)
 
 
 class Trace(Mapping):
@@ -73,27 +43,15 @@ class Trace(Mapping):
         return len(self._matrices)
 
     def __getitem__(self, key):
-        if key in self._matrices:
-            return self._matrices[key]
-        matches = [name for name in self._matrices if name.endswith("." + key)]
-        if len(matches) == 1:
-            return self._matrices[matches[0]]
-        if matches:
-            raise KeyError(
-                _("{key} is ambiguous here: say which of {names}").format(key=repr(key), names=", ".join(matches))
-            )
-        raise KeyError(
-            _("no intermediate called {key}; this trace has {names}").format(
-                key=repr(key), names=", ".join(self._matrices)
-            )
-        )
+        missing = _("no intermediate called {name}; this trace has {names}")
+        return self._matrices[resolve(key, list(self._matrices), missing)]
 
     def __repr__(self):
         return f"Trace of {self.text!r}: " + ", ".join(self._matrices)
 
 
 def position_labels(tokens, labels):
-    shown = labels.tokens
+    shown = labels.token_names(max(tokens) + 1)
     return [_("pos {i} · {token}").format(i=i, token=shown[t]) for i, t in enumerate(tokens)]
 
 
@@ -105,49 +63,40 @@ def trace(text, params=None, *, alphabet=None):
 
     def keep(name, array):
         raw[name] = array
-        if name.endswith("qkv"):  # and its thirds, as causal_self_attention splits it into q, k and v
-            for part, third in zip("qkv", np.split(array, 3, axis=-1)):
-                raw[name[:-3] + part] = third
+        if name.endswith(T.qkv):  # and its thirds, as causal_self_attention splits it into q, k and v
+            for kind, third in zip((T.q, T.k, T.v), np.split(array, 3, axis=-1)):
+                raw[name[: -len(T.qkv)] + kind] = third
 
     with recording(keep):
         logits = forward(tokens, params)
-    raw["probabilities"] = softmax(logits)
+    raw[T.probabilities] = softmax(logits)
+    structure = params.structure
     rows = position_labels(tokens, params.labels)
-    scoped = len(params["blocks"]) > 1 or any(block.get("n_head", 1) > 1 for block in params["blocks"])
-    matrices = {name: _label(name, array, rows, tokens, params, scoped) for name, array in raw.items()}
+    scoped = structure.n_layer > 1 or any(block.n_head > 1 for block in structure.blocks)
+    matrices = {
+        tapped.name: _label(tapped, raw[tapped.name], rows, tokens, params, scoped) for tapped in structure.taps()
+    }
     return Trace(matrices, text, tokens)
 
 
-def _label(name, array, rows, tokens_seen, params, scoped):
-    kind = name.rsplit(".", 1)[-1]
-    labels = params.labels
-    block = int(re.match(r"blocks\[(\d+)\]", name).group(1)) if name.startswith("blocks[") else 0
-    n_attn = params["blocks"][block]["attn"]["c_attn"]["w"].shape[1] // 3 if params["blocks"] else 0
-    heads = labels.attention_basis(block, n_attn) if params["blocks"] else labels.residual
-    basis = heads if kind in ATTENTION_SPACE else labels.residual
-    splits = tuple(basis.group_starts())
-    if kind in KEY_AXIS:
-        cols, splits = _key_labels(tokens_seen, labels, array.shape[1]), ()
-    elif kind == "qkv":
-        cols, splits = [f"{part}·{n}" for part in "qkv" for n in heads], (n_attn, 2 * n_attn)
-    elif kind in ("logits", "probabilities"):
-        cols, splits = labels.tokens, ()
-    elif kind == "mlp_hidden":
-        cols, splits = labels.hidden_basis(block, array.shape[1]).names, ()
-    elif array.shape[1] == len(basis):
+def _label(tapped, array, rows, tokens_seen, params, scoped):
+    """One intermediate as a LabelledMatrix: its columns named as its declaration says."""
+    columns, structure = tapped.declared.columns, params.structure
+    if columns == "keys":
+        cols, splits = _key_labels(tokens_seen, params.labels, array.shape[1]), ()
+    else:
+        if columns == "attention" and tapped.head is not None:
+            columns = "head"  # one head's slice of the attention directions
+        basis = structure.basis(structure.space(columns, tapped.block, tapped.head), params.labels)
         cols = basis.names
-    else:  # one head's slice of the attention directions
-        head, width = int(re.search(r"head(\d+)", name).group(1)), array.shape[1]
-        groups = list(basis.groups.values())
-        cols = groups[head] if len(groups) * width == len(basis) else basis.names[head * width : (head + 1) * width]
-        splits = ()
-    heading = title(name)
-    if scoped and "." in name:  # say which block (and head) when there is more than one
-        heading = f"{heading} ({name[: -len(kind) - 1]})"
+        splits = () if columns in ("tokens", "hidden", "head") else tuple(basis.group_starts())
+    heading = tapped.title
+    if scoped and "." in tapped.name:  # say which block (and head) when there is more than one
+        heading = f"{heading} ({tapped.name[: -len(tapped.kind) - 1]})"
     return LabelledMatrix(array, rows, cols, title=heading, col_splits=splits)
 
 
 def _key_labels(tokens, labels, n_k):
     """Column labels for the keys, short (``0·a``) so that square tables stay narrow."""
-    shown = labels.tokens
+    shown = labels.token_names(max(tokens) + 1)
     return [f"{i}·{shown[t]}" for i, t in enumerate(tokens)] if len(tokens) == n_k else [str(i) for i in range(n_k)]

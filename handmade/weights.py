@@ -13,6 +13,7 @@ import numpy as np
 from .basis import Basis, Labels, brief, default_alphabet
 from .i18n import _, ngettext
 from .model import gpt, recording
+from .structure import Structure, attention_width
 
 TOP_KEYS = ("wte", "wpe", "blocks", "ln_f")
 BLOCK_KEYS = ("attn", "ln_1", "ln_2", "mlp", "n_head")
@@ -36,11 +37,21 @@ class NonFiniteError(FloatingPointError):
 
 class Weights(dict):
     """A weights dict with picoGPT's keys, so that ``gpt(tokens, **weights)`` works, which also
-    carries its ``labels`` (a ``handmade.Labels``: the alphabet and the names of its directions)."""
+    carries its ``labels`` (a ``handmade.Labels``: the alphabet and the names of its directions)
+    and its ``structure`` (a ``handmade.Structure``: what the model has, read off its shapes).
+
+    A plain ``dict(weights)`` keeps the numbers and loses the labels; everything that takes weights
+    works on it too, with default names (tokens a, b, ... or t0, t1, ...; directions e0, e1, ...).
+    """
 
     def __init__(self, params=(), labels=None):
         super().__init__(params)
         self.labels = labels
+
+    @property
+    def structure(self):
+        """The model's ``Structure``, read off the shapes of its arrays."""
+        return Structure.of(self)
 
     def __repr__(self):
         shape = ", ".join(f"{key}={np.shape(self[key])}" for key in ("wte", "wpe") if key in self)
@@ -100,7 +111,7 @@ def _check_block(block, path, n_embd, dims):
                 "{path}.attn.c_attn.w has {n} columns; they are q | k | v side by side, so their number must divide by 3"
             ).format(path=path, n=w.shape[1])
         )
-    n_attn = w.shape[1] // 3
+    n_attn = attention_width(w)
     attn_dims = _("{dims} and n_attn = {n} from c_attn.w").format(dims=dims, n=n_attn)
     b = _array(c_attn["b"], f"{path}.attn.c_attn.b", (3 * n_attn,), f"[3*n_attn], {attn_dims}")
     checked = {
@@ -281,55 +292,57 @@ def _numbers(value, path, ndim, meaning):
 # ---- the labels ---------------------------------------------------------------------------
 
 
-def default_labels(params):
-    """Labels for a model nobody named: tokens a, b, c, ... and directions e0, e1, ..."""
-    return Labels(default_alphabet(len(params["wte"])), Basis.numbered(params["wte"].shape[1]))
+def default_labels(structure):
+    """Labels for a model nobody named: tokens a, b, c, ... (t0, t1, ... beyond 26) and directions e0, e1, ..."""
+    return Labels(default_alphabet(structure.n_vocab), Basis.numbered(structure.n_embd))
 
 
 def check_labels(labels, params):
     """``labels`` if they fit the checked ``params`` (default labels when None), else WeightsError."""
+    structure = Structure.of(params)
     if labels is None:
-        try:
-            return default_labels(params)
-        except ValueError as error:
-            raise WeightsError(str(error)) from None
+        return default_labels(structure)
     if not isinstance(labels, Labels):
         raise WeightsError(_("labels must be a handmade.Labels; found {kind}").format(kind=type(labels).__name__))
-    n_vocab, n_embd = params["wte"].shape
-    problems = []
-    if len(labels.alphabet) != n_vocab:
-        problems.append(
-            _("the alphabet {alphabet} has {n} characters but wte has {rows} token rows").format(
-                alphabet=brief(labels.alphabet), n=len(labels.alphabet), rows=n_vocab
-            )
-        )
-    if len(labels.residual) != n_embd:
-        problems.append(
-            _("the labels name {n} residual directions but the model is {width} wide (n_embd)").format(
-                n=len(labels.residual), width=n_embd
-            )
-        )
-    for i, block in enumerate(params["blocks"]):
-        n_attn = block["attn"]["c_attn"]["w"].shape[1] // 3
-        named = labels.attention[i] if i < len(labels.attention) else None
-        if named is not None and len(named) != n_attn:
-            problems.append(
-                _("the labels name {n} attention directions for blocks[{i}] but its n_attn is {width}").format(
-                    n=len(named), i=i, width=n_attn
-                )
-            )
-        hidden = labels.hidden[i] if i < len(labels.hidden) else None  # a block without an mlp ignores them
-        if hidden is not None and "mlp" in block and len(hidden) != block["mlp"]["c_fc"]["w"].shape[1]:
-            problems.append(
-                _("the labels name {n} hidden units for blocks[{i}] but its mlp has {width}").format(
-                    n=len(hidden), i=i, width=block["mlp"]["c_fc"]["w"].shape[1]
-                )
-            )
-    if len(set(labels.alphabet)) != len(labels.alphabet):
-        problems.append(_("the alphabet {alphabet} repeats a character").format(alphabet=brief(labels.alphabet)))
+    problems = _label_problems(labels, structure)
     if problems:
         raise WeightsError(_("the weights' labels do not fit: {problem}").format(problem=problems[0]))
     return labels
+
+
+def _label_problems(labels, structure):
+    """Sentences, one per way ``labels`` do not fit ``structure``."""
+    problems = []
+    if labels.alphabet is not None and len(labels.alphabet) != structure.n_vocab:
+        problems.append(
+            _("the alphabet {alphabet} has {n} characters but wte has {rows} token rows").format(
+                alphabet=brief(labels.alphabet), n=len(labels.alphabet), rows=structure.n_vocab
+            )
+        )
+    if len(labels.residual) != structure.n_embd:
+        problems.append(
+            _("the labels name {n} residual directions but the model is {width} wide (n_embd)").format(
+                n=len(labels.residual), width=structure.n_embd
+            )
+        )
+    for i, block in enumerate(structure.blocks):
+        named = labels.attention[i] if i < len(labels.attention) else None
+        if named is not None and len(named) != block.n_attn:
+            problems.append(
+                _("the labels name {n} attention directions for blocks[{i}] but its n_attn is {width}").format(
+                    n=len(named), i=i, width=block.n_attn
+                )
+            )
+        hidden = labels.hidden[i] if i < len(labels.hidden) else None  # a block without an mlp ignores them
+        if hidden is not None and block.mlp and len(hidden) != block.n_hidden:
+            problems.append(
+                _("the labels name {n} hidden units for blocks[{i}] but its mlp has {width}").format(
+                    n=len(hidden), i=i, width=block.n_hidden
+                )
+            )
+    if labels.alphabet is not None and len(set(labels.alphabet)) != len(labels.alphabet):
+        problems.append(_("the alphabet {alphabet} repeats a character").format(alphabet=brief(labels.alphabet)))
+    return problems
 
 
 def with_alphabet(params, alphabet):

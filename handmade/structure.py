@@ -1,0 +1,458 @@
+"""One description of a model: its sizes, its parts and the intermediates a pass taps.
+
+nanoGPT describes a model with a frozen ``GPTConfig``; here the weights themselves are the
+description's source, so ``Structure.of(params)`` reads it off their shapes, once, where weights
+come in (``check_weights`` puts it on the ``Weights`` it returns). Everything else reads it instead
+of walking the weights dict: the parts a person can edit, each with the space of its rows and of
+its columns; the arrays a forward pass taps, in the order it taps them; and a weights dict of the
+same shape, zero or random.
+
+One naming rule for parts and intermediates alike: a full name is its scopes (``blocks[1].``,
+``head0.``) then its name within them (``q``, ``c_proj.w``, ``attention_weights``), and any of the
+leading scopes may be left out while what is left names exactly one thing. So ``q`` and
+``attention_weights`` are enough in a model with one block and one head; ``blocks[1].q`` and
+``head0.attention_weights`` where there are more.
+
+A space is a kind of axis, and names come from the model's ``Labels`` (``Labels.basis``): a model
+without labels still has names (tokens a, b, ... or t0, t1, ...; directions e0, e1, ...).
+"""
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from .basis import Basis, brief
+from .i18n import N_, _
+from .model import TAPS
+
+# ---- spaces: what the rows or the columns of an array stand for ------------------------------
+
+
+@dataclass(frozen=True)
+class Space:
+    """An axis of a part or an intermediate. ``kind`` is one of:
+
+    tokens, positions (rows of wpe), residual (n_embd directions), attention (a block's n_attn
+    directions of q, k and v), head (one head's slice of them), qkv (q | k | v side by side),
+    hidden (a block's MLP units), keys (the positions a query reads), one (a vector's single row,
+    called ``name``: bias, g or b).
+    """
+
+    kind: str
+    size: int
+    block: int | None = None
+    head: int | None = None
+    name: str | None = None
+
+
+# ---- the intermediates a forward pass taps ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Intermediate:
+    """How to read one kind of tapped array: its title and what its columns stand for."""
+
+    name: str  # what gpt() taps it as (model.TAPS), or q, k, v and probabilities, which the trace adds
+    title: str  # marked with N_; ``_(title)`` translates it
+    columns: str  # the kind of Space of its columns: residual, attention, qkv, keys, hidden, tokens
+    heated: bool = False  # shown shaded like a heatmap (scores, weights, logits)
+
+
+INTERMEDIATES = {
+    i.name: i
+    for i in (
+        Intermediate("token_embedding", N_("token embeddings: wte[tokens]"), "residual"),
+        Intermediate("position_embedding", N_("position embeddings: wpe[positions]"), "residual"),
+        Intermediate("embedding", N_("embedding: x = wte[tokens] + wpe[positions]"), "residual"),
+        Intermediate("ln_1", N_("ln_1: layer norm of x, the input to attention"), "residual"),
+        Intermediate("qkv", N_("qkv = x @ c_attn.w + c_attn.b"), "qkv"),
+        Intermediate("q", N_("q: what each position looks for"), "attention"),
+        Intermediate("k", N_("k: what each position offers"), "attention"),
+        Intermediate("v", N_("v: what each position passes on"), "attention"),
+        Intermediate("scores", N_("scores: q @ k.T"), "keys", heated=True),
+        Intermediate("scaled_scores", N_("scaled scores: q @ k.T / sqrt(d)"), "keys"),
+        Intermediate("masked_scores", N_("masked scores: scaled scores + mask"), "keys"),
+        Intermediate("attention_weights", N_("attention weights: softmax(scaled scores + mask)"), "keys", heated=True),
+        Intermediate("attention_output", N_("attention output: weights @ v"), "attention"),
+        Intermediate("c_proj_output", N_("c_proj output: attention output @ c_proj.w + c_proj.b"), "residual"),
+        Intermediate("residual", N_("residual stream: x + c_proj output"), "residual"),
+        Intermediate("ln_2", N_("ln_2: layer norm of the residual stream, the input to the MLP"), "residual"),
+        Intermediate("mlp_hidden", N_("MLP hidden layer: gelu(x @ c_fc.w + c_fc.b)"), "hidden"),
+        Intermediate("mlp_output", N_("MLP output"), "residual"),
+        Intermediate("mlp_residual", N_("residual stream after the MLP"), "residual"),
+        Intermediate("ln_f", N_("ln_f: final layer norm"), "residual"),
+        Intermediate("logits", N_("logits: x @ wte.T"), "tokens", heated=True),
+        Intermediate("probabilities", N_("probabilities: softmax(logits)"), "tokens", heated=True),
+    )
+}
+DERIVED = ("q", "k", "v", "probabilities")  # what the trace adds to what gpt() taps
+assert set(INTERMEDIATES) == {*TAPS, *DERIVED}, "every tapped name is declared once, here"
+
+
+class T:
+    """The name of each intermediate, for code that asks for one: ``T.attention_weights``."""
+
+    token_embedding, position_embedding, embedding = "token_embedding", "position_embedding", "embedding"
+    ln_1, qkv, q, k, v = "ln_1", "qkv", "q", "k", "v"
+    scores, scaled_scores, masked_scores = "scores", "scaled_scores", "masked_scores"
+    attention_weights, attention_output, c_proj_output = "attention_weights", "attention_output", "c_proj_output"
+    residual, ln_2, mlp_hidden, mlp_output, mlp_residual = (
+        "residual",
+        "ln_2",
+        "mlp_hidden",
+        "mlp_output",
+        "mlp_residual",
+    )
+    ln_f, logits, probabilities = "ln_f", "logits", "probabilities"
+
+
+assert {v for k, v in vars(T).items() if not k.startswith("_")} == set(INTERMEDIATES)
+
+
+@dataclass(frozen=True)
+class Tapped:
+    """One array a pass taps (or the trace derives), by its full name, in a model of this structure."""
+
+    name: str  # "blocks[1].head0.attention_weights"
+    kind: str  # a key of INTERMEDIATES: "attention_weights"
+    block: int | None = None
+    head: int | None = None
+
+    @property
+    def declared(self):
+        return INTERMEDIATES[self.kind]
+
+    @property
+    def title(self):
+        """What it is, in the current language, with its block and head when the model has several."""
+        return _(self.declared.title)
+
+
+# ---- parts: what a person edits -----------------------------------------------------------------
+
+PART_TITLES = {
+    "wte": N_("wte: one row per token"),
+    "wpe": N_("wpe: one row per position"),
+    "q": N_("q block of c_attn.w: input direction (row) to query direction (column)"),
+    "k": N_("k block of c_attn.w: input direction to key direction"),
+    "v": N_("v block of c_attn.w: input direction to value direction"),
+    "q.b": N_("bias of the queries (c_attn.b, q part)"),
+    "k.b": N_("bias of the keys (c_attn.b, k part)"),
+    "v.b": N_("bias of the values (c_attn.b, v part)"),
+    "c_attn.w": N_("c_attn.w: makes q | k | v from each embedding row"),
+    "c_proj.w": N_("c_proj.w: attention output direction to residual direction"),
+    "c_proj.b": N_("c_proj.b: added to every position"),
+    "ln_1.g": N_("ln_1.g: scales each direction after normalising (gamma)"),
+    "ln_1.b": N_("ln_1.b: then shifts it (beta)"),
+    "ln_2.g": N_("ln_2.g: scales each direction of the mlp's input (gamma)"),
+    "ln_2.b": N_("ln_2.b: then shifts it (beta)"),
+    "mlp.c_fc.w": N_("mlp.c_fc.w: residual direction to hidden unit"),
+    "mlp.c_fc.b": N_("mlp.c_fc.b: added to each hidden unit before gelu"),
+    "mlp.c_proj.w": N_("mlp.c_proj.w: hidden unit to residual direction"),
+    "mlp.c_proj.b": N_("mlp.c_proj.b: added to every position"),
+    "ln_f.g": N_("ln_f.g: final layer norm's scale (gamma)"),
+    "ln_f.b": N_("ln_f.b: final layer norm's shift (beta)"),
+}
+
+
+@dataclass(frozen=True)
+class Part:
+    """A named piece of the weights: a whole array, or a block of columns of one (q, k, v)."""
+
+    name: str  # its full name: "wte", "blocks[0].q", "blocks[1].mlp.c_fc.b"
+    local: str  # its name within its block: "q", "mlp.c_fc.b" (a key of PART_TITLES)
+    path: tuple  # the keys that reach its array: ("blocks", 0, "attn", "c_attn", "w")
+    columns: tuple | None  # (start, stop) of its columns in that array, or None for all of them
+    rows: Space  # what its rows stand for (a vector has one row)
+    cols: Space  # what its columns stand for
+    block: int | None = None
+
+    @property
+    def title(self):
+        """A sentence saying what it does, in the current language."""
+        return _(PART_TITLES[self.local])
+
+    @property
+    def layer(self):
+        """The layer it belongs to, within its block: "c_proj" for c_proj.w and c_proj.b, "q" for q and q.b."""
+        return self.local[:-2] if self.local.endswith((".w", ".b", ".g")) else self.local
+
+    @property
+    def shape(self):
+        return (self.rows.size, self.cols.size)
+
+
+# ---- the description ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BlockShape:
+    """What one transformer block has."""
+
+    n_attn: int  # the width of q, k and v each (c_attn.w has 3 * n_attn columns)
+    n_head: int = 1  # heads sharing those n_attn directions, n_attn / n_head each
+    n_hidden: int = 0  # the MLP's hidden units; 0 when the block has no MLP
+    ln_1: bool = False  # a layer norm before attention
+    ln_2: bool = False  # a layer norm before the MLP (only with an MLP)
+
+    @property
+    def mlp(self):
+        return self.n_hidden > 0
+
+    @property
+    def d_head(self):  # the width of one head
+        return self.n_attn // self.n_head
+
+
+@dataclass(frozen=True)
+class Structure:
+    """What a model is: its sizes, and per block what it has. Read off a model's weights by
+    ``Structure.of``, or written down to make weights of that shape (``zeros``, ``random``)."""
+
+    n_vocab: int  # tokens: rows of wte
+    n_ctx: int  # positions: rows of wpe, the longest context it reads
+    n_embd: int  # the width of the residual stream
+    blocks: tuple = ()  # a BlockShape per transformer block, in order
+    ln_f: bool = False  # a final layer norm before the logits
+
+    @classmethod
+    def of(cls, params):
+        """The structure of a weights dict with picoGPT's keys (its shapes already checked)."""
+        n_vocab, n_embd = np.shape(params["wte"])
+        blocks = tuple(_block_shape(block) for block in params["blocks"])
+        return cls(n_vocab, len(params["wpe"]), n_embd, blocks, params.get("ln_f") is not None)
+
+    @property
+    def n_layer(self):
+        return len(self.blocks)
+
+    # ---- parts
+
+    def parts(self):
+        """Every part, in the order the forward pass uses them."""
+        return _parts(self)
+
+    def part(self, name):
+        """The part called ``name`` (one naming rule: see the module), or KeyError naming them all."""
+        parts = {p.name: p for p in self.parts()}
+        return parts[resolve(name, list(parts), _("no part called {name}; this model has {names}"))]
+
+    def part_names(self):
+        """{full name: the shortest name that says it} for every part: ``q`` in a one-block model."""
+        names = [p.name for p in self.parts()]
+        return {name: shortest(name, names) for name in names}
+
+    # ---- intermediates
+
+    def taps(self, derived=True):
+        """Every array one pass taps, in order, as ``Tapped``; with the trace's derived ones when ``derived``."""
+        found = [Tapped(k, k) for k in (T.token_embedding, T.position_embedding, T.embedding)]
+        for b, block in enumerate(self.blocks):
+            found += _block_taps(b, block, derived)
+        found += [Tapped(T.ln_f, T.ln_f)] if self.ln_f else []
+        found += [Tapped(T.logits, T.logits)] + ([Tapped(T.probabilities, T.probabilities)] if derived else [])
+        return found
+
+    def space(self, kind, block=None, head=None):
+        """The Space of ``kind`` (a key of Space's kinds) in this model, for ``block`` and ``head``."""
+        sizes = {
+            "tokens": self.n_vocab,
+            "positions": self.n_ctx,
+            "residual": self.n_embd,
+            "keys": self.n_ctx,
+        }
+        if kind in sizes:
+            return Space(kind, sizes[kind])
+        shape = self.blocks[block]
+        sizes = {"attention": shape.n_attn, "qkv": 3 * shape.n_attn, "hidden": shape.n_hidden, "head": shape.d_head}
+        return Space(kind, sizes[kind], block, head if kind == "head" else None)
+
+    def basis(self, space, labels):
+        """The names of the directions of ``space`` in this model, from its ``labels``: a Basis."""
+        kind, b = space.kind, space.block
+        if kind == "tokens":
+            return Basis(labels.token_names(self.n_vocab))
+        if kind == "positions":
+            return Basis([_("pos {i}").format(i=i) for i in range(space.size)])
+        if kind == "keys":
+            return Basis([str(i) for i in range(space.size)])
+        if kind == "residual":
+            return labels.residual
+        if kind == "one":
+            return Basis([space.name])
+        if kind == "hidden":
+            return labels.hidden_basis(b, space.size)
+        heads = labels.attention_basis(b, self.blocks[b].n_attn)
+        if kind == "attention":
+            return heads
+        if kind == "qkv":
+            return Basis({x: [f"{x}·{n}" for n in heads] for x in "qkv"})
+        return _head_slice(heads, space.head, space.size)  # kind == "head"
+
+    # ---- weights of this shape
+
+    def weights(self, matrix, vector=None, gain=None):
+        """A weights dict of this shape: ``matrix(n_in, n_out)`` for every matrix (wte and wpe too),
+        ``vector(n)`` for every bias and shift (zeros by default), ``gain(n)`` for layer norms' scales
+        (ones by default). ``n_head`` is written only where it is not 1."""
+        vector = vector or np.zeros
+        gain = gain or np.ones
+
+        def layer(n_in, n_out):
+            return {"w": matrix(n_in, n_out), "b": vector(n_out)}
+
+        def norm():
+            return {"g": gain(self.n_embd), "b": vector(self.n_embd)}
+
+        params = {"wte": matrix(self.n_vocab, self.n_embd), "wpe": matrix(self.n_ctx, self.n_embd), "blocks": []}
+        for shape in self.blocks:
+            block = {
+                "attn": {"c_attn": layer(self.n_embd, 3 * shape.n_attn), "c_proj": layer(shape.n_attn, self.n_embd)}
+            }
+            block.update({"n_head": shape.n_head} if shape.n_head != 1 else {})
+            block.update({"ln_1": norm()} if shape.ln_1 else {})
+            if shape.mlp:
+                block["mlp"] = {
+                    "c_fc": layer(self.n_embd, shape.n_hidden),
+                    "c_proj": layer(shape.n_hidden, self.n_embd),
+                }
+                block.update({"ln_2": norm()} if shape.ln_2 else {})
+            params["blocks"].append(block)
+        if self.ln_f:
+            params["ln_f"] = norm()
+        return params
+
+    def zeros(self):
+        """All-zero weights of this shape (layer norms' gains too): nothing written yet."""
+        return self.weights(lambda n_in, n_out: np.zeros((n_in, n_out)), gain=np.zeros)
+
+
+def _head_slice(heads, head, width):
+    """One head's directions: its group of the attention basis when the groups are the heads."""
+    groups = list(heads.groups.values())
+    if len(groups) * width == len(heads):
+        return Basis(list(groups[head]))
+    return Basis(list(heads.names[head * width : (head + 1) * width]))
+
+
+def attention_width(c_attn_w):
+    """n_attn, from c_attn.w: q | k | v side by side, so a third of its columns."""
+    return np.shape(c_attn_w)[1] // 3
+
+
+def _block_shape(block):
+    mlp = block.get("mlp")
+    return BlockShape(
+        n_attn=attention_width(block["attn"]["c_attn"]["w"]),
+        n_head=int(block.get("n_head", 1)),
+        n_hidden=np.shape(mlp["c_fc"]["w"])[1] if mlp is not None else 0,
+        ln_1=block.get("ln_1") is not None,
+        ln_2=block.get("ln_2") is not None,
+    )
+
+
+def _block_taps(b, block, derived):  # -> [Tapped] of blocks[b], in the order gpt() taps them
+    at = f"blocks[{b}]."
+    found = [Tapped(at + T.ln_1, T.ln_1, b)] if block.ln_1 else []
+    found.append(Tapped(at + T.qkv, T.qkv, b))
+    found += [Tapped(at + kind, kind, b) for kind in (T.q, T.k, T.v)] if derived else []
+    per_head = (T.scores, T.scaled_scores, T.masked_scores, T.attention_weights, T.attention_output)
+    for h in range(block.n_head):
+        scope, head = (at, None) if block.n_head == 1 else (f"{at}head{h}.", h)
+        found += [Tapped(scope + kind, kind, b, head) for kind in per_head]
+    if block.n_head > 1:  # the heads' outputs side by side
+        found.append(Tapped(at + T.attention_output, T.attention_output, b))
+    found += [Tapped(at + T.c_proj_output, T.c_proj_output, b), Tapped(at + T.residual, T.residual, b)]
+    if block.mlp:
+        kinds = (T.ln_2,) * block.ln_2 + (T.mlp_hidden, T.mlp_output, T.mlp_residual)
+        found += [Tapped(at + kind, kind, b) for kind in kinds]
+    return found
+
+
+def _parts(structure):  # -> [Part] in the order of the pass
+    residual = structure.space("residual")
+    found = [
+        Part("wte", "wte", ("wte",), None, structure.space("tokens"), residual),
+        Part("wpe", "wpe", ("wpe",), None, structure.space("positions"), residual),
+    ]
+    for b, shape in enumerate(structure.blocks):
+        found += _block_parts(structure, b, shape)
+    if structure.ln_f:
+        found += _norm_parts("", "ln_f", ("ln_f",), residual, None)
+    return found
+
+
+def _block_parts(structure, b, shape):
+    at, scope = ("blocks", b), f"blocks[{b}]."
+    residual, heads = structure.space("residual"), structure.space("attention", b)
+    found = _norm_parts(scope, "ln_1", (*at, "ln_1"), residual, b) if shape.ln_1 else []
+    spans = [(j * shape.n_attn, (j + 1) * shape.n_attn) for j in range(3)]
+    found += [Part(scope + x, x, (*at, "attn", "c_attn", "w"), s, residual, heads, b) for x, s in zip("qkv", spans)]
+    found += [
+        Part(f"{scope}{x}.b", f"{x}.b", (*at, "attn", "c_attn", "b"), s, _one("bias"), heads, b)
+        for x, s in zip("qkv", spans)
+    ]
+    found += [
+        Part(scope + "c_proj.w", "c_proj.w", (*at, "attn", "c_proj", "w"), None, heads, residual, b),
+        Part(scope + "c_proj.b", "c_proj.b", (*at, "attn", "c_proj", "b"), None, _one("bias"), residual, b),
+    ]
+    if shape.mlp:
+        found += _norm_parts(scope, "ln_2", (*at, "ln_2"), residual, b) if shape.ln_2 else []
+        hidden, mlp = structure.space("hidden", b), (*at, "mlp")
+        found += [
+            Part(scope + "mlp.c_fc.w", "mlp.c_fc.w", (*mlp, "c_fc", "w"), None, residual, hidden, b),
+            Part(scope + "mlp.c_fc.b", "mlp.c_fc.b", (*mlp, "c_fc", "b"), None, _one("bias"), hidden, b),
+            Part(scope + "mlp.c_proj.w", "mlp.c_proj.w", (*mlp, "c_proj", "w"), None, hidden, residual, b),
+            Part(scope + "mlp.c_proj.b", "mlp.c_proj.b", (*mlp, "c_proj", "b"), None, _one("bias"), residual, b),
+        ]
+    return found
+
+
+def _norm_parts(scope, norm, path, residual, block):
+    return [
+        Part(f"{scope}{norm}.{key}", f"{norm}.{key}", (*path, key), None, _one(key), residual, block) for key in "gb"
+    ]
+
+
+def _one(name):
+    return Space("one", 1, name=name)
+
+
+# ---- the naming rule --------------------------------------------------------------------------------
+
+SCOPES = re.compile(r"(?:blocks\[\d+\]\.|head\d+\.)*")  # the scopes a name may leave out, from its start
+
+
+def matches(query, full):
+    """Whether ``query`` names ``full``: it is ``full`` with none, some or all of its leading scopes left out."""
+    if not isinstance(query, str) or not full.endswith(query):
+        return False
+    dropped = full[: len(full) - len(query)]
+    return SCOPES.fullmatch(dropped) is not None
+
+
+def resolve(query, names, missing):
+    """The one name of ``names`` that ``query`` names; KeyError otherwise, saying which ones it could
+    mean, or ``missing`` (a sentence with ``{name}`` and ``{names}``) when it names none."""
+    if query in names:
+        return query
+    found = [name for name in names if matches(query, name)]
+    if len(found) == 1:
+        return found[0]
+    if found:
+        raise KeyError(
+            _("{name} is ambiguous here: say which of {names}").format(name=repr(query), names=", ".join(found))
+        )
+    raise KeyError(missing.format(name=brief(query), names=", ".join(names)))
+
+
+def shortest(full, names):
+    """The shortest way to say ``full`` that names nothing else in ``names``."""
+    scopes = SCOPES.match(full).group(0)
+    cut = [m.end() for m in re.finditer(r"blocks\[\d+\]\.|head\d+\.", scopes)]
+    for start in reversed([0, *cut]):  # the most scopes left out first
+        query = full[start:]
+        if sum(matches(query, name) for name in names) == 1:
+            return query
+    return full
