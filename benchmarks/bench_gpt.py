@@ -74,7 +74,7 @@ NINE = (
 
 def model_code_lines():
     from handmade import model
-    from handmade.source import code_lines
+    from handmade.display.source import code_lines
 
     return {name: code_lines(getattr(model, name)) for name in NINE}
 

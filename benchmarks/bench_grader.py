@@ -12,8 +12,8 @@ Prints, measured in this one run:
 
 import time
 
-from handmade import grader
-from handmade.tasks import TASKS, examples, reference
+from handmade.course import grader
+from handmade.course.tasks import TASKS, examples, reference
 from handmade.weights import count_nonzero
 
 REPEATS = 5

@@ -108,7 +108,7 @@ def run(args):
 
 
 def _task_command(args):
-    from . import grader, tasks
+    from .course import grader, tasks
 
     if args.command == "tasks":
         return "\n\n".join(task.describe() for task in tasks.TASKS.values()), 0

@@ -225,7 +225,9 @@ def labels_from_json(data):
     alphabet_ok = isinstance(data, dict) and "alphabet" in data and isinstance(data["alphabet"], (str, type(None)))
     if not alphabet_ok or "residual" not in data:
         raise WeightsError(
-            _("labels must be an object with an alphabet (a string, or null for numbered tokens) and residual directions")
+            _(
+                "labels must be an object with an alphabet (a string, or null for numbered tokens) and residual directions"
+            )
         )
     extra = set(data) - {"alphabet", "residual", "attention", "hidden"}
     if extra:

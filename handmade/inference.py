@@ -203,3 +203,35 @@ def accuracy(params=None, *, examples=None, alphabet=None):
         if answers[tokens] != example.expected:
             failures.append((example, answers[tokens]))
     return Score(len(examples) - len(failures), len(examples), tuple(failures))
+
+
+# ---- the key/value cache ------------------------------------------------------------------
+
+
+class KVCache:
+    """The keys and values of the positions processed so far, one pair of arrays per block.
+
+    Pass it to ``gpt(..., cache=...)``: the new tokens get the next positions, attend to the
+    cached keys and values and to each other, and their own keys and values are appended.
+    """
+
+    def __init__(self):
+        self.layers = []
+
+    def __len__(self):  # how many positions are cached
+        return len(self.layers[0].k) if self.layers else 0
+
+    def layer(self, i):
+        while len(self.layers) <= i:
+            self.layers.append(_LayerCache())
+        return self.layers[i]
+
+
+class _LayerCache:
+    def __init__(self):
+        self.k = self.v = None
+
+    def extend(self, k, v):  # append this pass's keys and values; return all of them
+        self.k = k if self.k is None else np.vstack([self.k, k])
+        self.v = v if self.v is None else np.vstack([self.v, v])
+        return self.k, self.v

@@ -3,7 +3,7 @@
 Parameter names equal the keys of the weights dict, so ``gpt(tokens, **weights)`` wires itself.
 The parts of GPT-2 that the blog removed (``ln_1``, ``ln_2``, ``mlp``, ``ln_f`` and several
 heads) are optional: absent, the block is exactly the blog's. ``cache`` (a
-``handmade.efficiency.KVCache``) lets new tokens attend to the keys and values of earlier ones.
+``handmade.inference.KVCache``) lets new tokens attend to the keys and values of earlier ones.
 
 Every intermediate passes through ``tap(name, array)``, which returns its argument. Nobody
 listens unless a caller asks, ``with recording(listener): gpt(...)``; that is how the trace and

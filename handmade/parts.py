@@ -7,7 +7,8 @@ is the model's ``Structure``'s to say; this module reads and writes them by name
     parts.get(model, "v")                       # the v block of c_attn.w, [n_embd, n_attn]
     parts.with_part(model, "v", new_v)          # a checked copy with the v block replaced
     parts.with_qkv(model, q=new_q, v=new_v)     # several at once
-    parts.weight_tables(model)["v"]["V"]        # a labelled table, and its column V
+
+``handmade.display.trace.weight_tables(model)`` shows them as labelled tables.
 
 Names follow the structure's one rule: ``blocks[0].q`` in full, and ``q`` where that is unique.
 """
@@ -15,8 +16,6 @@ Names follow the structure's one rule: ``blocks[0].q`` in full, and ``q`` where 
 import numpy as np
 
 from .i18n import _
-from .labelled import LabelledMatrix
-from .structure import PART_TITLES, shortest
 from .weights import WeightsError, check_weights
 
 
@@ -37,10 +36,11 @@ def _reach(params, path):
 def get(params, name):
     """The values of one part: a matrix, or a vector as a matrix of one row."""
     params = check_weights(params)
-    return _get(params, params.structure.part(name))
+    return part_values(params, params.structure.part(name))
 
 
-def _get(params, part):
+def part_values(params, part):
+    """The values of ``part`` (a Part of the checked ``params``), as a matrix."""
     values = _reach(params, part.path)
     if part.columns is not None:
         values = values[..., part.columns[0] : part.columns[1]]
@@ -99,39 +99,3 @@ def _check_block(params, block):
     n = len(params["blocks"])
     if not 0 <= block < n:
         raise IndexError(_("this model has {n} block(s); there is no blocks[{block}]").format(n=n, block=block))
-
-
-def table(params, name):
-    """One part as a LabelledMatrix, with its row and column names."""
-    params = check_weights(params)
-    return _table(params, params.structure.part(name))
-
-
-def _table(params, part):
-    structure, labels = params.structure, params.labels
-    rows, cols = structure.basis(part.rows, labels), structure.basis(part.cols, labels)
-    splits = tuple(cols.group_starts())
-    return LabelledMatrix(_get(params, part), rows.names, cols.names, title=part.title, col_splits=splits)
-
-
-def weight_tables(params=None):
-    """{name: LabelledMatrix} for every part of ``params`` (the blog's model when None), plus each
-    block's whole ``c_attn.w``."""
-    if params is None:
-        from .blog import blog_model
-
-        params = blog_model()
-    params = check_weights(params)
-    tables = {name: _table(params, part) for name, part in parts(params).items()}
-    whole = [f"blocks[{b}].c_attn.w" for b in range(len(params["blocks"]))]
-    for b, block in enumerate(params["blocks"]):
-        q = _table(params, params.structure.part(f"blocks[{b}].q"))
-        n_attn = len(q.cols)
-        tables[shortest(whole[b], whole)] = LabelledMatrix(
-            block["attn"]["c_attn"]["w"],
-            q.rows,
-            [f"{x}·{n}" for x in "qkv" for n in q.cols],
-            title=_(PART_TITLES["c_attn.w"]),
-            col_splits=(n_attn, 2 * n_attn),
-        )
-    return tables

@@ -156,6 +156,11 @@ PART_TITLES = {
 }
 
 
+def part_title(local):
+    """The title of a part by its name within its block (``q``, ``c_proj.w``, ``c_attn.w``), translated."""
+    return _(PART_TITLES[local])
+
+
 @dataclass(frozen=True)
 class Part:
     """A named piece of the weights: a whole array, or a block of columns of one (q, k, v)."""
@@ -171,7 +176,7 @@ class Part:
     @property
     def title(self):
         """A sentence saying what it does, in the current language."""
-        return _(PART_TITLES[self.local])
+        return part_title(self.local)
 
     @property
     def layer(self):

@@ -797,7 +797,7 @@ def train_task(task, steps=300, *, seed=0, lr=3e-2, progress=True):
     training finds can be put beside the reference solution. Training does not know about the
     margin a pass needs; ``handmade.grader.grade(task, params)`` says whether it got there.
     """
-    from .tasks import blank, examples, get_task
+    from .course.tasks import blank, examples, get_task
 
     task = get_task(task)
     _check_whole(seed, "seed", 0, MAX_SEED)

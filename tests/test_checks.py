@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 import handmade
-from handmade import checks
-from handmade.checks import Verdict
-from handmade.efficiency import count_flops
+from handmade.course import checks
+from handmade.course.checks import Verdict
+from handmade.course.efficiency import count_flops
 
 
 def assert_hint(verdict, *phrases):
@@ -72,7 +72,7 @@ def test_rule_otherwise_wrong():
 
 
 def embedding(text):
-    return handmade.trace.trace(text)["embedding"].values.copy()
+    return handmade.display.trace.trace(text)["embedding"].values.copy()
 
 
 def test_embedding_right():

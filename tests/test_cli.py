@@ -254,7 +254,7 @@ def test_a_very_long_path_is_cut_to_one_short_line(tmp_path):
 def test_tasks_lists_every_task_with_its_statement_and_shape():
     code, out, err = run("tasks")
     assert code == 0 and err == ""
-    from handmade.tasks import TASKS
+    from handmade.course.tasks import TASKS
 
     assert len(TASKS) >= 12 and all(f"{name}: " in out for name in TASKS)
     assert out.count("designed for:") == len(TASKS)
@@ -269,7 +269,7 @@ def test_blank_then_grade_fails_with_status_1_and_says_where(tmp_path):
 
 
 def test_a_reference_solution_passes_with_status_0(tmp_path):
-    from handmade.tasks import TASKS, reference
+    from handmade.course.tasks import TASKS, reference
 
     path = tmp_path / "abc.json"
     handmade.save_weights(reference(TASKS["abc"]), path)

@@ -16,7 +16,7 @@ from handmade.display import (
     text_table,
     weighted_sums,
 )
-from handmade.trace import trace, weight_tables
+from handmade.display.trace import trace, weight_tables
 
 CONTEXTS = ["".join(p) for n in range(1, 6) for p in product("ab", repeat=n)]
 

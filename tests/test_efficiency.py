@@ -8,7 +8,8 @@ import pytest
 from helpers import random_params
 
 import handmade
-from handmade.efficiency import FlopCounter, KVCache, aab_rule, blog_flops, count_flops, generate_with_cache
+from handmade.course.efficiency import FlopCounter, aab_rule, blog_flops, count_flops, generate_with_cache
+from handmade.inference import KVCache
 
 
 def test_one_full_pass_of_the_blog_model_costs_3690_operations():

@@ -33,8 +33,8 @@ def chinese():
 def test_errors_verdicts_captions_and_reports_are_chinese(chinese):
     with pytest.raises(ValueError, match="字母表是 'ab'"):
         handmade.tokenize("abc")
-    from handmade import checks, grader, tasks
-    from handmade.trace import trace
+    from handmade.course import checks, grader, tasks
+    from handmade.display.trace import trace
 
     assert "注意力" in checks.check_completion("ba", "aaaaaa").message
     assert trace("ab")["attention_weights"].title.startswith("注意力权重")
@@ -74,7 +74,7 @@ def test_the_packaged_font_draws_every_chinese_character_of_the_catalogue():
     import cjk_font
     from matplotlib.ft2font import FT2Font
 
-    from handmade.plots import CJK_FONT
+    from handmade.display.plots import CJK_FONT
 
     missing = set(cjk_font.wide_characters()) - {chr(code) for code in FT2Font(str(CJK_FONT)).get_charmap()}
     assert not missing, f"run tools/cjk_font.py again: the font lacks {''.join(sorted(missing))}"
@@ -88,7 +88,7 @@ def test_a_chinese_heatmap_draws_its_labels_without_a_missing_glyph(chinese):
     matplotlib.use("Agg")
     from matplotlib import pyplot as plt
 
-    from handmade.trace import trace
+    from handmade.display.trace import trace
 
     weights = trace("aabaa")["attention_weights"]
     with warnings.catch_warnings():

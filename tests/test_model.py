@@ -123,7 +123,7 @@ def test_the_nine_functions_read_like_picogpt():
     import inspect
 
     import handmade.model as model
-    from handmade.source import code_lines
+    from handmade.display.source import code_lines
 
     nine = ["softmax", "linear", "layer_norm", "gelu", "ffn", "attention", "causal_self_attention"]
     nine += ["transformer_block", "gpt"]
@@ -427,7 +427,7 @@ def test_a_huge_query_weight_no_longer_lets_position_0_see_position_1():
 def test_shown_source_does_not_depend_on_how_the_highlighter_escapes_quotes():
     # Notebooks store the shown source as their baseline; Pygments 2.21 changed how it escapes
     # quotes in text, so the listing undoes that and keeps the quotes as they are in the code.
-    from handmade.source import _highlighted
+    from handmade.display.source import _highlighted
 
     (line,) = _highlighted("x = tap(\"logits\", 'it')  # it's")
     assert "&quot;" not in line and "&#39;" not in line and "&#x27;" not in line

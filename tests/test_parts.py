@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import handmade
-from handmade.diagram import diagram
+from handmade.display.diagram import diagram
 from handmade.parts import qkv, with_qkv
 from handmade.weights import WeightsError
 

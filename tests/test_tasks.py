@@ -8,11 +8,12 @@ import pytest
 from helpers import as_lists
 
 import handmade
-from handmade import Basis, Example, Labels, WeightsError, grader, parts, tasks
+from handmade import Basis, Example, Labels, WeightsError, parts
+from handmade.course import grader, tasks
+from handmade.course.grader import MARGIN_THRESHOLD, grade
+from handmade.course.tasks import TASKS, blank, examples, get_task, reference
 from handmade.files import load_weights, save_weights, weights_from_json
-from handmade.grader import MARGIN_THRESHOLD, grade
 from handmade.inference import accuracy, next_in_pattern, prefix_examples, unambiguous_examples
-from handmade.tasks import TASKS, blank, examples, get_task, reference
 from handmade.weights import count_nonzero
 
 NAMES = list(TASKS)

@@ -8,8 +8,8 @@ import pytest
 
 import handmade
 from handmade import Basis
-from handmade.labelled import LabelledMatrix, fmt
-from handmade.trace import trace
+from handmade.display.labelled import LabelledMatrix, fmt
+from handmade.display.trace import trace
 
 STAGES = [
     "token_embedding",
@@ -212,7 +212,7 @@ def test_labels_must_fit_the_matrix():
 def test_heatmap_draws_labelled_axes():
     code = (
         "import matplotlib; matplotlib.use('Agg');"
-        "from handmade.trace import trace;"
+        "from handmade.display.trace import trace;"
         "ax = trace('aabaa')['attention_weights'].heatmap();"
         "print([t.get_text() for t in ax.get_yticklabels()][2], len(ax.texts))"
     )

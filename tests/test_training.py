@@ -12,8 +12,8 @@ from helpers import random_params
 
 import handmade
 from handmade import training
+from handmade.course.tasks import TASKS, blank
 from handmade.model import attention, causal_mask, gelu, layer_norm, linear, softmax
-from handmade.tasks import TASKS, blank
 from handmade.training import IGNORE, AdamW, loss, loss_and_grads
 from handmade.weights import NonFiniteError, Weights, iter_matrices
 
@@ -193,7 +193,7 @@ def test_init_params_is_gpt2_like_and_labelled():
             assert not array.any(), path
         if path.endswith(".g"):
             assert (array == 1).all(), path
-    assert "blocks[1].c_proj.w" in handmade.parts.weight_tables(params)  # tables with the model's names
+    assert "blocks[1].c_proj.w" in handmade.display.trace.weight_tables(params)  # tables with the model's names
 
 
 # ---- AdamW ---------------------------------------------------------------------------------

@@ -47,7 +47,7 @@ def test_playground_starts_from_the_blog_model_with_every_part_editable():
 
 
 def test_the_stages_put_each_grid_beside_the_views_it_changes():
-    stages = {stage.key: stage for stage in widgets.stages(handmade.blog_model())}
+    stages = {stage.key: stage for stage in widgets.playground.stages(handmade.blog_model())}
     assert list(stages) == ["embedding", "q", "k", "v", "c_proj"]
     assert stages["q"].parts == ("q", "q.b") and stages["q"].views == ("scores", "attention")
     assert stages["v"].views == ("v", "attention_output")
@@ -123,7 +123,7 @@ def test_a_huge_query_weight_cannot_make_position_0_see_the_future():
     p = Playground()
     type_into(p, "q", 0, 1, "1e11")  # the weight that made the -1e10 mask leak
     assert p.editors["q"].message.value == ""
-    first_row = p.params and handmade.trace.trace("ab", p.params)["attention_weights"].values[0]
+    first_row = p.params and handmade.display.trace.trace("ab", p.params)["attention_weights"].values[0]
     assert first_row.tolist() == [1.0, 0.0]
 
 
@@ -315,7 +315,7 @@ def test_softmax_explorer_says_so_when_a_row_overflows():
 
 
 def test_a_task_playground_edits_the_blank_and_shows_the_grade_with_its_margin():
-    from handmade.tasks import TASKS, reference
+    from handmade.course.tasks import TASKS, reference
 
     p = Playground(task="abc")
     assert "5 / 15 right, margin 0" in accuracy_text(p) and "where it goes wrong" in accuracy_text(p)

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from handmade import worked_example as w
+from handmade.course import worked_example as w
 
 COLUMN = w.column_convention()
 ROW = w.row_convention()

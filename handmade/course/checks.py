@@ -11,16 +11,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .basis import brief
-from .blog import BASIS, N_CTX, N_EMBD, blog_model
+from ..basis import brief
+from ..blog import BASIS, N_CTX, N_EMBD, blog_model
+from ..display.labelled import fmt
+from ..display.trace import trace
+from ..i18n import _
+from ..inference import accuracy, continuation, next_in_pattern, prefix_examples
+from ..model import softmax
+from ..parts import with_qkv
+from ..weights import NonFiniteError, WeightsError, check_weights
 from .efficiency import blog_flops, count_flops
-from .i18n import _
-from .inference import accuracy, continuation, next_in_pattern, prefix_examples
-from .labelled import fmt
-from .model import softmax
-from .parts import with_qkv
-from .trace import trace
-from .weights import NonFiniteError, WeightsError, check_weights
 from .worked_example import TOKEN_IDS, E, K, Q
 
 

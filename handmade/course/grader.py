@@ -27,13 +27,13 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .i18n import N_, _, ngettext
-from .inference import Example
-from .labelled import fmt
+from ..display.labelled import fmt
+from ..display.trace import trace
+from ..i18n import N_, _, ngettext
+from ..inference import Example
+from ..weights import NonFiniteError, WeightsError, check_weights, count_nonzero, forward, labels_of, with_alphabet
 from .tasks import examples as task_examples
 from .tasks import get_task, graded_tokens, reference
-from .trace import trace
-from .weights import NonFiniteError, WeightsError, check_weights, count_nonzero, forward, labels_of, with_alphabet
 
 # A logit gap of 1 makes the right token at least e = 2.7 times as likely as any wrong one, and
 # it is 10^15 times float64's rounding error on these logits: a pass cannot come from a tie that

@@ -26,15 +26,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .basis import Basis, Labels, qkv_weights
-from .blog import BASIS as BLOG_BASIS
-from .blog import LABELS as BLOG_LABELS
-from .blog import LG, N_CTX, blog_model
-from .i18n import N_, _, ngettext
-from .inference import Example, next_in_pattern, prefix_examples
-from .parts import with_part, with_parts
-from .tokenizer import tokenize
-from .weights import Weights
+from ..basis import Basis, Labels, qkv_weights
+from ..blog import BASIS as BLOG_BASIS
+from ..blog import LABELS as BLOG_LABELS
+from ..blog import LG, N_CTX, blog_model
+from ..i18n import N_, _, ngettext
+from ..inference import Example, next_in_pattern, prefix_examples
+from ..parts import with_part, with_parts
+from ..tokenizer import tokenize
+from ..weights import Weights
 
 MAX_GRADED = 2000  # contexts one task may grade: enough to enumerate them all, few enough to grade fast
 MAJORITY_CTX = 7  # an odd length, so that the longest texts never tie

@@ -11,7 +11,7 @@ linear feed-forward layer with no activation, and an output matrix onto the voca
 
 import numpy as np
 
-from .model import attention, layer_norm, linear, softmax
+from ..model import attention, layer_norm, linear, softmax
 
 E = np.array(
     [[0, 1, 2], [6, 7, 1], [3, 4, 5], [0, 2, 1], [1, 3, 0], [3, 8, 6], [2, 7, 5], [6, 2, 1], [9, 1, 3], [0, 1, 1]]

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .i18n import _
+from ..i18n import _
 
 
 def width(text):

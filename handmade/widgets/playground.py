@@ -19,15 +19,16 @@ from dataclasses import dataclass
 import ipywidgets as W
 import numpy as np
 
-from . import parts as P
-from .blog import BASIS, LG, blog_model
-from .display import Html, side_by_side, softmax_story
-from .i18n import _
-from .inference import accuracy, complete, prepare
-from .labelled import LabelledMatrix, fmt
-from .labelled import width as text_width
-from .trace import TITLES, trace
-from .weights import NonFiniteError, WeightsError, check_weights
+from .. import parts as P
+from ..blog import BASIS, LG, blog_model
+from ..display.labelled import LabelledMatrix, fmt
+from ..display.labelled import width as text_width
+from ..display.outputs import Html, side_by_side, softmax_story
+from ..display.trace import trace, weight_tables
+from ..i18n import _
+from ..inference import accuracy, complete, prepare
+from ..structure import INTERMEDIATES
+from ..weights import NonFiniteError, WeightsError, check_weights
 
 CONTROLS = ("text", "reset", "lg", "break", "save")
 OUTCOMES = ("accuracy", "predictions", "completion")  # views of what the model says, not of a matrix
@@ -204,7 +205,7 @@ VIEW_KINDS = {  # a view name -> the trace intermediates it shows
     "logits": ("ln_f", "logits", "probabilities"),
 }
 HEATED = {"scores", "attention_weights", "logits", "probabilities"}  # shaded like heatmaps
-assert {kind for kinds in VIEW_KINDS.values() for kind in kinds} <= set(TITLES), (
+assert {kind for kinds in VIEW_KINDS.values() for kind in kinds} <= set(INTERMEDIATES), (
     "views show intermediates the trace names"
 )
 
@@ -287,7 +288,7 @@ class TaskScore:
         self.task, self.label = task, f"{task.name}:"
 
     def __call__(self, params):
-        from .grader import grade
+        from ..course.grader import grade
 
         report = grade(self.task, params)
         summary = _("{correct} / {total} right, margin {margin} (a pass needs all and more than {threshold})").format(
@@ -337,7 +338,7 @@ class Playground:
         self, params=None, *, task=None, text=None, edit=None, views=None, controls=None, save_path=None, score=None
     ):
         if task is not None:
-            from .tasks import blank, get_task
+            from ..course.tasks import blank, get_task
 
             task = get_task(task)
             params = blank(task) if params is None else params
@@ -361,7 +362,7 @@ class Playground:
         self.score = score if score is not None else (BlogScore() if alphabet == "ab" and "accuracy" in views else None)
         self.view_names, self.controls = views, tuple(controls)
         self.save_path, self._start_text = save_path, self.text
-        tables = P.weight_tables(self.params)
+        tables = weight_tables(self.params)
         self.editors = {name: MatrixEditor(name, tables[name], self._edited) for name in all_parts if name in edit}
         self.panels = {}  # (stage key, view name) -> W.HTML
         self.status = W.HTML()
@@ -548,7 +549,7 @@ class Playground:
             return False
         self.params = params
         self._show(rendered)  # the views first, then the grids: a page that shows the new grids shows their effect
-        tables = P.weight_tables(params)
+        tables = weight_tables(params)
         for name, editor in self.editors.items():
             editor.set_values(tables[name].values)
         self.status.value = message_html(note, ok=True)
@@ -672,8 +673,8 @@ class Playground:
 
     def _check_fits(self, params):
         """The grids need the same parts of the same shapes as the model this playground started with."""
-        mine = {name: (len(p.rows), len(p.cols)) for name, p in P.parts(self.params).items()}
-        theirs = {name: (len(p.rows), len(p.cols)) for name, p in P.parts(params).items()}
+        mine = {name: p.shape for name, p in P.parts(self.params).items()}
+        theirs = {name: p.shape for name, p in P.parts(params).items()}
         if mine != theirs:
             raise WeightsError(
                 _("this playground edits a model with parts {mine}; these weights have {theirs}").format(
@@ -738,7 +739,7 @@ class Playground:
             widget.add_class(f"hm-file-{name}")
 
         def do_save(_button):
-            from .files import save_weights
+            from ..files import save_weights
 
             try:
                 done = save_weights(self.params, path.value)
@@ -748,7 +749,7 @@ class Playground:
             self.status.value = message_html(_("saved: {done}").format(done=done), ok=True)
 
         def do_load(_button):
-            from .files import load_weights
+            from ..files import load_weights
 
             try:
                 loaded = load_weights(path.value)
@@ -764,7 +765,7 @@ class Playground:
 
 def _first_context(task, alphabet, n_ctx):
     if task is not None:  # the longest graded context: every position of it is a question of the task
-        from .tasks import examples
+        from ..course.tasks import examples
 
         return max((e.context for e in examples(task)), key=len)[-n_ctx:]
     return "aabaa" if alphabet == "ab" else alphabet[:n_ctx]
@@ -844,7 +845,7 @@ class ProductExplorer:
     """Pick an output cell of A @ B and see which row and column make it."""
 
     def __init__(self, a, b, i=0, j=0):
-        from .display import dot_product_story
+        from ..display.outputs import dot_product_story
 
         self.a, self.b, self._story = np.asarray(a), np.asarray(b), dot_product_story
         self.row = W.ToggleButtons(options=list(range(self.a.shape[0])), value=i, description=_("row"))

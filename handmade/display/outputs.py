@@ -8,9 +8,9 @@ import html
 
 import numpy as np
 
-from .i18n import N_, _
+from ..i18n import N_, _
+from ..model import softmax
 from .labelled import LabelledMatrix, fmt, pad, width
-from .model import softmax
 
 STAGES = ("tokens", "embeddings", "q/k/v", "scores", "softmax", "values", "projection", "residual", "logits")
 STAGE_NAMES = {  # what each stage is called on screen

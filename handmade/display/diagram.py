@@ -8,9 +8,9 @@ shows both what GPT-2 has and what this model keeps.
 
 import html
 
-from .display import Svg
-from .i18n import _
-from .inference import prepare
+from ..i18n import _
+from ..inference import prepare
+from .outputs import Svg
 
 INK, FAINT, ACCENT = "#222", "#aaa", "#c0392b"
 

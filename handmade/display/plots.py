@@ -14,7 +14,7 @@ SIGNED = LinearSegmentedColormap.from_list("handmade", [[c / 255 for c in shade(
 
 # The labels' fonts: matplotlib's own, then for what it lacks the Chinese characters of the message
 # catalogue (tools/cjk_font.py), so that "位置 0 · a" is drawn on machines without a CJK font.
-CJK_FONT = Path(__file__).with_name("fonts") / "handmade-cjk.ttf"
+CJK_FONT = Path(__file__).resolve().parent.parent / "fonts" / "handmade-cjk.ttf"
 font_manager.fontManager.addfont(CJK_FONT)
 FONTS = ["sans-serif", font_manager.FontProperties(fname=CJK_FONT).get_name()]
 

@@ -13,8 +13,8 @@ import io
 import textwrap
 import tokenize
 
-from .display import Html
-from .i18n import _
+from ..i18n import _
+from .outputs import Html
 
 CODE_STYLE = "font-family:monospace;font-size:12.5px;line-height:1.45;margin:4px 0;padding:6px 10px;"
 CODE_STYLE += "background:#f7f7f7;border-left:3px solid #ccc;overflow-x:auto;white-space:pre"

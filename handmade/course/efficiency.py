@@ -1,4 +1,4 @@
-"""What a forward pass costs: a FLOP counter, its closed form, and a key/value cache.
+"""What a forward pass costs: a FLOP counter, its closed form, and generation with a key/value cache.
 
 The counter is a recorder for ``gpt()``: every line of the forward pass reports the operations it
 did, so counting needs no second copy of the maths and costs nothing when nobody is counting.
@@ -10,10 +10,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .inference import context_tokens, prepare
-from .model import recording, softmax
-from .tokenizer import untokenize
-from .weights import forward
+from ..inference import KVCache, context_tokens, prepare
+from ..model import recording, softmax
+from ..tokenizer import untokenize
+from ..weights import forward
 
 # Operation counts. A product [m, k] @ [k, n] is m*n dot products of k terms: k multiplications
 # and k - 1 additions each. Adding a bias, the residual or the mask is one addition per entry.
@@ -126,38 +126,6 @@ def aab_rule(context):
     if context[-1:] == "a" and context[-2:-1] != "b":  # the last token is a, and before it a (or nothing)
         return "b"
     return "a"
-
-
-# ---- the key/value cache ------------------------------------------------------------------
-
-
-class KVCache:
-    """The keys and values of the positions processed so far, one pair of arrays per block.
-
-    Pass it to ``gpt(..., cache=...)``: the new tokens get the next positions, attend to the
-    cached keys and values and to each other, and their own keys and values are appended.
-    """
-
-    def __init__(self):
-        self.layers = []
-
-    def __len__(self):  # how many positions are cached
-        return len(self.layers[0].k) if self.layers else 0
-
-    def layer(self, i):
-        while len(self.layers) <= i:
-            self.layers.append(_LayerCache())
-        return self.layers[i]
-
-
-class _LayerCache:
-    def __init__(self):
-        self.k = self.v = None
-
-    def extend(self, k, v):  # append this pass's keys and values; return all of them
-        self.k = k if self.k is None else np.vstack([self.k, k])
-        self.v = v if self.v is None else np.vstack([self.v, v])
-        return self.k, self.v
 
 
 @dataclass(frozen=True)

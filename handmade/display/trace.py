@@ -1,4 +1,4 @@
-"""Every intermediate matrix of one forward pass, with labels, for the notebooks to show.
+"""Every weight and every intermediate matrix of one forward pass, with labels, for the notebooks to show.
 
 ``trace()`` runs the package's one ``gpt()`` while recording its taps, and labels what it hears
 with the names the model carries: rows are positions (``pos 2 · b``), columns are the model's
@@ -10,13 +10,13 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .i18n import _
-from .inference import context_tokens, prepare
+from ..i18n import _
+from ..inference import context_tokens, prepare
+from ..model import recording, softmax
+from ..parts import part_values, parts
+from ..structure import INTERMEDIATES, T, part_title, resolve, shortest
+from ..weights import check_weights, forward
 from .labelled import LabelledMatrix
-from .model import recording, softmax
-from .parts import weight_tables  # noqa: F401 (kept here too: the notebooks import it from the trace)
-from .structure import INTERMEDIATES, T, resolve
-from .weights import forward
 
 
 def title(name):
@@ -100,3 +100,42 @@ def _key_labels(tokens, labels, n_k):
     """Column labels for the keys, short (``0·a``) so that square tables stay narrow."""
     shown = labels.token_names(max(tokens) + 1)
     return [f"{i}·{shown[t]}" for i, t in enumerate(tokens)] if len(tokens) == n_k else [str(i) for i in range(n_k)]
+
+
+# ---- the weights, as tables ---------------------------------------------------------------
+
+
+def table(params, name):
+    """One part as a LabelledMatrix, with its row and column names."""
+    params = check_weights(params)
+    return _table(params, params.structure.part(name))
+
+
+def _table(params, part):
+    structure, labels = params.structure, params.labels
+    rows, cols = structure.basis(part.rows, labels), structure.basis(part.cols, labels)
+    splits = tuple(cols.group_starts())
+    return LabelledMatrix(part_values(params, part), rows.names, cols.names, title=part.title, col_splits=splits)
+
+
+def weight_tables(params=None):
+    """{name: LabelledMatrix} for every part of ``params`` (the blog's model when None), plus each
+    block's whole ``c_attn.w``."""
+    if params is None:
+        from ..blog import blog_model
+
+        params = blog_model()
+    params = check_weights(params)
+    tables = {name: _table(params, part) for name, part in parts(params).items()}
+    whole = [f"blocks[{b}].c_attn.w" for b in range(len(params["blocks"]))]
+    for b, block in enumerate(params["blocks"]):
+        q = _table(params, params.structure.part(f"blocks[{b}].q"))
+        n_attn = len(q.cols)
+        tables[shortest(whole[b], whole)] = LabelledMatrix(
+            block["attn"]["c_attn"]["w"],
+            q.rows,
+            [f"{x}·{n}" for x in "qkv" for n in q.cols],
+            title=part_title("c_attn.w"),
+            col_splits=(n_attn, 2 * n_attn),
+        )
+    return tables
