@@ -82,12 +82,12 @@ def model_code_lines():
 def gpt_calls_per_edit():
     """Runs of gpt() caused by typing one number into the playground's q grid."""
     from handmade import weights
-    from handmade.widgets import Playground
+    from handmade.widgets import blog_playground
 
     calls, real = [], weights.gpt
     weights.gpt = lambda *args, **kwargs: calls.append(1) or real(*args, **kwargs)
     try:
-        playground = Playground()
+        playground = blog_playground()
         calls.clear()
         playground.editors["q"].boxes[4][3].value = "0"
     finally:

@@ -28,9 +28,9 @@ floor_box.add_class("floor-box")
 floor_view.add_class("floor-view")
 floor_box.observe(lambda change: setattr(floor_view, "value", "B" if floor_view.value == "A" else "A"), "value")
 W.VBox([floor_box, floor_view])""",
-    """from handmade.widgets import Playground
+    """from handmade.widgets import blog_playground
 
-playground = Playground()
+playground = blog_playground()
 playground""",
 ]
 WATCH = """([input, views]) => {

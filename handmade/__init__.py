@@ -19,6 +19,7 @@ from .blog import (
     literal_model,
     two_head_model,
 )
+from .course.tasks import task
 from .files import load_weights, save_weights, weights_from_json, weights_to_json
 from .i18n import set_language
 from .inference import (
@@ -102,6 +103,7 @@ __all__ = [
     "set_language",
     "softmax",
     "split_qkv",
+    "task",
     "tokenize",
     "transformer_block",
     "two_head_model",

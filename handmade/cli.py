@@ -1,11 +1,13 @@
 """``python -m handmade``: complete, predict and score with the blog's model or your own weights.
 
 Bad input (a character outside the alphabet, a broken or oversized weights file, a negative or
-huge -n) ends with exit status 2 and one short line on stderr, never a traceback. Files are
-written atomically, and a file that is not a weights file is only replaced with --force.
+huge -n, a teacher's --tasks file that is missing, is not Python, raises or defines no task) ends
+with exit status 2 and one short line on stderr, never a traceback. Files are written atomically,
+and a file that is not a weights file is only replaced with --force.
 """
 
 import argparse
+import json
 import sys
 
 import numpy as np
@@ -79,15 +81,39 @@ def build_parser():
     sub = commands.add_parser("export", help=_("write the blog's weights to a JSON file, to edit by hand"))
     sub.add_argument("path", metavar="FILE.json")
     sub.add_argument("--force", action="store_true", help=_("replace FILE.json even if it is not a weights file"))
-    commands.add_parser("tasks", help=_("list the tasks to design a transformer for"))
-    sub = commands.add_parser("blank", help=_("write all-zero weights of a task's shape, with its named directions"))
+    _task_commands(commands)
+    return parser
+
+
+def _task_commands(commands):
+    """tasks, blank, grade and train: each also reads a teacher's tasks from --tasks FILE.py."""
+    task_file = argparse.ArgumentParser(add_help=False)
+    task_file.add_argument(
+        "--tasks",
+        metavar="FILE.py",
+        help=_(
+            "a Python file of tasks written with @handmade.task: tasks lists only its tasks; blank, grade and train take their names too"
+        ),
+    )
+    commands.add_parser("tasks", parents=[task_file], help=_("list the tasks to design a transformer for"))
+    sub = commands.add_parser(
+        "blank", parents=[task_file], help=_("write all-zero weights of a task's shape, with its named directions")
+    )
     sub.add_argument("task", metavar="TASK")
     sub.add_argument("path", metavar="FILE.json")
     sub.add_argument("--force", action="store_true", help=_("replace FILE.json even if it is not a weights file"))
-    sub = commands.add_parser("grade", help=_("grade weights on a task: exit 0 on a pass, 1 on a fail, 2 on bad input"))
+    sub = commands.add_parser(
+        "grade", parents=[task_file], help=_("grade weights on a task: exit 0 on a pass, 1 on a fail, 2 on bad input")
+    )
     sub.add_argument("task", metavar="TASK")
     sub.add_argument("--weights", metavar="FILE.json", required=True, help=_("the weights to grade"))
-    sub = commands.add_parser("train", help=_("train a task's model from a random start and save it"))
+    sub.add_argument("--json", action="store_true", help=_("print the report as one JSON object"))
+    sub.add_argument(
+        "--reveal", action="store_true", help=_("also show the reference solution's share of the margin: the answer")
+    )
+    sub = commands.add_parser(
+        "train", parents=[task_file], help=_("train a task's model from a random start and save it")
+    )
     sub.add_argument("task", metavar="TASK")
     sub.add_argument(
         "--steps", type=_whole(1, MAX_STEPS), default=300, metavar="N", help=_("training steps (default: 300)")
@@ -97,7 +123,6 @@ def build_parser():
     )
     sub.add_argument("--out", metavar="FILE.json", required=True, help=_("where to save the trained weights"))
     sub.add_argument("--force", action="store_true", help=_("replace FILE.json even if it is not a weights file"))
-    return parser
 
 
 def run(args):
@@ -110,9 +135,10 @@ def run(args):
 def _task_command(args):
     from .course import grader, tasks
 
-    if args.command == "tasks":
-        return "\n\n".join(task.describe() for task in tasks.TASKS.values()), 0
-    task = tasks.get_task(args.task)
+    loaded = tasks.load_tasks(args.tasks) if args.tasks is not None else {}
+    if args.command == "tasks":  # the file's tasks alone when there is a file: the ones its author is writing
+        return "\n\n".join(task.describe() for task in (loaded or tasks.TASKS).values()), 0
+    task = tasks.get_task(args.task, {**tasks.TASKS, **loaded})
     if args.command == "blank":
         return save_weights(tasks.blank(task), args.path, force=args.force), 0
     if args.command == "train":
@@ -120,7 +146,11 @@ def _task_command(args):
         saved = save_weights(params, args.out, force=args.force)
         report = grader.grade(task, params, diagnose=False)
         return "\n".join([str(history), saved, *report.lines()[:3]]), 0
-    report = grader.grade(task, load_weights(args.weights))
+    report = grader.grade(task, load_weights(args.weights), reveal=args.reveal)
+    if args.json:
+        return json.dumps(
+            {**report.to_json(), **({"revealed": report.revealed} if args.reveal else {})}, ensure_ascii=False
+        ), report.exit_status
     return str(report), report.exit_status
 
 

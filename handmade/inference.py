@@ -37,6 +37,13 @@ def prepare(params=None, alphabet=None):
 def context_tokens(text, params):
     """The ids the model sees for ``text``: its last n_ctx tokens. Empty text is an error."""
     alphabet = params.labels.alphabet
+    if alphabet is None:
+        n = len(params["wte"])
+        raise ValueError(
+            _(
+                "this model's {n} tokens are numbered t0 to t{last}, not characters: give an alphabet of {n} characters to read text"
+            ).format(n=n, last=n - 1)
+        )
     tokens = tokenize(text, alphabet)
     if not tokens:
         raise ValueError(

@@ -33,7 +33,7 @@ from .model import TAPS
 class Space:
     """An axis of a part or an intermediate. ``kind`` is one of:
 
-    tokens, positions (rows of wpe), residual (n_embd directions), attention (a block's n_attn
+    tokens, positions (rows of wpe), stream (the residual stream's n_embd directions), attention (a block's n_attn
     directions of q, k and v), head (one head's slice of them), qkv (q | k | v side by side),
     hidden (a block's MLP units), keys (the positions a query reads), one (a vector's single row,
     called ``name``: bias, g or b).
@@ -55,17 +55,17 @@ class Intermediate:
 
     name: str  # what gpt() taps it as (model.TAPS), or q, k, v and probabilities, which the trace adds
     title: str  # marked with N_; ``_(title)`` translates it
-    columns: str  # the kind of Space of its columns: residual, attention, qkv, keys, hidden, tokens
+    columns: str  # the kind of Space of its columns: stream, attention, qkv, keys, hidden, tokens
     heated: bool = False  # shown shaded like a heatmap (scores, weights, logits)
 
 
 INTERMEDIATES = {
     i.name: i
     for i in (
-        Intermediate("token_embedding", N_("token embeddings: wte[tokens]"), "residual"),
-        Intermediate("position_embedding", N_("position embeddings: wpe[positions]"), "residual"),
-        Intermediate("embedding", N_("embedding: x = wte[tokens] + wpe[positions]"), "residual"),
-        Intermediate("ln_1", N_("ln_1: layer norm of x, the input to attention"), "residual"),
+        Intermediate("token_embedding", N_("token embeddings: wte[tokens]"), "stream"),
+        Intermediate("position_embedding", N_("position embeddings: wpe[positions]"), "stream"),
+        Intermediate("embedding", N_("embedding: x = wte[tokens] + wpe[positions]"), "stream"),
+        Intermediate("ln_1", N_("ln_1: layer norm of x, the input to attention"), "stream"),
         Intermediate("qkv", N_("qkv = x @ c_attn.w + c_attn.b"), "qkv"),
         Intermediate("q", N_("q: what each position looks for"), "attention"),
         Intermediate("k", N_("k: what each position offers"), "attention"),
@@ -75,13 +75,13 @@ INTERMEDIATES = {
         Intermediate("masked_scores", N_("masked scores: scaled scores + mask"), "keys"),
         Intermediate("attention_weights", N_("attention weights: softmax(scaled scores + mask)"), "keys", heated=True),
         Intermediate("attention_output", N_("attention output: weights @ v"), "attention"),
-        Intermediate("c_proj_output", N_("c_proj output: attention output @ c_proj.w + c_proj.b"), "residual"),
-        Intermediate("residual", N_("residual stream: x + c_proj output"), "residual"),
-        Intermediate("ln_2", N_("ln_2: layer norm of the residual stream, the input to the MLP"), "residual"),
+        Intermediate("c_proj_output", N_("c_proj output: attention output @ c_proj.w + c_proj.b"), "stream"),
+        Intermediate("residual", N_("residual stream: x + c_proj output"), "stream"),
+        Intermediate("ln_2", N_("ln_2: layer norm of the residual stream, the input to the MLP"), "stream"),
         Intermediate("mlp_hidden", N_("MLP hidden layer: gelu(x @ c_fc.w + c_fc.b)"), "hidden"),
-        Intermediate("mlp_output", N_("MLP output"), "residual"),
-        Intermediate("mlp_residual", N_("residual stream after the MLP"), "residual"),
-        Intermediate("ln_f", N_("ln_f: final layer norm"), "residual"),
+        Intermediate("mlp_output", N_("MLP output"), "stream"),
+        Intermediate("mlp_residual", N_("residual stream after the MLP"), "stream"),
+        Intermediate("ln_f", N_("ln_f: final layer norm"), "stream"),
         Intermediate("logits", N_("logits: x @ wte.T"), "tokens", heated=True),
         Intermediate("probabilities", N_("probabilities: softmax(logits)"), "tokens", heated=True),
     )
@@ -259,12 +259,22 @@ class Structure:
         found += [Tapped(T.logits, T.logits)] + ([Tapped(T.probabilities, T.probabilities)] if derived else [])
         return found
 
+    def tap_name(self, kind, block=None, head=None):
+        """The full name of the intermediate ``kind`` of ``block`` and ``head`` (None: the block's, or
+        the model's): ``tap_name(T.attention_weights, 1, 0)`` is ``blocks[1].head0.attention_weights``."""
+        for tapped in self.taps():
+            if (tapped.kind, tapped.block, tapped.head) == (kind, block, head):
+                return tapped.name
+        raise KeyError(
+            _("this model has no {kind} in block {block}, head {head}").format(kind=kind, block=block, head=head)
+        )
+
     def space(self, kind, block=None, head=None):
         """The Space of ``kind`` (a key of Space's kinds) in this model, for ``block`` and ``head``."""
         sizes = {
             "tokens": self.n_vocab,
             "positions": self.n_ctx,
-            "residual": self.n_embd,
+            "stream": self.n_embd,
             "keys": self.n_ctx,
         }
         if kind in sizes:
@@ -282,7 +292,7 @@ class Structure:
             return Basis([_("pos {i}").format(i=i) for i in range(space.size)])
         if kind == "keys":
             return Basis([str(i) for i in range(space.size)])
-        if kind == "residual":
+        if kind == "stream":
             return labels.residual
         if kind == "one":
             return Basis([space.name])
@@ -376,7 +386,7 @@ def _block_taps(b, block, derived):  # -> [Tapped] of blocks[b], in the order gp
 
 
 def _parts(structure):  # -> [Part] in the order of the pass
-    residual = structure.space("residual")
+    residual = structure.space("stream")
     found = [
         Part("wte", "wte", ("wte",), None, structure.space("tokens"), residual),
         Part("wpe", "wpe", ("wpe",), None, structure.space("positions"), residual),
@@ -390,7 +400,7 @@ def _parts(structure):  # -> [Part] in the order of the pass
 
 def _block_parts(structure, b, shape):
     at, scope = ("blocks", b), f"blocks[{b}]."
-    residual, heads = structure.space("residual"), structure.space("attention", b)
+    residual, heads = structure.space("stream"), structure.space("attention", b)
     found = _norm_parts(scope, "ln_1", (*at, "ln_1"), residual, b) if shape.ln_1 else []
     spans = [(j * shape.n_attn, (j + 1) * shape.n_attn) for j in range(3)]
     found += [Part(scope + x, x, (*at, "attn", "c_attn", "w"), s, residual, heads, b) for x, s in zip("qkv", spans)]

@@ -13,7 +13,7 @@ import numpy as np
 from .basis import Basis, Labels, brief, default_alphabet
 from .i18n import _, ngettext
 from .model import gpt, recording
-from .structure import Structure, attention_width
+from .structure import Structure, T, attention_width
 
 TOP_KEYS = ("wte", "wpe", "blocks", "ln_f")
 BLOCK_KEYS = ("attn", "ln_1", "ln_2", "mlp", "n_head")
@@ -256,8 +256,22 @@ def _numbers(value, path, ndim, meaning):
         return value.astype(np.float64)
     if isinstance(value, (np.number, np.bool_)):
         value = value.item()
+    _check_leaves(value, path, ndim, meaning)
+    try:
+        return np.array(value, dtype=np.float64)
+    except ValueError:
+        raise WeightsError(
+            _("{path} is not a table of numbers: its rows have different lengths (expected {meaning})").format(
+                path=path, meaning=meaning
+            )
+        ) from None
+
+
+def _check_leaves(value, path, ndim, meaning):
+    """Every leaf of nested lists, with its index, is a plain number, never deeper than ``ndim``
+    (walked without recursion, so no nesting can exhaust the stack)."""
     stack = [(value, [])]
-    while stack:  # every leaf, with its index, without recursion and never deeper than ndim
+    while stack:
         item, index = stack.pop()
         if isinstance(item, (list, tuple)):
             if len(index) >= ndim:
@@ -279,14 +293,6 @@ def _numbers(value, path, ndim, meaning):
                     "{path}{index} is a whole number of {digits} digits, too large for a float; every weight must be a finite number"
                 ).format(path=path, index=index, digits=len(str(abs(item))))
             )
-    try:
-        return np.array(value, dtype=np.float64)
-    except ValueError:
-        raise WeightsError(
-            _("{path} is not a table of numbers: its rows have different lengths (expected {meaning})").format(
-                path=path, meaning=meaning
-            )
-        ) from None
 
 
 # ---- the labels ---------------------------------------------------------------------------
@@ -426,14 +432,14 @@ def where_non_finite(tokens, params):
     first = []
 
     def watch(name, array):
-        masked = name.endswith("masked_scores")  # -inf there is the mask's doing, not overflow
+        masked = name.endswith(T.masked_scores)  # -inf there is the mask's doing, not overflow
         finite = np.isfinite(array) | (np.isneginf(array) if masked else False)
         if not first and not finite.all():
             first.append(name)
 
     with np.errstate(all="ignore"), recording(watch):
         gpt(tokens, **params)
-    where, (place, value) = (first or ["logits"])[0], largest_weight(params)
+    where, (place, value) = (first or [T.logits])[0], largest_weight(params)
     return _(
         "the forward pass produced inf or nan (first in {where}): a weight is too large for float64; "
         "the largest magnitude is {value:.3g} at {place}"

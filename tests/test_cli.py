@@ -2,8 +2,10 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from helpers import posix_only
@@ -329,3 +331,153 @@ def test_train_refuses_bad_input_with_status_2(tmp_path, args, phrase):
     (tmp_path / "notes.txt").write_text("mine", encoding="utf-8")
     _assert_one_short_line(*run(*args, cwd=tmp_path), phrase)
     assert (tmp_path / "notes.txt").read_text(encoding="utf-8") == "mine"
+
+
+# ---- a teacher's tasks: --tasks FILE.py ------------------------------------------------------
+
+README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+TASKS_SECTION = README[README.index("## Tasks") : README.index("## Tests")]
+SHIFT = re.search(r"```python\n(.+?)\n```", TASKS_SECTION, re.S).group(1)  # the README's example
+UNSOLVED = '''
+
+@handmade.task(alphabet="ab", n_ctx=2, n_embd=2, n_layer=0)
+def last(context):
+    """Say the last letter again."""
+    return context[-1]
+
+
+if __name__ == "__main__":
+    raise SystemExit("the command line does not run this part")
+'''
+
+
+@pytest.fixture
+def teacher(tmp_path):
+    """A folder with the teacher's shift.py (the README's example, and a task without a reference)."""
+    (tmp_path / "shift.py").write_text(SHIFT + UNSOLVED, encoding="utf-8")
+    return tmp_path
+
+
+def test_the_readmes_task_commands_run_as_it_says(teacher):
+    commands = re.findall(r"^\$ python -m handmade (.+?--tasks shift\.py)", README, re.M)
+    assert len(commands) == 3
+    results = [run(*command.split()[: command.split().index("--tasks") + 2], cwd=teacher) for command in commands]
+    assert [code for code, _, _ in results] == [0, 0, 1]  # listed, blank written, blank graded: a fail
+    assert results[2][1].startswith("task shift: FAIL")
+
+
+def test_tasks_lists_only_the_files_tasks(teacher):
+    code, out, err = run("tasks", "--tasks", "shift.py", cwd=teacher)
+    assert code == 0 and err == ""
+    assert out.startswith("shift: Say the letter after the last one: a to b, b to c, c to a.\n")
+    assert "\n\nlast: Say the last letter again.\n" in out and out.count("designed for:") == 2
+    assert "alternate:" not in out
+
+
+def test_a_teachers_task_is_blanked_and_graded_pass_and_fail(teacher):
+    from handmade.course.tasks import load_tasks, reference
+
+    assert run("blank", "shift", "blank.json", "--tasks", "shift.py", cwd=teacher)[0] == 0
+    code, out, err = run("grade", "shift", "--weights", "blank.json", "--tasks", "shift.py", cwd=teacher)
+    assert code == 1 and err == "" and out.startswith("task shift: FAIL") and "where it goes wrong" in out
+    handmade.save_weights(reference(load_tasks(teacher / "shift.py")["shift"]), teacher / "mine.json")
+    code, out, _ = run("grade", "shift", "--weights", "mine.json", "--tasks", "shift.py", cwd=teacher)
+    assert code == 0 and out.startswith("task shift: PASS") and "right: 39 / 39" in out
+
+
+def test_a_task_without_a_reference_is_graded_too(teacher):
+    assert run("blank", "last", "last.json", "--tasks", "shift.py", cwd=teacher)[0] == 0
+    code, out, err = run("grade", "last", "--weights", "last.json", "--tasks", "shift.py", cwd=teacher)
+    assert code == 1 and err == "" and out.startswith("task last: FAIL")
+
+
+def test_the_built_in_tasks_stay_available_beside_a_file_and_train_takes_it_too(teacher):
+    assert run("blank", "abc", "abc.json", "--tasks", "shift.py", cwd=teacher)[0] == 0
+    assert run("grade", "abc", "--weights", "abc.json", "--tasks", "shift.py", cwd=teacher)[0] == 1
+    code, out, err = run("train", "last", "--steps", "3", "--out", "t.json", "--tasks", "shift.py", cwd=teacher)
+    assert code == 0, err
+    assert "task last:" in out and handmade.load_weights(teacher / "t.json")["wte"].shape == (2, 2)
+
+
+def a_task(name="mine", body='return "a"', options='alphabet="ab", n_ctx=2, n_embd=2'):
+    return f'import handmade\n\n@handmade.task({options})\ndef {name}(context):\n    """Say a."""\n    {body}\n'
+
+
+BAD_TASK_FILES = {  # name: (the file's name, its content (None: no file), a phrase of the one line)
+    "a missing file": ("gone.py", None, "cannot load tasks from 'gone.py': no such file"),
+    "not named .py": ("tasks.json", '{"a": 1}', "'tasks.json': it is not a Python file: its name does not end in .py"),
+    "a syntax error": ("broken.py", "def f(:\n", "'broken.py': it is not Python (invalid syntax at line 1)"),
+    "a binary file": ("binary.py", b"\xff\xfe\x00garbage", "'binary.py': it is not Python ("),
+    "a raise": ("raises.py", "import handmade\n1 / 0\n", "'raises.py': it raised ZeroDivisionError: division by zero"),
+    "an exit": ("exits.py", "import sys\nsys.exit(3)\n", "'exits.py': it raised SystemExit: 3"),
+    "a long message": ("long.py", "raise ValueError('x' * 5000)\n", "'long.py': it raised ValueError: xxx"),
+    "no task": (
+        "none.py",
+        "import handmade\n",
+        "'none.py': it defines no task: decorate a rule function with @handmade",
+    ),
+    "a built-in name": ("clash.py", a_task("abc"), "'clash.py': there is already a built-in task called abc"),
+    "two of one name": ("twice.py", a_task() + a_task(), "'twice.py': it defines two tasks called mine"),
+    "a wrong argument": ("zero.py", a_task(options='alphabet="ab", n_ctx=0, n_embd=2'), "'zero.py': task mine: n_ctx"),
+    "no statement": ("mute.py", a_task().replace('"""Say a."""', "pass"), "'mute.py': task mine: the rule's docstring"),
+    "a failing rule": (
+        "fails.py",
+        a_task(body="return {}[context]"),
+        "'fails.py': task mine: its rule raised KeyError",
+    ),
+    "an answer outside": ("d.py", a_task(body='return "d"'), "'d.py': task mine: its rule answered 'd' after 'a'"),
+}
+
+
+def write_task_file(folder, case):
+    name, content, phrase = BAD_TASK_FILES[case]
+    if isinstance(content, str):
+        (folder / name).write_text(content, encoding="utf-8")
+    elif content is not None:
+        (folder / name).write_bytes(content)
+    return name, phrase
+
+
+@pytest.mark.parametrize("case", list(BAD_TASK_FILES))
+def test_a_tasks_file_that_cannot_be_used_is_one_line_naming_it(tmp_path, case):
+    name, phrase = write_task_file(tmp_path, case)
+    _assert_one_short_line(*run("tasks", "--tasks", name, cwd=tmp_path), phrase)
+
+
+@pytest.mark.parametrize("command", [["blank", "mine", "x.json"], ["grade", "mine", "--weights", "x.json"]])
+def test_blank_and_grade_refuse_such_a_file_before_anything_else(tmp_path, command):
+    name, phrase = write_task_file(tmp_path, "a failing rule")
+    _assert_one_short_line(*run(*command, "--tasks", name, cwd=tmp_path), phrase)
+    assert not (tmp_path / "x.json").exists()
+
+
+def test_a_folder_and_an_unknown_name_are_one_line_too(teacher):
+    (teacher / "folder.py").mkdir()
+    _assert_one_short_line(*run("tasks", "--tasks", "folder.py", cwd=teacher), "'folder.py': it is not a regular file")
+    _assert_one_short_line(
+        *run("grade", "nope", "--weights", "x.json", "--tasks", "shift.py", cwd=teacher),
+        "there is no task 'nope'; the tasks are alternate, ",
+    )
+    assert run("grade", "nope", "--weights", "x.json", "--tasks", "shift.py", cwd=teacher)[2].endswith(
+        ", induction, shift, last\n"
+    )
+
+
+def test_grade_json_is_one_object_with_every_failing_context_and_its_shares(tmp_path):
+    path = tmp_path / "abc.json"
+    run("blank", "abc", str(path))
+    code, out, err = run("grade", "abc", "--weights", str(path), "--json")
+    report = json.loads(out)
+    assert code == 1 and err == "" and out.count("\n") == 1
+    assert (report["passed"], report["right"], report["graded"], len(report["failing"])) == (False, 5, 15, 10)
+    for case in report["failing"]:
+        assert sum(case["contributions"].values()) == pytest.approx(case["margin"])
+    assert "reference" not in out
+
+
+def test_grade_reveal_shows_the_reference_only_when_asked(tmp_path):
+    path = tmp_path / "abc.json"
+    run("blank", "abc", str(path))
+    assert "reference" not in run("grade", "abc", "--weights", str(path))[1]
+    code, out, _err = run("grade", "abc", "--weights", str(path), "--reveal")
+    assert code == 1 and "the reference solution, on the same context" in out and "blocks[0].head0 1024" in out

@@ -2,6 +2,10 @@
 the right stage named, and bad submissions get one line, never a traceback."""
 
 import itertools
+import re
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -106,17 +110,17 @@ def test_reference_and_blank_have_the_tasks_least_shape_and_labels(name):
         assert len(params["blocks"]) == task.n_layer
         assert all(block.get("n_head", 1) == task.n_head for block in params["blocks"])
         assert any("mlp" in block for block in params["blocks"]) == task.mlp
-    assert grader.shape_difference(handmade.check_weights(empty), handmade.check_weights(ref)) is None
+    assert handmade.check_weights(empty).structure == handmade.check_weights(ref).structure
     assert count_nonzero(empty) == 0
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_each_blank_fails_and_the_diagnosis_starts_at_the_embedding(name):
+def test_each_blank_fails_and_the_diagnosis_says_nothing_tells_the_tokens_apart(name):
     report = grade(name, blank(name))
     assert not report.passed and report.exit_status == 1
     assert report.margin <= 0 and report.nonzero == 0
-    assert report.diagnosis.startswith("the embedding at position")
-    assert "FAIL" in str(report) and "the reference solution has" in str(report)
+    assert report.diagnosis.startswith("no part of the model tells") and set(report.shares.values()) == {0.0}
+    assert "FAIL" in str(report) and "reference" not in str(report)
 
 
 def test_task_descriptions_name_the_shape():
@@ -188,52 +192,54 @@ def scaled(name, part, factor):
     return parts.with_part(params, part, parts.get(params, part) * factor)
 
 
-BROKEN = {
+BROKEN = {  # what is broken, and phrases the explanation must have: the part at fault, with its own numbers
     "a weak Lg in q spreads attention": (
         "aab",
         lambda: handmade.blog_model(q_lg=1),
-        [
-            "position 2's attention weights",
-            "spread them over 3 tokens (positions 0, 1, 2)",
-            "reads only positions 1, 2",
-        ],
+        ["head 0 of block 0 (through c_proj) pushes toward b by 983.6, not enough", "position 0 (b) with weight 0.26"],
     ),
     "a weak Lg in c_proj": (
         "aab",
         lambda: handmade.blog_model(proj_lg=0.4),
-        ["c_proj's output", "you have Tb = 0.4", "has Tb = 1024"],
+        ["head 0 of block 0 (through c_proj) pushes toward b by 0.8", "before c_proj its output is V = 1"],
     ),
-    "a zeroed value": ("two_back", lambda: zero_v_entry("two_back", "Tb", "Tb"), ["the value v at position", "Tb = 0"]),
-    "swapped heads": ("first_not_last", lambda: swap_heads_queries("first_not_last"), ["attention weights in head 0"]),
-    "no MLP": ("xor", lambda: without_mlp("xor"), ["block 0 has no MLP, the reference solution's has one"]),
-    "a weak MLP": ("xor", lambda: scaled("xor", "mlp.c_fc.w", 0.001), ["the MLP's hidden units at position", "s>0"]),
+    "a zeroed value": ("two_back", lambda: zero_v_entry("two_back", "Tb", "Tb"), ["before c_proj its output is 0"]),
+    "swapped heads": (
+        "first_not_last",
+        lambda: swap_heads_queries("first_not_last"),
+        ["head 1 of block 0", "position 0 (a) with weight 0.5, position 1 (b) with weight 0.5"],
+    ),
+    "no MLP": ("xor", lambda: without_mlp("xor"), ["the MLP of block 0 is not in this model"]),
+    "a weak MLP": ("xor", lambda: scaled("xor", "mlp.c_fc.w", 0.001), ["the MLP of block 0 pushes toward 1 by 511.3"]),
     "no previous-token head": (
         "induction",
         lambda: scaled("induction", "blocks[0].q", 0),
-        ["attention weights in block 0", "the reference solution reads only position 0"],
+        ["head 0 of block 1 (through c_proj) pushes toward a by 1024", "It reads position 2 (a) with weight 1"],
     ),
     "block 1 reads position 0": (
         "induction",
         lambda: scaled("induction", "blocks[1].q.b", 0),
-        ["attention weights in block 1"],
+        ["head 0 of block 1", "position 0 (a) with weight 0.5"],
     ),
-    "no first marker": ("first", lambda: scaled("first", "wpe", 0), ["the embedding at position 0", "first = 0"]),
+    "no first marker": ("first", lambda: scaled("first", "wpe", 0), ["position 0 (a) with weight 0.5, position 1 (b)"]),
     "a wrong c_proj": (
         "abc",
         lambda: parts.with_part(reference("abc"), "c_proj.w", parts.get(reference("abc"), "c_proj.w").T),
-        ["(c_proj's output) at position 0", "you have Tb = 0, Tc = 1024; the reference solution has Tb = 1024, Tc = 0"],
+        ["head 0 of block 0 (through c_proj) pushes toward c by 1024", "before c_proj its output is Ta = 1"],
     ),
 }
 
 
 @pytest.mark.parametrize("case", list(BROKEN))
-def test_a_broken_reference_fails_and_the_diagnosis_names_the_stage(case):
+def test_a_broken_reference_fails_and_the_explanation_names_the_part_at_fault(case):
     name, build, phrases = BROKEN[case]
     report = grade(name, build())
     assert not report.passed and report.exit_status == 1
     for phrase in phrases:
         assert phrase in report.diagnosis, report.diagnosis
-    assert report.diagnosed.context in str(report) or repr(report.diagnosed.context) in str(report)
+    assert repr(report.diagnosed.context) in str(report) and "reference" not in str(report)
+    first = report.explained[0]
+    assert sum(first.shares.values()) == pytest.approx(first.margin, abs=1e-9)
 
 
 def one_head_xor():
@@ -274,29 +280,26 @@ def test_a_different_shape_still_lists_the_failing_contexts_and_predictions():
     assert miss.predicted != miss.example.expected and miss.margin <= 0
     text = str(report)
     assert f"{miss.example.context!r}: expected {miss.example.expected}, the model predicted {miss.predicted}" in text
-    assert "cannot be compared one by one" in text
+    assert "its margin there, part by part: wte -1, wpe 0, blocks[0].head0 0, blocks[0].c_proj.b 0" in text
 
 
 def test_a_right_but_unsure_model_is_diagnosed_at_its_smallest_margin():
     report = grade("aab", handmade.blog_model(proj_lg=1.5))
-    assert report.correct == report.total and not report.passed
-    assert report.diagnosed == report.smallest_at and "c_proj's output" in report.diagnosis
+    assert report.correct == report.total and not report.passed and report.explained == ()
+    assert report.diagnosed == report.smallest_at and "head 0 of block 0 (through c_proj)" in report.diagnosis
 
 
-def test_unnamed_directions_are_compared_by_attention_and_logits_only():
-    params = handmade.blog_model(q_lg=1)
+def test_unnamed_directions_still_get_an_explanation_in_their_numbered_names():
+    params = handmade.blog_model(proj_lg=0.4)
     params.labels = Labels("ab", Basis.numbered(8))
-    assert "spread them over" in grade("aab", params).diagnosis
-    broken = zero_v_entry("two_back", "Tb", "Tb")
-    broken.labels = Labels("abc", Basis.numbered(len(broken.labels.residual)))
-    assert grade("two_back", broken).diagnosis.startswith("the logits at position")
+    assert "before c_proj its output is e7 = 1" in grade("aab", params).diagnosis
 
 
-def test_more_positions_than_the_reference_cannot_be_traced_side_by_side_on_long_contexts():
+def test_more_positions_than_the_reference_are_explained_from_the_model_alone():
     params = handmade.blog_model()
     params["wpe"] = np.vstack([params["wpe"], np.zeros((3, 8))])  # 8 positions, the last 3 empty
     report = grade("aab", params)
-    assert not report.passed and "longer than the reference solution's 5 positions" in report.diagnosis
+    assert not report.passed and report.diagnosis and "reference" not in str(report)
 
 
 def test_grading_without_a_diagnosis():
@@ -310,7 +313,7 @@ def test_grading_without_a_diagnosis():
 def test_plain_dicts_and_weights_files_are_graded(tmp_path):
     assert grade("induction", as_lists(reference("induction"))).passed  # plain lists, no labels
     report = grade("abc", as_lists(blank("abc")))
-    assert not report.passed and report.diagnosis.startswith("the embedding")  # read with the task's names
+    assert not report.passed and report.diagnosis.startswith("no part of the model")
     path = tmp_path / "xor.json"
     save_weights(reference("xor"), path)
     assert grade("xor", load_weights(path)).passed
@@ -318,7 +321,7 @@ def test_plain_dicts_and_weights_files_are_graded(tmp_path):
 
 def test_labels_that_no_longer_fit_are_set_aside():
     report = grade("xor", without_mlp("xor"))  # its labels still name the MLP's hidden units
-    assert not report.passed and "block 0 has no MLP" in report.diagnosis
+    assert not report.passed and "the MLP of block 0 is not in this model" in report.diagnosis
     stale = handmade.Weights(as_lists(reference("abc")), Labels("abc", Basis.numbered(4)))
     assert grade("abc", stale).passed
 
@@ -378,9 +381,292 @@ def test_the_report_reads_as_a_few_lines():
     assert lines[0] == "task abc: FAIL" and lines[1] == "  right: 5 / 15 contexts (33.3%)"
     assert "  first failing contexts (10 in all):" in lines
     assert "'a': expected b, the model predicted a by a tie (margin 0)" in text
-    assert lines[-1].startswith("  where it goes wrong, for 'a' -> b: the embedding at position 0 (a)")
+    assert lines[-2].startswith("  where it goes wrong, for 'a' -> b: no part of the model tells b from a")
+    assert lines[-1] == "  its margin there, part by part: wte 0, wpe 0, blocks[0].head0 0, blocks[0].c_proj.b 0"
     assert str(grade("abc", reference("abc"))).splitlines()[0] == "task abc: PASS"
 
 
 def test_examples_are_reused_as_given():
     assert isinstance(examples(get_task("abc"))[0], Example)
+
+
+# ---- tasks a teacher writes -----------------------------------------------------------------
+
+README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+
+
+def readme_example():
+    """The code the README's Tasks section shows for a task of one's own."""
+    tasks_section = README[README.index("## Tasks") : README.index("## Tests")]
+    return re.search(r"```python\n(.+?)\n```", tasks_section, re.S).group(1)
+
+
+def test_the_readmes_example_is_true(tmp_path):
+    path = tmp_path / "shift.py"
+    path.write_text(readme_example(), encoding="utf-8")
+    shift = tasks.load_tasks(path)["shift"]
+    assert shift("ab") == "c" and len(examples(shift)) == 39  # "39 here"
+    assert shift.statement == "Say the letter after the last one: a to b, b to c, c to a."
+    report = grade(shift, reference(shift))
+    assert report.passed and report.margin > MARGIN_THRESHOLD
+
+
+def shift_rule(context):
+    """Say the letter after the last one: a to b, b to c, c to a."""
+    return {"a": "b", "b": "c", "c": "a"}[context[-1]]
+
+
+def make(rule=shift_rule, **options):
+    return handmade.task(**{"alphabet": "abc", "n_ctx": 3, "n_embd": 3, **options})(rule)
+
+
+def test_the_decorator_returns_a_task_that_still_answers_like_its_rule():
+    shift = make()
+    assert isinstance(shift, tasks.Task) and shift.name == "shift_rule" and shift("ab") == "c"
+    assert (shift.alphabet, shift.n_ctx, shift.n_vocab, shift.n_embd) == ("abc", 3, 3, 3)
+    assert (shift.n_layer, shift.n_head, shift.mlp, shift.extra_examples) == (1, 1, False, ())
+    assert shift.labels == Labels("abc", Basis.numbered(3)) and not shift.has_reference
+    assert repr(shift) == "Task('shift_rule', alphabet='abc', n_ctx=3)"
+    assert shift.describe().splitlines() == [
+        "shift_rule: Say the letter after the last one: a to b, b to c, c to a.",
+        "  alphabet 'abc', contexts of 1 to 3 tokens, 39 graded",
+        "  designed for: n_embd = 3, 1 block, 1 head each, no MLP",
+    ]
+    assert get_task(shift) is shift and "shift_rule" not in TASKS  # a teacher's task is not a built-in one
+
+
+def test_a_docstring_over_several_lines_is_one_statement():
+    def long(context):
+        """First line,
+            indented more,
+
+        and a second paragraph.
+        """
+        return "a"
+
+    assert make(long).statement == "First line, indented more, and a second paragraph."
+
+
+def test_every_option_shapes_the_blank():
+    wide = make(n_embd=4, n_layer=2, n_head=2, mlp=True)
+    empty = blank(wide)
+    assert [block["n_head"] for block in empty["blocks"]] == [2, 2]
+    assert [block["mlp"]["c_fc"]["w"].shape for block in empty["blocks"]] == [(4, 16), (4, 16)]  # 4 * n_embd
+    assert "2 blocks, 2 heads each, an MLP" in wide.shape() and count_nonzero(empty) == 0
+    assert blank(make(mlp=5))["blocks"][0]["mlp"]["c_fc"]["w"].shape == (3, 5)
+    assert "mlp" not in blank(make(mlp=0))["blocks"][0]
+    assert blank(make(n_layer=0))["blocks"] == [] and "no blocks" in make(n_layer=0).shape()
+    hidden, heads = Basis(["up", "down"]), Basis(["h0·x", "h0·y", "h1·x", "h1·y"])
+    named = Labels("abc", Basis(["Ta", "Tb", "Tc"]), attention=(heads,), hidden=(hidden,))
+    labelled = make(n_embd=None, labels=named, n_head=2, mlp=True)
+    assert blank(labelled).labels == named and labelled.n_embd == 3
+    assert blank(labelled)["blocks"][0]["attn"]["c_attn"]["w"].shape == (3, 12)  # q | k | v, 4 directions each
+    assert blank(labelled)["blocks"][0]["mlp"]["c_fc"]["w"].shape == (3, 2)
+    assert make(n_embd=3, labels=named, n_head=2, mlp=2).structure == labelled.structure
+
+
+def test_extra_examples_are_graded_first():
+    extra = make(extra_examples=[("abcab", "c"), Example("cc", "a")])
+    assert examples(extra)[:2] == (Example("abcab", "c"), Example("cc", "a")) and len(examples(extra)) == 41
+
+
+def test_a_reference_is_written_below_the_rule_and_a_plain_dict_gets_the_tasks_labels():
+    shift = make()
+
+    @shift.reference
+    def shift_model():
+        eye = np.eye(3)
+        wiring = {"wte": eye, "q": 1024 * eye, "k": eye, "v": eye, "c_proj.w": 1024 * np.roll(eye, 1, axis=1)}
+        return dict(parts.with_parts(blank(shift), wiring))
+
+    assert callable(shift_model) and shift.has_reference  # the decorator hands the function back
+    solution = reference(shift)
+    assert solution.labels == shift.labels and grade(shift, solution).passed
+    assert "where it goes wrong" in str(grade(shift, blank(shift)))
+
+
+def test_what_needs_a_reference_says_so_in_one_line():
+    shift = make()
+    with pytest.raises(ValueError, match=r"^task shift_rule has no reference solution: write one below its rule") as e:
+        reference(shift)
+    assert "\n" not in str(e.value) and "@shift_rule.reference" in str(e.value)
+    report = grade(shift, blank(shift), diagnose=False)  # grading itself needs none
+    assert not report.passed and report.failures
+
+
+def failing_reference():
+    raise KeyError("wte")
+
+
+@pytest.mark.parametrize(
+    "build, phrase",
+    [
+        (failing_reference, "task shift_rule: its reference solution raised KeyError: 'wte'"),
+        (lambda: None, "task shift_rule: its reference solution returned NoneType, not weights"),
+    ],
+)
+def test_a_reference_that_fails_is_one_line(build, phrase):
+    shift = make()
+    shift.reference(build)
+    with pytest.raises(ValueError) as error:
+        reference(shift)
+    assert str(error.value) == phrase
+
+
+def no_docstring(context):
+    return "a"
+
+
+def shift(context):  # the name of a built-in task's rule, not of a built-in task
+    """Say a."""
+    return "a"
+
+
+def abc(context):
+    """Say a."""
+    return "a"
+
+
+def outside(context):
+    """Say d."""
+    return "d"
+
+
+def raising(context):
+    """Say a."""
+    return {"a": "b"}[context]
+
+
+def labels(residual=("x", "y", "z"), alphabet="abc", **more):
+    return Labels(alphabet, Basis(list(residual)), **more)
+
+
+TWO = Basis(["u", "v"])
+BAD_TASKS = {  # name: (options for make, or a rule, a phrase of the one-line error)
+    "no docstring": ((no_docstring, {}), "task no_docstring: the rule's docstring is the task's statement"),
+    "a built-in name": ((abc, {}), "there is already a built-in task called abc: give the rule function another name"),
+    "not a function": ((5, {}), "@task(...) decorates a rule function, def name(context): ...; found 5"),
+    "a lambda": ((lambda c: "a", {}), "@task(...) decorates a rule function"),
+    "no alphabet": ((shift, {"alphabet": None}), "task shift: alphabet must be a string of 2 to 1024 distinct"),
+    "one letter": ((shift, {"alphabet": "a"}), "alphabet must be a string of 2 to 1024 distinct characters; found 'a'"),
+    "a repeated letter": ((shift, {"alphabet": "aba"}), "distinct characters; found 'aba'"),
+    "a list alphabet": ((shift, {"alphabet": ["a", "b"]}), "found ['a', 'b']"),
+    "no n_ctx": ((shift, {"n_ctx": None}), "task shift: n_ctx must be a whole number from 1 to 8: with 3 characters"),
+    "n_ctx 0": ((shift, {"n_ctx": 0}), "n_ctx must be a whole number from 1 to 8"),
+    "n_ctx too long": ((shift, {"n_ctx": 9}), "more than 20000 texts to ask the rule about; found 9"),
+    "n_ctx 2.0": ((shift, {"n_ctx": 2.0}), "found 2.0"),
+    "n_ctx True": ((shift, {"n_ctx": True}), "found True"),
+    "no n_embd": ((shift, {"n_embd": None}), "task shift: n_embd is required when no labels name the residual"),
+    "n_embd 0": ((shift, {"n_embd": 0}), "task shift: n_embd must be a whole number from 1 to 1024; found 0"),
+    "n_layer -1": ((shift, {"n_layer": -1}), "n_layer must be a whole number from 0 to 16; found -1"),
+    "n_layer 17": ((shift, {"n_layer": 17}), "n_layer must be a whole number from 0 to 16; found 17"),
+    "n_head 0": ((shift, {"n_head": 0}), "n_head must be a whole number from 1 to 64; found 0"),
+    "n_head 2 of 3": ((shift, {"n_head": 2}), "n_head = 2 does not divide the 3 attention directions of block 0"),
+    "mlp yes": ((shift, {"mlp": "yes"}), "mlp must be False, True or a number of hidden units from 0 to 1024"),
+    "mlp -1": ((shift, {"mlp": -1}), "found -1"),
+    "an MLP without a block": ((shift, {"n_layer": 0, "mlp": True}), "with n_layer = 0 there is no block"),
+    "labels of a dict": ((shift, {"labels": {"residual": []}}), "labels must be a handmade.Labels; found dict"),
+    "labels of another alphabet": ((shift, {"labels": labels(alphabet="ab")}), "its labels' alphabet is not its"),
+    "labels of another width": ((shift, {"labels": labels(TWO)}), "n_embd is 3, but its labels name 2 residual"),
+    "attention for 2 blocks": (
+        (shift, {"labels": labels(attention=(None, TWO)), "n_embd": None}),
+        "its labels name attention for blocks it does not have",
+    ),
+    "hidden units for 2 blocks": (
+        (shift, {"labels": labels(hidden=(TWO, TWO)), "n_embd": None, "mlp": True}),
+        "its labels name hidden units for blocks it does not have",
+    ),
+    "hidden units but no MLP": (
+        (shift, {"labels": labels(hidden=(TWO,)), "n_embd": None}),
+        "task shift: its labels name hidden units, but mlp is False",
+    ),
+    "hidden units of another number": (
+        (shift, {"labels": labels(hidden=(TWO,)), "n_embd": None, "mlp": 3}),
+        "mlp is 3 hidden units, but its labels name 2 for block 0",
+    ),
+    "an extra example outside the alphabet": (
+        (shift, {"extra_examples": [("abd", "a")]}),
+        "extra_examples must be (context, next character) pairs over the alphabet 'abc'; found [('abd', 'a')]",
+    ),
+    "an extra example of two letters": ((shift, {"extra_examples": [("ab", "ca")]}), "extra_examples must be"),
+    "extra examples that are not pairs": ((shift, {"extra_examples": ["ab"]}), "found ['ab']"),
+    "extra examples of a number": ((shift, {"extra_examples": 3}), "extra_examples must be"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_TASKS))
+def test_a_task_written_wrongly_is_one_line_naming_the_argument(case):
+    (rule, options), phrase = BAD_TASKS[case]
+    with pytest.raises(tasks.TaskError) as error:
+        make(rule, **options)
+    assert phrase in str(error.value) and "\n" not in str(error.value), str(error.value)
+    assert isinstance(error.value, ValueError)
+
+
+def test_the_decorator_without_its_options_says_how_to_write_it():
+    with pytest.raises(ValueError, match=r"^@task needs the task's alphabet and n_ctx: write @task\(alphabet=\.\.\."):
+        handmade.task(shift_rule)
+    with pytest.raises(ValueError, match="its reference is a function that returns the weights; found int"):
+        make().reference(5)
+
+
+@pytest.mark.parametrize(
+    "rule, phrase",
+    [
+        (raising, "task raising: its rule raised KeyError: 'b' after 'b'"),
+        (outside, "task outside: its rule answered 'd' after 'a'; an answer is a character of 'abc', or None"),
+    ],
+)
+def test_a_rule_that_fails_is_one_line_naming_the_context(rule, phrase):
+    with pytest.raises(ValueError) as error:
+        examples(make(rule))
+    assert str(error.value) == phrase
+
+
+def test_a_task_that_grades_too_many_contexts_is_refused():
+    every = make(shift, alphabet="ab", n_ctx=11, n_embd=2)  # 2 + 4 + ... + 2048 = 4094 contexts
+    with pytest.raises(ValueError, match="task shift grades 4094 contexts; at most 2000 keep grading fast"):
+        examples(every)
+
+
+def test_longest_context_keeps_every_task_quick_to_enumerate():
+    assert [tasks.longest_context(n) for n in (2, 3, 26, 1024)] == [13, 8, 3, 1]
+
+
+# ---- the built-in statements stay in the catalogue -------------------------------------------
+
+
+def test_the_built_in_statements_are_their_rules_docstrings_on_one_line():
+    for task in TASKS.values():
+        assert task.statement == tasks.statement_of(task.next_token.__doc__)
+        assert "  " not in task.statement and "\n" not in task.statement
+    assert TASKS["aab"].statement.startswith("The blog's task: continue (aab)*. Graded on the blog's accuracy test")
+
+
+def test_the_catalogue_extracts_every_built_in_statement_and_translates_it(monkeypatch):
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parent.parent / "tools"))
+    messages = pytest.importorskip("messages", reason="the catalogue tools need Babel: pip install babel")
+    extracted = {m.id: m for m in messages.extract() if m.id}
+    translated = {m.id: m.string for m in messages.read("zh") if m.id}
+    for task in TASKS.values():
+        assert task.statement in extracted, task.name
+        assert translated.get(task.statement), task.name  # the existing translation still fits
+    assert extracted[TASKS["xor"].statement].locations[0][0] == "handmade/course/builtin_tasks.py"
+
+
+@pytest.fixture
+def chinese():
+    handmade.set_language("zh")
+    yield
+    handmade.set_language("en")
+
+
+def test_a_built_in_statement_is_chinese_and_a_teachers_is_as_written(chinese):
+    assert TASKS["abc"].describe().startswith("abc：续写 (abc)*：a 之后是 b")
+    assert make().describe().startswith("shift_rule：Say the letter after the last one")
+
+
+def test_the_built_in_tasks_load_whichever_module_is_imported_first():
+    code = "import handmade.course.builtin_tasks as b; from handmade.course.tasks import TASKS; print(len(TASKS))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, encoding="utf-8", timeout=60)
+    assert out.stdout == f"{len(NAMES)}\n", out.stderr

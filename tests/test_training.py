@@ -1,21 +1,27 @@
-"""Training: hand-written gradients against finite differences, AdamW, batches, the loop, the errors."""
+"""Training: hand-written gradients against finite differences, the recorded pass, AdamW, batches,
+the start, the loop, the errors."""
 
+import ast
 import io
 import math
 import re
 import sys
 import types
+from pathlib import Path
 
 import numpy as np
 import pytest
 from helpers import random_params
 
 import handmade
+import handmade.display.trace
 from handmade import training
 from handmade.course.tasks import TASKS, blank
-from handmade.model import attention, causal_mask, gelu, layer_norm, linear, softmax
+from handmade.display.source import show
+from handmade.model import attention, causal_mask, gelu, layer_norm, linear, recording, softmax
+from handmade.structure import INTERMEDIATES, T
 from handmade.training import IGNORE, AdamW, loss, loss_and_grads
-from handmade.weights import NonFiniteError, Weights, iter_matrices
+from handmade.weights import BLOCK_KEYS, TOP_KEYS, NonFiniteError, Weights, iter_matrices
 
 EPSILON = 1e-5  # central differences in float64: truncation ~ EPSILON**2, rounding ~ 1e-16 / EPSILON
 TOLERANCE = 1e-6  # the largest relative error allowed, per array
@@ -128,6 +134,70 @@ def test_grads_have_the_nesting_of_the_weights_without_n_head():
     assert "n_head" in params["blocks"][0] and "n_head" not in grads["blocks"][0]
 
 
+# ---- the recorded pass ---------------------------------------------------------------------------
+
+
+def test_record_keeps_what_each_block_made_by_the_names_the_structure_gives():
+    rng = np.random.default_rng(5)
+    params = handmade.check_weights(
+        random_params(rng, n_vocab=3, n_ctx=5, n_embd=6, n_layer=2, n_head=3, mlp=True, ln=True)
+    )
+    inputs = rng.integers(0, 3, size=(2, 4))
+    tapped = {}
+    with recording(tapped.__setitem__):
+        handmade.gpt(inputs, **params)
+    seen = training.record(params, inputs)
+    assert np.array_equal(seen.logits, tapped[T.logits]) and np.array_equal(seen.embedding, tapped[T.embedding])
+    assert seen.ln_f is None
+    for b, block in enumerate(seen.blocks):
+        at = f"blocks[{b}]."
+        heads = [tapped[f"{at}head{h}.{T.attention_weights}"] for h in range(3)]
+        assert len(block.attention_weights) == 3 and all(map(np.array_equal, block.attention_weights, heads))
+        for name in (T.qkv, T.attention_output, T.residual, T.ln_1, T.ln_2, T.mlp_hidden, T.mlp_residual):
+            assert np.array_equal(getattr(block, name), tapped[at + name]), name
+        assert block.output is block.mlp_residual
+
+
+def test_a_block_without_an_mlp_writes_its_residual():
+    params = training.init_params(3, 5, 8, rng=0)
+    seen = training.record(params, [[0, 1, 2]])
+    block = seen.blocks[0]
+    assert block.mlp_hidden is None and block.output is block.residual and len(block.attention_weights) == 1
+    np.testing.assert_array_equal(seen.logits[0], handmade.gpt(np.array([0, 1, 2]), **params))
+
+
+def training_sources():
+    return sorted(Path(training.__file__).parent.glob("*.py"))
+
+
+def test_no_tap_is_looked_up_by_a_string_in_the_training_package():
+    # the recorded arrays are fields named as structure.T names them; only the weights' own keys
+    # (ln_1, ln_2, ln_f are both) may be spelled out
+    tap_names = set(INTERMEDIATES) - set(TOP_KEYS) - set(BLOCK_KEYS)
+    for path in training_sources():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        strings = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+        named = {s for s in strings if " " not in s and s.rsplit(".", 1)[-1].rsplit("}", 1)[-1] in tap_names}
+        assert not named, (path.name, named)  # "logits", "blocks[0].qkv", the end of f"head{i}.attention_weights"
+
+
+def test_every_function_of_the_training_package_is_short():
+    from handmade.display.source import code_lines
+
+    for path in training_sources():
+        module = sys.modules[f"handmade.training.{path.stem}"] if path.stem != "__init__" else training
+        for name, fn in vars(module).items():
+            if callable(fn) and getattr(fn, "__module__", None) == module.__name__ and hasattr(fn, "__code__"):
+                assert code_lines(fn) <= 40, f"{module.__name__}.{name}"
+
+
+def test_a_listing_names_the_package_a_learner_imports_it_from():
+    assert "handmade.training.linear_backward, as the package runs it" in show(training.linear_backward).markup
+    assert (
+        "handmade.model.linear, as the package runs it" in show(handmade.linear).markup
+    )  # not re-exported by a subpackage
+
+
 # ---- each backward function on its own -----------------------------------------------------
 
 
@@ -174,65 +244,97 @@ def _norm_grads(d_y, x, g):
 
 
 @pytest.mark.parametrize("n_vocab", [2, 27, 66])
-def test_the_loss_at_initialisation_is_about_log_n_vocab(n_vocab):
-    # small random weights make every logit about 0, so every token is about equally likely
+def test_the_loss_at_a_small_start_is_about_log_n_vocab(n_vocab):
+    # GPT-2's small random weights make every logit about 0, so every token is about equally likely
     alphabet = "".join(chr(ord("!") + i) for i in range(n_vocab))
-    params = training.init_params(n_vocab, 8, 32, n_attn=16, rng=0, alphabet=alphabet)
+    params = training.init_params(n_vocab, 8, 32, n_attn=16, rng=0, alphabet=alphabet, std=0.02)
     inputs, targets = training.batches(np.arange(1000) % n_vocab, 32, 8, rng=1)()
     assert loss(params, inputs, targets) == pytest.approx(math.log(n_vocab), abs=0.02)
 
 
-def test_init_params_is_gpt2_like_and_labelled():
+def test_init_params_draws_matrices_of_std_one_over_sqrt_n_embd_and_labels_them():
     params = training.init_params(5, 7, 16, n_layer=2, n_head=4, n_attn=8, mlp=True, ln=True, ln_f=True, rng=3)
     assert isinstance(params, Weights) and params.labels.alphabet == "abcde"
     assert params["blocks"][1]["n_head"] == 4 and params["blocks"][0]["mlp"]["c_fc"]["w"].shape == (16, 64)
-    weights = np.concatenate([a.ravel() for path, a in iter_matrices(params) if path.endswith(("w", "wte", "wpe"))])
-    assert abs(weights.std() - 0.02) < 0.001 and abs(weights.mean()) < 0.001
+    assert abs(matrix_weights(params).std() - 1 / 4) < 0.01 and abs(matrix_weights(params).mean()) < 0.01
     for path, array in iter_matrices(params):
         if path.endswith(".b"):
             assert not array.any(), path
         if path.endswith(".g"):
             assert (array == 1).all(), path
     assert "blocks[1].c_proj.w" in handmade.display.trace.weight_tables(params)  # tables with the model's names
+    gpt2 = training.init_params(5, 7, 16, n_layer=2, mlp=True, rng=3, std=0.02)  # the same draws, scaled
+    assert abs(matrix_weights(gpt2).std() - 0.02) < 0.001
+    np.testing.assert_allclose(gpt2["wte"] * 12.5, training.init_params(5, 7, 16, n_layer=2, mlp=True, rng=3)["wte"])
+
+
+def matrix_weights(params):
+    return np.concatenate([a.ravel() for path, a in iter_matrices(params) if path.endswith(("w", "wte", "wpe"))])
+
+
+def test_the_default_start_learns_faster_than_gpt2s_at_a_small_width():
+    # notebook 19's model, smaller and shorter: width 16, 40 steps of (a little) English
+    text = "the cat sat on the mat and the dog sat on the log " * 20
+    alphabet = "".join(sorted(set(text)))
+    tokens = np.array(handmade.tokenize(text, alphabet))
+
+    def late_loss(std):
+        params = training.init_params(len(alphabet), 8, 16, n_attn=8, rng=0, alphabet=alphabet, std=std)
+        _trained, history = training.train(params, training.batches(tokens, 16, 8, rng=0), 40, progress=False)
+        return history.losses[30:].mean()
+
+    assert late_loss(None) < late_loss(0.02) - 0.2
 
 
 # ---- AdamW ---------------------------------------------------------------------------------
 
 
 def test_adamw_walks_down_a_quadratic_to_its_minimum():
-    target = {"w": np.array([[3.0, -2.0], [0.5, 1.0]]), "b": np.array([-1.0, 4.0])}
-    params = {"w": np.zeros((2, 2)), "b": np.zeros(2)}
+    target = [np.array([[3.0, -2.0], [0.5, 1.0]]), np.array([-1.0, 4.0])]
+    arrays = [np.zeros((2, 2)), np.zeros(2)]
     optimizer = AdamW(lr=0.05, weight_decay=0.0)
-    state = optimizer.init(params)
-    for _step in range(1000):  # the loss 0.5 * ||params - target||^2 has gradient params - target
-        grads = {key: params[key] - target[key] for key in params}
-        params, state = optimizer.update(params, grads, state)
-    for key in target:
-        np.testing.assert_allclose(params[key], target[key], atol=1e-3)
+    state = optimizer.init(arrays)
+    for _step in range(1000):  # the loss 0.5 * ||arrays - target||^2 has gradient arrays - target
+        assert optimizer.step(arrays, [a - t for a, t in zip(arrays, target)], state)
+    for found, wanted in zip(arrays, target):
+        np.testing.assert_allclose(found, wanted, atol=1e-3)
 
 
-def test_adams_first_step_moves_each_weight_by_lr_against_its_gradient():
-    params, grads = (
-        {"w": np.ones((2, 2)), "b": np.ones(2)},
-        {"w": np.array([[4.0, -0.01], [1e-3, 0]]), "b": np.array([-5.0, 2])},
-    )
+def test_adams_first_step_moves_each_weight_by_lr_against_its_gradient_in_place():
+    w, b = np.ones((2, 2)), np.ones(2)
+    grads = [np.array([[4.0, -0.01], [1e-3, 0]]), np.array([-5.0, 2])]
     optimizer = AdamW(lr=0.1, weight_decay=0.0)
-    new, state = optimizer.update(params, grads, optimizer.init(params))
-    assert state.step == 1
-    np.testing.assert_allclose(new["w"], [[0.9, 1.1], [0.9, 1.0]], atol=1e-6)  # m / sqrt(v) is sign(g)
-    np.testing.assert_allclose(new["b"], [1.1, 0.9], atol=1e-6)
-    assert params["w"][0, 0] == 1  # new arrays: the old ones are untouched
+    state = optimizer.init([w, b])
+    assert optimizer.step([w, b], grads, state) and state.step == 1
+    np.testing.assert_allclose(w, [[0.9, 1.1], [0.9, 1.0]], atol=1e-6)  # m / sqrt(v) is sign(g)
+    np.testing.assert_allclose(b, [1.1, 0.9], atol=1e-6)
+
+
+def test_adam_takes_no_step_down_a_gradient_that_is_not_finite():
+    arrays = [np.ones((2, 2)), np.ones(2)]
+    optimizer = AdamW(lr=0.1)
+    state = optimizer.init(arrays)
+    assert not optimizer.step(arrays, [np.ones((2, 2)), np.array([1.0, np.nan])], state)
+    assert state.step == 0 and not state.m.any() and all((a == 1).all() for a in arrays)
 
 
 def test_weight_decay_shrinks_matrices_but_not_biases_or_gains():
     params = training.init_params(3, 4, 8, ln=True, ln_f=True, rng=0)
-    zero = training.map_arrays(np.zeros_like, params)
+    arrays = training.leaves(params)
+    before = [a.copy() for a in arrays]
     optimizer = AdamW(lr=0.1, weight_decay=0.5)
-    new, _state = optimizer.update(params, zero, optimizer.init(params))
-    for (path, before), (_same, after) in zip(iter_matrices(params), iter_matrices(new)):
-        expected = before * (1 - 0.1 * 0.5) if before.ndim == 2 else before
-        np.testing.assert_allclose(after, expected, rtol=1e-15, atol=0, err_msg=path)
-    assert isinstance(new, Weights) and new.labels == params.labels
+    optimizer.step(arrays, [np.zeros_like(a) for a in arrays], optimizer.init(arrays))
+    for old, new in zip(before, arrays):
+        np.testing.assert_allclose(new, old * (1 - 0.1 * 0.5) if old.ndim == 2 else old, rtol=1e-15, atol=0)
+    assert any(a.ndim == 1 for a in arrays) and any(a.ndim == 2 for a in arrays)
+
+
+def test_leaves_line_the_weights_up_with_their_gradients_whatever_their_order():
+    params = training.init_params(3, 5, 8, n_layer=2, n_head=2, mlp=True, ln=True, ln_f=True, rng=0)
+    _loss, grads = loss_and_grads(params, [0, 1, 2], [1, 2, 0])  # grads built in another order than params
+    weights = training.leaves(params)
+    assert [w.shape for w in weights] == [g.shape for g in training.leaves(grads)]
+    assert len(weights) == len(list(iter_matrices(params))) and weights[0] is params["blocks"][0]["attn"]["c_attn"]["b"]
 
 
 # ---- batches ----------------------------------------------------------------------------------
@@ -274,8 +376,8 @@ def test_example_batches_draw_random_examples_from_a_seed():
 # ---- training ----------------------------------------------------------------------------------
 
 
-def blog_shaped(seed):
-    return training.init_params(2, 5, 8, rng=seed, alphabet="ab")  # n_ctx 5, "ab", width 8, one head
+def blog_shaped(seed):  # n_ctx 5, "ab", width 8, one head, from GPT-2's start as train_task draws it
+    return training.init_params(2, 5, 8, rng=seed, alphabet="ab", std=training.TASK_STD)
 
 
 def test_training_on_aab_drives_the_loss_down_and_scores_27_of_27():
@@ -302,6 +404,16 @@ def test_the_same_seed_gives_the_same_training_bit_for_bit():
     assert np.array_equal(history_a.losses, history_b.losses) and history_a.evaluated == history_b.evaluated
     assert history_a.evaluated == ((0, 1.0), (10, 1.0), (20, 1.0), (30, 1.0))
     assert not np.array_equal(a["wte"], c["wte"])
+
+
+def test_evaluate_gets_weights_it_may_keep():
+    kept = []
+    batch_fn = training.batches([0, 0, 1] * 5, 2, 5, rng=0)
+    final, _history = training.train(
+        blog_shaped(4), batch_fn, 4, progress=False, evaluate=lambda p: kept.append(p) or 0, eval_every=2
+    )
+    assert len(kept) == 3 and not np.array_equal(kept[0]["wte"], kept[1]["wte"])  # each the weights of its moment
+    assert np.array_equal(kept[-1]["wte"], final["wte"]) and kept[-1]["wte"] is not final["wte"]
 
 
 def test_train_leaves_its_arguments_alone_and_returns_labelled_weights():
@@ -455,3 +567,15 @@ def test_a_task_trains_in_the_shape_of_its_blank_and_reference(name):
     assert [(path, a.shape) for path, a in iter_matrices(trained)] == [
         (path, a.shape) for path, a in iter_matrices(blank(name))
     ]
+
+
+def test_the_nudged_condition_reaches_train_task_too():
+    # tools/nudged replaces train where train_task looks it up (handmade.training.loop), not only in the package
+    import os
+    import subprocess
+
+    code = "from handmade import training\nprint(float(training.train_task('aab', 0, progress=False)[0]['wte'][0, 0]))"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent / "tools" / "nudged")}
+    nudged = float(subprocess.check_output([sys.executable, "-c", code], env=env, text=True, encoding="utf-8"))
+    plain = training.train_task("aab", 0, progress=False)[0]["wte"][0, 0]
+    assert nudged != plain and nudged == pytest.approx(plain, rel=1e-8)

@@ -7,8 +7,11 @@ import pytest
 from helpers import random_params
 
 import handmade
-from handmade import parts, widgets
-from handmade.widgets import Playground, ProductExplorer, SoftmaxExplorer
+from handmade import parts
+from handmade.display import views
+from handmade.display.labelled import fmt
+from handmade.widgets import Playground, ProductExplorer, SoftmaxExplorer, blog_playground
+from handmade.widgets.blog import with_lg
 
 
 def type_into(playground, name, i, j, text):
@@ -38,16 +41,16 @@ def _find(widget, css_class):
 
 
 def test_playground_starts_from_the_blog_model_with_every_part_editable():
-    p = Playground()
+    p = blog_playground()
     assert "ACCURACY: 100.0% (27 / 27)" in accuracy_text(p)
     assert "predicts <b>b</b>" in p.summary["prediction"].value
     assert list(p.editors) == list(parts.parts(handmade.blog_model()))
     assert p.editors["c_proj.w"].boxes[7][6].value == "1024"
-    assert p.status.value == "" and p.lg.message.value == ""  # nothing to report before anything is done
+    assert p.status.value == "" and p.strength.message.value == ""  # nothing to report before anything is done
 
 
 def test_the_stages_put_each_grid_beside_the_views_it_changes():
-    stages = {stage.key: stage for stage in widgets.playground.stages(handmade.blog_model())}
+    stages = {stage.key: stage for stage in views.stages(handmade.blog_model().structure)}
     assert list(stages) == ["embedding", "q", "k", "v", "c_proj"]
     assert stages["q"].parts == ("q", "q.b") and stages["q"].views == ("scores", "attention")
     assert stages["v"].views == ("v", "attention_output")
@@ -55,7 +58,7 @@ def test_the_stages_put_each_grid_beside_the_views_it_changes():
 
 
 def test_editing_a_weight_changes_the_model_and_marks_what_changed():
-    p = Playground()
+    p = blog_playground()
     before = view(p, "attention")
     assert "outline" not in before  # nothing changed yet
     type_into(p, "q", 1, 0, "0")  # position 1 no longer looks back at position 0
@@ -68,7 +71,7 @@ def test_one_edit_costs_one_traced_pass_and_the_accuracys_passes(monkeypatch):
     calls = []
     real = handmade.weights.gpt
     monkeypatch.setattr(handmade.weights, "gpt", lambda *a, **k: calls.append(1) or real(*a, **k))
-    p = Playground()
+    p = blog_playground()
     calls.clear()
     type_into(p, "q", 4, 3, "0")
     distinct_windows = len({e.context[-5:] for e in handmade.prefix_examples()})
@@ -76,17 +79,17 @@ def test_one_edit_costs_one_traced_pass_and_the_accuracys_passes(monkeypatch):
 
 
 def test_zeroing_lg_in_c_proj_breaks_accuracy_and_reset_puts_back_every_control():
-    p = Playground()
+    p = blog_playground()
     type_into(p, "c_proj.w", 7, 6, "0")
     _find(p.widget, "hm-context").value = "ab"
-    p.lg.box.value = 3.0
+    p.strength.box.value = 3.0
     assert "(27 / 27)" in accuracy_text(p)  # Lg = 3 rewrote c_proj by the rule
     type_into(p, "c_proj.w", 7, 6, "0")
     assert "(27 / 27)" not in accuracy_text(p)
     _find(p.widget, "hm-reset").click()
     assert "(27 / 27)" in accuracy_text(p)
     assert p.editors["c_proj.w"].boxes[7][6].value == "1024"
-    assert p.lg.box.value == 1024 and p.lg.slider.value == 1024
+    assert p.strength.box.value == 1024 and p.strength.slider.value == 1024
     assert _find(p.widget, "hm-context").value == "aabaa" and p.text == "aabaa"
 
 
@@ -102,7 +105,7 @@ def test_zeroing_lg_in_c_proj_breaks_accuracy_and_reset_puts_back_every_control(
     ],
 )
 def test_a_bad_entry_shows_a_message_and_keeps_the_model(text, message):
-    p = Playground()
+    p = blog_playground()
     type_into(p, "c_proj.w", 7, 6, text)
     assert message in p.editors["c_proj.w"].message.value
     assert len(p.editors["c_proj.w"].message.value) < 400
@@ -113,14 +116,14 @@ def test_a_bad_entry_shows_a_message_and_keeps_the_model(text, message):
 
 
 def test_an_entry_that_overflows_is_refused_with_the_reason():
-    p = Playground()
+    p = blog_playground()
     type_into(p, "wte", 0, 5, "1e200")
     assert "inf or nan" in p.editors["wte"].message.value and "the model keeps 1" in p.editors["wte"].message.value
     assert p.params["wte"][0, 5] == 1
 
 
 def test_a_huge_query_weight_cannot_make_position_0_see_the_future():
-    p = Playground()
+    p = blog_playground()
     type_into(p, "q", 0, 1, "1e11")  # the weight that made the -1e10 mask leak
     assert p.editors["q"].message.value == ""
     first_row = p.params and handmade.display.trace.trace("ab", p.params)["attention_weights"].values[0]
@@ -128,32 +131,66 @@ def test_a_huge_query_weight_cannot_make_position_0_see_the_future():
 
 
 def test_the_context_box_refuses_foreign_characters_and_huge_texts():
-    p = Playground()
+    p = blog_playground()
     _find(p.widget, "hm-context").value = "abz"
-    assert "cannot tokenize 'z' at position 2" in p._text_message.value and p.text == "aabaa"
+    assert "cannot tokenize 'z' at position 2" in p.text_message.value and p.text == "aabaa"
     _find(p.widget, "hm-context").value = "ab" * 10_000
-    assert "at most 10000 characters" in p._text_message.value and p.text == "aabaa"
+    assert "at most 10000 characters" in p.text_message.value and p.text == "aabaa"
     _find(p.widget, "hm-context").value = "ab"
     assert p.text == "ab" and "after <code>ab</code>" in p.summary["prediction"].value
 
 
 def test_lg_takes_any_exact_value_and_the_slider_follows():
-    p = Playground()
-    p.lg.box.value = 1.0
+    p = blog_playground()
+    p.strength.box.value = 1.0
     assert "(18 / 27)" in accuracy_text(p)  # a tie, which argmax breaks towards a
-    p.lg.box.value = 1.01
+    p.strength.box.value = 1.01
     assert "(27 / 27)" in accuracy_text(p) and p.editors["c_proj.b"].boxes[0][5].value == "1.01"
-    assert p.lg.slider.value == pytest.approx(1.01)
-    p.lg.box.value = 0.0
-    assert p.lg.box.value == 0 and p.lg.slider.value == 2.0**-4  # the slider goes as far as it can
+    assert p.strength.slider.value == pytest.approx(1.01)
+    p.strength.box.value = 0.0
+    assert p.strength.box.value == 0 and p.strength.slider.value == 2.0**-4  # the slider goes as far as it can
     assert p.editors["c_proj.b"].boxes[0][5].value == "0"
-    p.lg.slider.value = 2.0
-    assert p.lg.box.value == 2 and "(27 / 27)" in accuracy_text(p)
+    p.strength.slider.value = 2.0
+    assert p.strength.box.value == 2 and "(27 / 27)" in accuracy_text(p)
     assert "Lg = 2" in p.status.value
 
 
+def settle(slider, step=0.05):
+    """What the browser does after a value is set: the slider snaps to its nearest step and says so."""
+    slider.value = slider.base ** (round(np.log2(slider.value) / step) * step)
+
+
+@pytest.mark.parametrize("order", [(1.01, 500, 3, 100, 1.5), (500, 1.01, 1.5, 1, 3), (1.5, 100, 1.01, 0.0, 1024)])
+def test_lg_keeps_exactly_what_is_typed_in_any_order_even_when_the_slider_settles(order):
+    p = blog_playground()
+    for value in order:
+        p.strength.box.value = value
+        settle(p.strength.slider)  # the slider's echo must not move the box
+        assert p.strength.box.value == value and p.strength.value == value
+        shown = float(p.editors["c_proj.w"].boxes[7][6].value)  # V -> Tb is Lg in the blog's rule
+        assert shown == pytest.approx(value, rel=1e-3) and f"Lg = {fmt(value)}" in p.status.value
+        right = handmade.accuracy(with_lg(handmade.blog_model(), value)).correct
+        assert f"({right} / 27)" in accuracy_text(p)
+
+
+def test_dragging_the_slider_uses_its_position_and_shows_it_in_the_box():
+    p = blog_playground()
+    p.strength.slider.value = 2.0**3.05
+    assert p.strength.box.value == float(f"{2.0**3.05:.4g}") == p.strength.value
+
+
+def test_a_change_that_changes_nothing_keeps_the_outlines_of_the_last_one():
+    p = blog_playground()
+    p.strength.box.value = 1.0
+    outlined = view(p, "attention") + view(p, "residual")
+    assert "outline" in outlined
+    settle(p.strength.slider)
+    p.refresh()  # the same weights again
+    assert view(p, "attention") + view(p, "residual") == outlined
+
+
 def test_break_it_zeroes_the_chosen_weight():
-    p = Playground()
+    p = blog_playground()
     assert _find(p.widget, "hm-break-row").value == "V" and _find(p.widget, "hm-break-col").value == "Tb"
     _find(p.widget, "hm-break-go").click()
     assert p.params["blocks"][0]["attn"]["c_proj"]["w"][7, 6] == 0 and "(27 / 27)" not in accuracy_text(p)
@@ -165,7 +202,7 @@ def test_break_it_zeroes_the_chosen_weight():
 
 
 def test_break_it_offers_exactly_the_editable_parts():
-    p = Playground()
+    p = blog_playground()
     assert list(_find(p.widget, "hm-break-matrix").options) == list(p.editors)
 
 
@@ -173,7 +210,7 @@ def test_break_it_offers_exactly_the_editable_parts():
 
 
 def test_save_then_load_restores_the_weights(tmp_path):
-    p = Playground(save_path=tmp_path / "w.json")
+    p = blog_playground(save_path=tmp_path / "w.json")
     type_into(p, "q", 2, 1, "7")
     _find(p.widget, "hm-file-save").click()
     assert "wrote the weights to" in p.status.value
@@ -189,7 +226,7 @@ def test_save_then_load_restores_the_weights(tmp_path):
 def test_saving_over_a_file_that_is_not_weights_is_refused(tmp_path):
     notes = tmp_path / "notes.json"
     notes.write_text('{"my": "notes"}', encoding="utf-8")
-    p = Playground(save_path=notes)
+    p = blog_playground(save_path=notes)
     _find(p.widget, "hm-file-save").click()
     assert "exists and is not a weights file" in p.status.value
     assert notes.read_text(encoding="utf-8") == '{"my": "notes"}'
@@ -211,7 +248,7 @@ def test_loading_a_bad_file_shows_a_message_and_keeps_the_model(tmp_path, conten
         data["wte"][0][0] = int("9" * 400)
         content = json.dumps(data)
     path.write_text(content, encoding="utf-8")
-    p = Playground(save_path=path)
+    p = blog_playground(save_path=path)
     _find(p.widget, "hm-file-load").click()
     assert message in p.status.value and "the model is unchanged" in p.status.value
     assert "(27 / 27)" in accuracy_text(p)
@@ -221,7 +258,7 @@ def test_loading_weights_of_another_shape_is_refused_with_a_message(tmp_path):
     params = handmade.blog_model()
     params["blocks"].append(params["blocks"][0])
     handmade.save_weights(params, tmp_path / "two.json")
-    p = Playground(save_path=tmp_path / "two.json")
+    p = blog_playground(save_path=tmp_path / "two.json")
     _find(p.widget, "hm-file-load").click()
     assert "this playground edits a model with parts" in p.status.value and "the model is unchanged" in p.status.value
 
@@ -240,7 +277,7 @@ def test_loading_weights_of_another_shape_is_refused_with_a_message(tmp_path):
     ids=["two heads", "two blocks", "mlp and layer norms", "another alphabet and width"],
 )
 def test_the_playground_takes_any_model_the_package_can_run(model, first_edit):
-    p = Playground(model)
+    p = blog_playground(model)
     assert p.editors and first_edit in p.editors
     before = dict((key, panel.value) for key, panel in p.panels.items())
     type_into(p, first_edit, 0, 0, "3")
@@ -257,29 +294,31 @@ def test_two_heads_show_each_heads_attention():
 
 
 def test_subsets_of_editors_views_and_controls():
-    p = Playground(edit=("q",), views=("scores",), controls=("text",))
+    p = blog_playground(edit=("q",), views=("scores",), controls=("text",))
     assert list(p.editors) == ["q"] and {shown for _stage, shown in p.panels} == {"scores"}
     with pytest.raises(ValueError, match="no view called 'nope'; choose from embedding"):
-        Playground(views=("nope",))
+        blog_playground(views=("nope",))
     with pytest.raises(ValueError, match="no part called 'x'; choose from wte, wpe, q, k, v"):
-        Playground(edit=("x",))
+        blog_playground(edit=("x",))
     with pytest.raises(ValueError, match="no control called 'undo'"):
-        Playground(controls=("undo",))
+        blog_playground(controls=("undo",))
 
 
 def test_snapshot_is_the_views_as_static_html_collapsed_and_titled():
-    p = Playground(views=("attention", "accuracy"))
+    p = blog_playground(views=("attention", "accuracy"))
     html = p.snapshot()._repr_html_()
     assert html.startswith("<details") and "Snapshot saved with the notebook" in html
     assert "attention weights" in html and "27 / 27" in html
 
 
 def test_widget_text_form_is_one_fixed_line():
-    assert repr(Playground().widget) == "[Playground: an interactive widget; run the notebook in Jupyter to use it]"
+    assert (
+        repr(blog_playground().widget) == "[Playground: an interactive widget; run the notebook in Jupyter to use it]"
+    )
 
 
 def test_new_weights_that_overflow_are_refused_and_the_model_kept():
-    p = Playground()
+    p = blog_playground()
     assert not p.replace(parts.with_part(p.params, "wte", np.full((2, 8), 1e200)), "too big")
     assert "inf or nan" in p.status.value and "the model is unchanged" in p.status.value
     assert p.params["wte"][0, 5] == 1 and p.editors["wte"].boxes[0][5].value == "1"
@@ -318,7 +357,23 @@ def test_a_task_playground_edits_the_blank_and_shows_the_grade_with_its_margin()
     from handmade.course.tasks import TASKS, reference
 
     p = Playground(task="abc")
-    assert "5 / 15 right, margin 0" in accuracy_text(p) and "where it goes wrong" in accuracy_text(p)
-    assert "lg" not in p.controls  # the blog's Lg rule means nothing here
+    assert "5 / 15 right, margin 0" in accuracy_text(p) and "why, for &#x27;a&#x27; -&gt; b" in accuracy_text(p)
+    assert "strength" not in p.controls  # the blog's Lg rule means nothing here
     assert p.replace(reference(TASKS["abc"]))
     assert "PASS: 15 / 15 right" in accuracy_text(p)
+
+
+@pytest.mark.parametrize("task", ["abc", "xor", "induction", "first_not_last"])
+def test_break_it_works_in_every_task_playground_from_its_first_choice(task):
+    p = Playground(task=task)
+    which, row, col = (_find(p.widget, f"hm-break-{name}") for name in ("matrix", "row", "col"))
+    assert which.value and row.value and col.value  # never pressed without a choice
+    _find(p.widget, "hm-break-action").value = _find(p.widget, "hm-break-action").options[2]  # add 1
+    _find(p.widget, "hm-break-go").click()
+    i, j = p.editors[which.value].matrix.rows.index(row.value), p.editors[which.value].matrix.cols.index(col.value)
+    assert parts.get(p.params, which.value)[i, j] == 1 and "is now 1" in p.status.value
+
+
+def test_a_playground_needs_a_model_or_a_task():
+    with pytest.raises(ValueError, match="a playground needs a model"):
+        Playground()

@@ -12,6 +12,8 @@ of the package can show Chinese without any tool. ``tests/test_messages.py`` fai
 lacks a translation or a .mo is stale.
 """
 
+import ast
+import inspect
 import io
 import re
 import sys
@@ -31,12 +33,23 @@ KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2)}
 
 
 def extract():
-    """A Catalog of every marked message in handmade/, with the places it comes from."""
+    """A Catalog of every marked message in handmade/, with the places it comes from, and of the
+    statement of every task: the docstring of each ``@task`` rule, on one line as the Task has it
+    (``inspect.cleandoc``, then its lines joined with single spaces)."""
     catalog = Catalog(project="handmade", domain=DOMAIN)
     for filename, lineno, message, comments, context in extract_from_dir(
         PACKAGE, method_map=[("**.py", "python")], keywords=KEYWORDS, comment_tags=("TRANSLATORS:",)
     ):
         catalog.add(message, locations=[(f"handmade/{filename}", lineno)], auto_comments=comments, context=context)
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            decorators = [d.func if isinstance(d, ast.Call) else d for d in getattr(node, "decorator_list", ())]
+            is_task = any(getattr(d, "id", getattr(d, "attr", None)) == "task" for d in decorators)
+            docstring = ast.get_docstring(node, clean=True) if isinstance(node, ast.FunctionDef) else None
+            if is_task and docstring:
+                statement = " ".join(line.strip() for line in inspect.cleandoc(docstring).splitlines() if line.strip())
+                where = (path.relative_to(ROOT).as_posix(), node.body[0].lineno)
+                catalog.add(statement, locations=[where], auto_comments=[f"the statement of the task {node.name}"])
     return catalog
 
 

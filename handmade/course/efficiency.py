@@ -12,6 +12,7 @@ import numpy as np
 
 from ..inference import KVCache, context_tokens, prepare
 from ..model import recording, softmax
+from ..structure import Structure, T
 from ..tokenizer import untokenize
 from ..weights import forward
 
@@ -42,57 +43,49 @@ class FlopCounter:
     """A listener for ``gpt()`` that adds up the operations behind each tapped array, in order.
 
     The forward pass only says what it made (``tap("scores", q @ k.T)``); the formulas live here.
-    They need the model's widths, which the counter reads from ``params``, and the shapes of the
-    arrays it hears. Use it as ``with recording(FlopCounter(params)) as counter: gpt(...)``.
+    They need the model's widths, which the counter reads from its ``Structure``, and the shapes of
+    the arrays it hears. Use it as ``with recording(FlopCounter(params)) as counter: gpt(...)``.
     """
 
     def __init__(self, params):
         self.by_name = {}
-        self.n_embd = params["wte"].shape[1]
-        self.blocks = [_BlockWidths(block) for block in params["blocks"]]
+        self.structure = Structure.of(params)
+        self.tapped = {tapped.name: tapped for tapped in self.structure.taps(derived=False)}
         self._n_k = 0  # keys the current head attended over
 
     def __call__(self, name, array):
         self.by_name[name] = self.by_name.get(name, 0) + self.operations(name, array)
 
     def operations(self, name, array):
-        *scopes, kind = name.split(".")
-        m, n = array.shape[0], array.shape[-1]
-        block = self.blocks[int(scopes[0][7:-1])] if scopes else None  # "blocks[3]" -> 3
-        if kind in ("embedding", "residual", "mlp_residual", "scaled_scores", "masked_scores"):
+        tapped, (m, n) = self.tapped[name], (array.shape[0], array.shape[-1])
+        kind, n_embd = tapped.kind, self.structure.n_embd
+        block = self.structure.blocks[tapped.block] if tapped.block is not None else None
+        if kind in (T.embedding, T.residual, T.mlp_residual, T.scaled_scores, T.masked_scores):
             return array.size  # one addition (or division) per entry
-        if kind in ("ln_1", "ln_2", "ln_f"):
+        if kind in (T.ln_1, T.ln_2, T.ln_f):
             return layer_norm_flops(m, n)
-        if kind == "qkv":
-            return linear_flops(m, self.n_embd, n)
-        if kind == "scores":
+        if kind == T.qkv:
+            return linear_flops(m, n_embd, n)
+        if kind == T.scores:
             return matmul_flops(m, block.d_head, n)
-        if kind == "attention_weights":
+        if kind == T.attention_weights:
             self._n_k = n
             return softmax_flops(m, n)
-        if kind == "attention_output":  # weights @ v in a head; several heads side by side cost nothing
-            return matmul_flops(m, self._n_k, n) if len(scopes) == 1 + (block.n_head > 1) else 0
-        if kind == "c_proj_output":
+        if kind == T.attention_output:  # weights @ v in a head; several heads side by side cost nothing
+            return matmul_flops(m, self._n_k, n) if tapped.head is not None or block.n_head == 1 else 0
+        if kind == T.c_proj_output:
             return linear_flops(m, block.n_attn, n)
-        if kind == "mlp_hidden":
-            return linear_flops(m, self.n_embd, n) + GELU_FLOPS * array.size
-        if kind == "mlp_output":
+        if kind == T.mlp_hidden:
+            return linear_flops(m, n_embd, n) + GELU_FLOPS * array.size
+        if kind == T.mlp_output:
             return linear_flops(m, block.n_hidden, n)
-        if kind == "logits":
-            return matmul_flops(m, self.n_embd, n)
-        return 0  # lookups (the embeddings), slices (q, k, v) and the mask, a constant
+        if kind == T.logits:
+            return matmul_flops(m, n_embd, n)
+        return 0  # lookups (the embeddings) and the mask, a constant
 
     @property
     def total(self):
         return sum(self.by_name.values())
-
-
-class _BlockWidths:
-    def __init__(self, block):
-        self.n_attn = block["attn"]["c_attn"]["w"].shape[1] // 3
-        self.n_head = block.get("n_head", 1)
-        self.d_head = self.n_attn // self.n_head
-        self.n_hidden = block["mlp"]["c_fc"]["w"].shape[1] if block.get("mlp") is not None else 0
 
 
 def count_flops(text, params=None, *, alphabet=None):

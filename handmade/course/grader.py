@@ -10,15 +10,15 @@ A pass needs every context right AND a margin above ``MARGIN_THRESHOLD``: the ma
 smallest gap, over all graded contexts, between the right token's logit and the best wrong one.
 A tie has margin 0, so a model that is "right" only because argmax breaks ties by order fails.
 
-When the weights fail, the report says where: for the first failing context (or the one with the
-smallest margin) it runs the learner's model and the task's reference solution through
-``handmade.trace.trace`` and names the first stage, in the order the pass uses them, that differs
-in a way that matters. Attention weights are compared by which keys get a real share of the
-weight (more than ``ATTENDED``); other stages by which directions are used, their signs, and
-their sizes to within a factor ``FACTOR``. Stages whose columns are named directions are compared
-only when the learner's model names its directions as the reference does (a blank model does).
-When the shapes differ (another number of blocks, heads, no MLP), the report still lists the
-failing contexts and what the model predicted there.
+When the weights fail, the report says why, from the learner's own model: for every failing
+context (and, when all are right but unsure, the one with the smallest margin) the margin is shared
+out among the parts of the model that wrote into the residual stream (``handmade.course.explain``):
+the embeddings, each head through c_proj, c_proj's bias, each MLP. The report names the part that
+pushed the wrong way, or the one that did not push enough, and for a head where it looked. A task's
+reference solution may choose which part to speak of (the one whose share falls furthest short of
+the reference's), but the sentence speaks only of the learner's numbers; the reference itself is
+shown only when asked (``reveal=True``, ``grade --reveal``). ``report.to_json()`` is the same
+report as data, for the command line's ``--json``.
 """
 
 import html
@@ -28,10 +28,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..display.labelled import fmt
-from ..display.trace import trace
-from ..i18n import N_, _, ngettext
+from ..i18n import _
 from ..inference import Example
 from ..weights import NonFiniteError, WeightsError, check_weights, count_nonzero, forward, labels_of, with_alphabet
+from .explain import explain, lagging, missing, read, shares
 from .tasks import examples as task_examples
 from .tasks import get_task, graded_tokens, reference
 
@@ -41,12 +41,6 @@ from .tasks import get_task, graded_tokens, reference
 # every reference solution clears it by a factor of more than 3, most by hundreds.
 MARGIN_THRESHOLD = 1.0
 SHOWN_FAILURES = 5  # failing contexts listed in a report
-
-ATTENDED = 0.05  # a key whose attention weight is above this is read by the query
-SHARES_DIFFER = 0.25  # same keys read, but a share differs by more than this: the mix differs
-FACTOR = 2.0  # two numbers of the same sign differ when one is more than FACTOR times the other
-NOISE = 1e-3  # a number below this fraction of its row's largest counts as zero
-SHOWN_DIRECTIONS = 4  # differing directions named in one sentence
 
 
 # ---- the report ----------------------------------------------------------------------------
@@ -84,8 +78,11 @@ class Report:
     nonzero: int  # weights that are not zero, counted from the weights themselves
     failures: tuple  # Miss, for the first SHOWN_FAILURES failing contexts in grading order
     n_failures: int
+    explained: tuple = ()  # an Explanation per failing context, in grading order (none when all are right)
     diagnosed: Example | None = None  # the context the diagnosis is about
-    diagnosis: str | None = None  # where it goes wrong, as a sentence
+    diagnosis: str | None = None  # why the model goes wrong there, from its own numbers, as sentences
+    shares: dict | None = None  # {part: share of the margin} there
+    revealed: str | None = None  # the reference solution's shares there, only when asked
     threshold: float = MARGIN_THRESHOLD
 
     @property
@@ -129,7 +126,30 @@ class Report:
                     context=repr(self.diagnosed.context), expected=self.diagnosed.expected, diagnosis=self.diagnosis
                 )
             )
+            lines.append(_("  its margin there, part by part: {shares}").format(shares=_listed(self.shares)))
+        if self.revealed:
+            lines.append(self.revealed)
         return lines
+
+    def to_json(self):
+        """The report as data: what the command line's ``grade --json`` prints."""
+        return {
+            "task": self.task,
+            "passed": self.passed,
+            "right": self.correct,
+            "graded": self.total,
+            "margin": self.margin,
+            "failing": [
+                {
+                    "context": e.context,
+                    "expected": e.expected,
+                    "predicted": e.wrong,
+                    "margin": e.margin,
+                    "contributions": e.shares,
+                }  # fmt: skip
+                for e in self.explained
+            ],
+        }
 
     def __str__(self):
         return "\n".join(self.lines())
@@ -186,10 +206,11 @@ def submission(task, params):
     return checked
 
 
-def grade(task, params, *, diagnose=True):
+def grade(task, params, *, diagnose=True, reveal=False):
     """Grade ``params`` on every context of ``task``; a Report. WeightsError for unusable weights.
 
-    ``diagnose=False`` skips the search for where it goes wrong (for a quick score after an edit).
+    ``diagnose=False`` skips explaining why (for a quick score after an edit); ``reveal=True`` adds
+    the reference solution's shares on the diagnosed context: the answer, shown only when asked.
     """
     task = get_task(task)
     params = submission(task, params)
@@ -212,8 +233,75 @@ def grade(task, params, *, diagnose=True):
     )
     if report.passed or not diagnose:
         return report
-    about = examples[wrong[0]] if len(wrong) else examples[smallest]
-    return replace(report, diagnosed=about, diagnosis=where_it_goes_wrong(task, params, about))
+    return _explained(
+        report,
+        task,
+        params,
+        [(examples[i], graded[i]) for i in wrong] or [(examples[smallest], graded[smallest])],
+        reveal,
+    )
+
+
+def _explained(report, task, params, cases, reveal):
+    """The report with an Explanation per case (the failing contexts, or the least sure one), the
+    first as its diagnosis, and the reference's shares there when ``reveal``."""
+    reference_model = _reference_of(task)
+    readings = {}
+    explained = [
+        _explain(params, example, tokens, right, report.threshold, readings) for example, (tokens, right) in cases
+    ]
+    first, (tokens, right) = explained[0], cases[0][1]
+    window = tuple(tokens[-len(params["wpe"]) :])
+    theirs = _shares_in(reference_model, tokens, right, first, window) if reference_model is not None else None
+    if theirs:  # the part whose share falls furthest short of the reference's: the one to speak of
+        first = _explain(params, cases[0][0], tokens, right, report.threshold, readings, lagging(first.shares, theirs))
+        first = replace(first, sentence=first.sentence + missing(first.shares, theirs, first.expected))
+        explained[0] = first
+    failing = tuple(explained) if report.n_failures else ()
+    revealed = _revealed(theirs) if reveal else None
+    return replace(
+        report,
+        explained=failing,
+        diagnosed=cases[0][0],
+        diagnosis=first.sentence,
+        shares=first.shares,
+        revealed=revealed,
+    )
+
+
+def _explain(params, example, tokens, right, threshold, readings, prefer=None):
+    window = tuple(tokens[-len(params["wpe"]) :])
+    if window not in readings:
+        readings[window] = read(window, params)
+    return explain(readings[window], len(window) - 1, params, example, right, threshold, prefer)
+
+
+def _reference_of(task):
+    try:
+        return submission(task, reference(task))
+    except ValueError:  # a task without a reference solution (a teacher's may have none)
+        return None
+
+
+def _shares_in(model, tokens, right, explanation, window):
+    """The shares of the same margin (right over the same wrong token) in another model, or None
+    when that model reads another window of the context (its n_ctx differs)."""
+    if tuple(tokens[-len(model["wpe"]) :]) != window:
+        return None
+    wrong = model.labels.token_names(model.structure.n_vocab).index(explanation.wrong)
+    return shares(read(window, model), len(window) - 1, model, right, wrong)
+
+
+def _revealed(theirs):
+    if theirs is None:
+        return _("  (this task has no reference solution to show)")
+    return _("  the reference solution, on the same context, part by part (the answer, as you asked): {shares}").format(
+        shares=_listed(theirs)
+    )
+
+
+def _listed(found):
+    return ", ".join(f"{name} {fmt(share)}" for name, share in found.items())
 
 
 def logits_per_context(contexts, params):  # contexts: token-id tuples -> [len(contexts), n_vocab]
@@ -245,242 +333,3 @@ def _miss(example, logits, alphabet, margin):
     best = int(np.argmax(logits))
     tie = int(np.sum(logits == logits[best])) > 1
     return Miss(example, alphabet[best], float(margin), tie)
-
-
-# ---- where it goes wrong -------------------------------------------------------------------
-
-PLACES = {  # each stage the diagnosis compares, as a place in the pass
-    "embedding": N_("the embedding at position {position} ({token})"),
-    "ln_1": N_("ln_1's output at position {position} ({token})"),
-    "attention_weights": N_("position {position}'s attention weights"),
-    "v": N_("the value v at position {position} ({token})"),
-    "c_proj_output": N_("what attention adds to the residual stream (c_proj's output) at position {position}"),
-    "ln_2": N_("ln_2's output at position {position}"),
-    "mlp_hidden": N_("the MLP's hidden units at position {position}"),
-    "mlp_output": N_("what the MLP adds to the residual stream at position {position}"),
-    "ln_f": N_("ln_f's output at position {position}"),
-    "logits": N_("the logits at position {position}"),
-}
-# the stages whose columns are named directions (residual, attention or hidden): compared only
-# when both models use the same names; attention weights and logits need no names
-NAMED = {"embedding", "ln_1", "v", "c_proj_output", "ln_2", "mlp_hidden", "mlp_output", "ln_f"}
-
-
-@dataclass(frozen=True)
-class Stage:
-    kind: str  # a key of PLACES
-    name: str  # its name in the trace: "blocks[1].head0.attention_weights"
-    block: int | None
-    head: int | None  # None when the block has one head
-    rows: str  # the positions that matter for the last prediction: "all", "last", or "read" (the keys it reads)
-
-
-def stages(params):
-    """The stages to compare, in the order the pass uses them, for a model of this shape.
-
-    After the last block's attention only the last position reaches the prediction; before it,
-    every position can (as a key or a value); the last block's values matter where they are read.
-    """
-    blocks = params["blocks"]
-    found = [Stage("embedding", "embedding", None, None, "all" if blocks else "last")]
-    for b, block in enumerate(blocks):
-        at, final = f"blocks[{b}].", b == len(blocks) - 1
-        after_attention = "last" if final else "all"
-        if "ln_1" in block:
-            found.append(Stage("ln_1", at + "ln_1", b, None, "all"))
-        n_head = block.get("n_head", 1)
-        for h in range(n_head):
-            name = at + ("attention_weights" if n_head == 1 else f"head{h}.attention_weights")
-            found.append(Stage("attention_weights", name, b, h if n_head > 1 else None, after_attention))
-        found.append(Stage("v", at + "v", b, None, "read" if final else "all"))
-        found.append(Stage("c_proj_output", at + "c_proj_output", b, None, after_attention))
-        if "mlp" in block:
-            found += [
-                Stage(kind, at + kind, b, None, after_attention)
-                for kind in ("ln_2", "mlp_hidden", "mlp_output")
-                if kind != "ln_2" or "ln_2" in block
-            ]
-    if "ln_f" in params:
-        found.append(Stage("ln_f", "ln_f", None, None, "last"))
-    found.append(Stage("logits", "logits", None, None, "last"))
-    return found
-
-
-def where_it_goes_wrong(task, params, example):
-    """A sentence naming the first stage at which ``params`` differs from the task's reference
-    solution on ``example`` in a way that matters (``params``: checked, as ``submission`` gives)."""
-    task = get_task(task)
-    ref = submission(task, reference(task))
-    difference = shape_difference(params, ref)
-    if difference:
-        return _(
-            "your model's shape differs from the reference solution's ({difference}), so their stages cannot be compared one by one"
-        ).format(difference=difference)
-    if min(len(example.context), len(params["wpe"])) > len(ref["wpe"]):
-        return _(
-            "this context is longer than the reference solution's {n} positions, so the two cannot be compared stage by stage"
-        ).format(n=len(ref["wpe"]))
-    mine, theirs = trace(example.context, params), trace(example.context, ref)
-    same_names = _names(params) == _names(ref)
-    read = _read_keys(mine, theirs, ref)
-    for stage in stages(ref):
-        if stage.kind in NAMED and not same_names:
-            continue
-        sentence = _compare(stage, mine, theirs, params, read)
-        if sentence:
-            return sentence
-    return None
-
-
-def shape_difference(mine, theirs):
-    """A phrase naming the first way two checked models differ in shape (not n_ctx), or None."""
-    if mine["wte"].shape[1] != theirs["wte"].shape[1]:
-        return _("n_embd is {mine}, the reference solution's is {theirs}").format(
-            mine=mine["wte"].shape[1], theirs=theirs["wte"].shape[1]
-        )
-    if len(mine["blocks"]) != len(theirs["blocks"]):
-        return ngettext(
-            "your model has {mine} block, the reference solution {theirs}",
-            "your model has {mine} blocks, the reference solution {theirs}",
-            len(mine["blocks"]),
-        ).format(mine=len(mine["blocks"]), theirs=len(theirs["blocks"]))
-    for b, (ours, ref) in enumerate(zip(mine["blocks"], theirs["blocks"])):
-        if ours["attn"]["c_attn"]["w"].shape != ref["attn"]["c_attn"]["w"].shape:
-            return _("block {block} has n_attn = {mine}, the reference solution's {theirs}").format(
-                block=b, mine=ours["attn"]["c_attn"]["w"].shape[1] // 3, theirs=ref["attn"]["c_attn"]["w"].shape[1] // 3
-            )
-        if ours.get("n_head", 1) != ref.get("n_head", 1):
-            return ngettext(
-                "block {block} has {mine} head, the reference solution's {theirs}",
-                "block {block} has {mine} heads, the reference solution's {theirs}",
-                ours.get("n_head", 1),
-            ).format(block=b, mine=ours.get("n_head", 1), theirs=ref.get("n_head", 1))
-        if ("mlp" in ours) != ("mlp" in ref):
-            if "mlp" in ref:
-                return _("block {block} has no MLP, the reference solution's has one").format(block=b)
-            return _("block {block} has an MLP, the reference solution's has none").format(block=b)
-        if "mlp" in ours and ours["mlp"]["c_fc"]["w"].shape != ref["mlp"]["c_fc"]["w"].shape:
-            return _("block {block}'s MLP has {mine} hidden units, the reference solution's {theirs}").format(
-                block=b, mine=ours["mlp"]["c_fc"]["w"].shape[1], theirs=ref["mlp"]["c_fc"]["w"].shape[1]
-            )
-        for norm in ("ln_1", "ln_2"):
-            if (norm in ours) != (norm in ref):
-                return _("block {block}'s {norm} is in one model and not in the other").format(block=b, norm=norm)
-    if ("ln_f" in mine) != ("ln_f" in theirs):
-        return _("ln_f is in one model and not in the other")
-    return None
-
-
-def _names(params):  # the names of every space a model's stages are read in
-    labels = params.labels
-    spaces = [labels.residual]
-    for b, block in enumerate(params["blocks"]):
-        spaces.append(labels.attention_basis(b, block["attn"]["c_attn"]["w"].shape[1] // 3))
-        if "mlp" in block:
-            spaces.append(labels.hidden_basis(b, block["mlp"]["c_fc"]["w"].shape[1]))
-    return spaces
-
-
-def _read_keys(mine, theirs, params):
-    """The positions the last block's last query reads in either model (any head)."""
-    if not params["blocks"]:
-        return []
-    last = len(params["blocks"]) - 1
-    names = [s.name for s in stages(params) if s.kind == "attention_weights" and s.block == last]
-    read = set()
-    for name in names:
-        for t in (mine, theirs):
-            read |= set(np.flatnonzero(t[name].values[-1] > ATTENDED).tolist())
-    return sorted(read)
-
-
-def _compare(stage, mine, theirs, params, read):
-    ours, ref = mine[stage.name].values, theirs[stage.name].values  # [n_seq, n_cols]
-    n_seq = len(ref)
-    rows = {"all": range(n_seq), "last": [n_seq - 1], "read": read}[stage.rows]
-    for row in rows:
-        place = _place(stage, row, params.labels.tokens[mine.tokens[row]], len(params["blocks"]))
-        if stage.kind == "attention_weights":
-            sentence = _attention_sentence(place, ours[row], ref[row])
-        elif stage.kind == "logits":
-            sentence = _logits_sentence(place, ours[row], ref[row], params.labels.tokens)
-        else:
-            sentence = _values_sentence(place, ours[row], ref[row], theirs[stage.name].cols)
-        if sentence:
-            return sentence
-    return None
-
-
-def _place(stage, position, token, n_blocks):
-    place = _(PLACES[stage.kind]).format(position=position, token=token)
-    if stage.head is not None and n_blocks > 1:
-        return _("{place} in block {block}, head {head}").format(place=place, block=stage.block, head=stage.head)
-    if stage.head is not None:
-        return _("{place} in head {head}").format(place=place, head=stage.head)
-    if stage.block is not None and n_blocks > 1:
-        return _("{place} in block {block}").format(place=place, block=stage.block)
-    return place
-
-
-def _positions(keys):
-    listed = ", ".join(str(k) for k in keys)
-    return ngettext("position {list}", "positions {list}", len(keys)).format(list=listed)
-
-
-def _attention_sentence(place, ours, ref):  # one query's weights over the keys, in each model
-    our_keys, ref_keys = np.flatnonzero(ours > ATTENDED).tolist(), np.flatnonzero(ref > ATTENDED).tolist()
-    if our_keys != ref_keys:
-        if len(our_keys) > len(ref_keys) and set(ref_keys) <= set(our_keys):
-            return ngettext(
-                "{place}: you spread them over {n} token ({mine}); the reference solution reads only {theirs}",
-                "{place}: you spread them over {n} tokens ({mine}); the reference solution reads only {theirs}",
-                len(our_keys),
-            ).format(place=place, n=len(our_keys), mine=_positions(our_keys), theirs=_positions(ref_keys))
-        return _("{place}: you attend to {mine}; the reference solution attends to {theirs}").format(
-            place=place, mine=_positions(our_keys), theirs=_positions(ref_keys)
-        )
-    if np.max(np.abs(ours - ref)) > SHARES_DIFFER:
-
-        def shares(weights):
-            return ", ".join(_("pos {i} = {weight}").format(i=k, weight=fmt(weights[k], 2)) for k in ref_keys)
-
-        return _("{place}: you give {mine}; the reference solution gives {theirs}").format(
-            place=place, mine=shares(ours), theirs=shares(ref)
-        )
-    return None
-
-
-def differing(ours, ref):
-    """Indices where two rows differ in a way that matters: a direction used in one and not the
-    other, opposite signs, or sizes more than FACTOR apart."""
-    scale = max(np.max(np.abs(ours)), np.max(np.abs(ref)), 1e-12)
-    zero_ours, zero_ref = np.abs(ours) <= NOISE * scale, np.abs(ref) <= NOISE * scale
-    both = ~zero_ours & ~zero_ref
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(both, np.abs(ours) / np.abs(ref), 1.0)
-    far = both & ((np.sign(ours) != np.sign(ref)) | (ratio > FACTOR) | (ratio < 1 / FACTOR))
-    return np.flatnonzero((zero_ours != zero_ref) | far)
-
-
-def _values_sentence(place, ours, ref, cols):
-    found = differing(ours, ref)
-    if not len(found):
-        return None
-    shown = found[:SHOWN_DIRECTIONS]
-    more = "…" if len(found) > SHOWN_DIRECTIONS else ""
-
-    def values(row):
-        return ", ".join(f"{cols[i]} = {fmt(row[i])}" for i in shown) + more
-
-    return _("{place}: you have {mine}; the reference solution has {theirs}").format(
-        place=place, mine=values(ours), theirs=values(ref)
-    )
-
-
-def _logits_sentence(place, ours, ref, tokens):
-    def scores(row):
-        return ", ".join(f"{t} = {fmt(x)}" for t, x in zip(tokens, row))
-
-    return _("{place}: you score {mine}; the reference solution scores {theirs}").format(
-        place=place, mine=scores(ours), theirs=scores(ref)
-    )

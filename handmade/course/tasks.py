@@ -1,15 +1,26 @@
 """Tasks to design a transformer for: an alphabet, a context length, a rule, and nothing else.
 
-The series teaches a learner to read the blog's model; a task asks them to make one. Each task
-says which token must follow a context (or that the context is not graded: ambiguous, like the
-blog's first position, or outside the task's domain), in a one-paragraph statement, and names
-the directions a solution can be built from (``task.labels``: the blank model is readable from
-the start). It also gives the shape a solution needs (width, blocks, heads, MLP): the shape the
-task is designed for and its reference solution has, built from rules over those named
-directions as ``blog_model()`` is. The grader grades what a model says, not its shape: a
-cleverer design of another shape passes too (the xor statement dares the learner to find one).
-The reference is there to be compared with, in the grader's diagnosis and
-behind a collapsed answer in the notebooks, never printed unasked.
+The series teaches a learner to read the blog's model; a task asks them to make one. A task is a
+rule function, ``context -> the character that must follow`` (or None: the context is not graded,
+being ambiguous like the blog's first position, or outside the task's domain), whose docstring is
+the task's statement, decorated with ``@task`` (also ``handmade.task``) to give its alphabet, the
+longest context it grades and the shape it is designed for::
+
+    @task(alphabet="abc", n_ctx=3, n_embd=3, n_layer=1)
+    def shift(context):
+        '''Say the letter after the last one: a to b, b to c, c to a.'''
+        return {"a": "b", "b": "c", "c": "a"}[context[-1]]
+
+The decorator returns the ``Task`` (``shift("ab") == "c"`` still asks the rule). ``labels`` name
+the directions a solution can be built from, so the blank model is readable from the start; a
+reference solution, built from rules over those names as ``blog_model()`` is, is written below
+the rule with ``@shift.reference``. The grader grades what a model says, not its shape: a cleverer
+design of another shape passes too. The reference is there to be compared with, in the grader's
+diagnosis and behind a collapsed answer in the notebooks, never printed unasked.
+
+The built-in tasks are written the same way, in ``builtin_tasks``; ``TASKS`` holds them by name.
+A teacher's own tasks live in the teacher's own Python file: ``load_tasks(path)`` runs it and
+gathers what it defines (``python -m handmade tasks --tasks FILE.py``).
 
 Every task is small enough to grade exhaustively: all strings over its alphabet of 1 to
 ``n_ctx`` characters whose rule gives an answer (``examples(task)``), so no sampling and no seed.
@@ -19,57 +30,76 @@ Every task is small enough to grade exhaustively: all strings over its alphabet 
     grader.grade(task, params)   # fails, and says where
 """
 
+import contextlib
 import functools
+import inspect
 import itertools
+import stat
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
-import numpy as np
-
-from ..basis import Basis, Labels, qkv_weights
-from ..blog import BASIS as BLOG_BASIS
-from ..blog import LABELS as BLOG_LABELS
-from ..blog import LG, N_CTX, blog_model
-from ..i18n import N_, _, ngettext
-from ..inference import Example, next_in_pattern, prefix_examples
-from ..parts import with_part, with_parts
-from ..tokenizer import tokenize
-from ..weights import Weights
+from ..basis import Basis, Labels, brief
+from ..i18n import _, ngettext
+from ..inference import Example
+from ..structure import BlockShape, Structure
+from ..tokenizer import MAX_ALPHABET, tokenize
+from ..weights import MAX_BLOCKS, MAX_HEADS, MAX_N_CTX, MAX_WIDTH, Weights, labels_of
 
 MAX_GRADED = 2000  # contexts one task may grade: enough to enumerate them all, few enough to grade fast
-MAJORITY_CTX = 7  # an odd length, so that the longest texts never tie
-INDUCTION_CTX = 6  # room for x y, something else, then x again
-SHORT = 4  # n_ctx of the three-letter copying tasks: 81 texts of 4 letters hold all 120 graded contexts
+MAX_TEXTS = 20_000  # strings of 1 to n_ctx characters one task may ask its rule about: well under a second
+MLP_WIDTH = 4  # mlp=True: 4 * n_embd hidden units in each block, as in GPT-2, unless labels name them
+MAX_TASKS_FILE = 1_000_000  # bytes of a teacher's tasks file: Python to read, not data
+MAX_SHOWN = 120  # characters of an exception's message quoted in a one-line error
+
+TASKS = {}
+"""Every built-in task by name, easiest first (``builtin_tasks`` fills it; imported at the end)."""
 
 
-@dataclass(frozen=True)
+class TaskError(ValueError):
+    """A task written wrongly: one line naming the task, the argument and what is allowed."""
+
+
+@dataclass(frozen=True, eq=False)
 class Task:
-    """One task: what must follow each context, and the model shape it is designed for."""
+    """One task: what must follow each context, and the model shape it is designed for.
 
-    name: str  # what the command line, the notebooks and the grader call it
+    Made by ``@task``. Calling it on a context gives the rule's answer. Two tasks are equal only
+    when they are the same task (a rule redefined in a notebook makes a new one).
+    """
+
+    name: str  # what the command line, the notebooks and the grader call it: the rule's name
     alphabet: str  # token i is alphabet[i]; a solution has exactly len(alphabet) rows in wte
     n_ctx: int  # the longest context graded; a solution needs at least this many rows in wpe
     next_token: Callable  # the rule: context -> the character that must follow, or None (not graded)
-    statement: str  # one paragraph for the learner, marked with N_ (``describe()`` translates it)
+    statement: str  # the rule's docstring on one line, for the learner (``describe()`` translates it)
     labels: Labels  # the named directions of the blank model and of the reference solution
-    build: Callable = field(repr=False)  # () -> the reference solution, a Weights with ``labels``
-    n_layer: int = 1  # blocks the design needs (0: the embedding alone reaches the logits)
-    n_head: int = 1  # heads in each block
-    mlp: bool = False  # whether the design has an MLP (its hidden units are named in labels.hidden)
+    structure: Structure  # the shape the task is designed for: ``blank()`` is all-zero weights of it
     extra_examples: tuple = ()  # graded too, before the enumerated contexts (aab: the blog's 27)
+    build: Callable | None = field(default=None, repr=False)  # () -> the reference solution's weights
 
-    def __post_init__(self):  # the task's own parts must agree; these messages are for task authors
-        problems = [
-            (self.labels.alphabet != self.alphabet, _("its labels' alphabet is not its alphabet")),
-            (len(self.labels.attention) > self.n_layer, _("its labels name attention for blocks it does not have")),
-            (
-                self.mlp != any(b is not None for b in self.labels.hidden),
-                _("mlp must be True exactly when labels.hidden names the MLP's hidden units"),
-            ),
-        ]
-        for wrong, problem in problems:
-            if wrong:
-                raise ValueError(_("task {name}: {problem}").format(name=self.name, problem=problem))
+    def __call__(self, context):
+        return self.next_token(context)
+
+    def reference(self, build):
+        """Decorate the function that builds the task's reference solution (weights, best with
+        the task's labels): ``@shift.reference`` below the rule. Returns the function unchanged."""
+        if not callable(build):
+            raise TaskError(
+                _("task {name}: {problem}").format(
+                    name=self.name,
+                    problem=_("its reference is a function that returns the weights; found {kind}").format(
+                        kind=type(build).__name__
+                    ),
+                )
+            )
+        object.__setattr__(self, "build", build)  # the one field set later: the reference comes after the rule
+        return build
+
+    @property
+    def has_reference(self):
+        return self.build is not None
 
     @property
     def n_vocab(self):
@@ -77,7 +107,19 @@ class Task:
 
     @property
     def n_embd(self):  # the width of the residual stream: one direction per label
-        return len(self.labels.residual)
+        return self.structure.n_embd
+
+    @property
+    def n_layer(self):  # blocks the design needs (0: the embedding alone reaches the logits)
+        return self.structure.n_layer
+
+    @property
+    def n_head(self):  # heads in each block
+        return self.structure.blocks[0].n_head if self.structure.blocks else 1
+
+    @property
+    def mlp(self):  # whether the design has an MLP (its hidden units may be named in labels.hidden)
+        return any(block.mlp for block in self.structure.blocks)
 
     def shape(self):
         """The shape the task is designed for, as a sentence: width, blocks, heads, MLP."""
@@ -91,7 +133,8 @@ class Task:
         )
 
     def describe(self):
-        """A few lines for a list of tasks: the statement, the alphabet, what is graded, the shape."""
+        """A few lines for a list of tasks: the statement, the alphabet, what is graded, the shape.
+        A built-in statement shows in the learner's language; a teacher's shows as written."""
         graded = len(examples(self))
         return "\n".join(
             [
@@ -102,6 +145,236 @@ class Task:
                 _("  designed for: {shape}").format(shape=self.shape()),
             ]
         )
+
+    def __repr__(self):
+        return f"Task({self.name!r}, alphabet={self.alphabet!r}, n_ctx={self.n_ctx})"
+
+
+# ---- @task ----------------------------------------------------------------------------------
+
+
+def task(
+    rule=None,
+    /,
+    *,
+    alphabet=None,
+    n_ctx=None,
+    n_embd=None,
+    n_layer=1,
+    n_head=1,
+    mlp=False,
+    labels=None,
+    extra_examples=(),
+):
+    """Make the decorated rule function a Task; its docstring is the task's statement.
+
+    ``alphabet``: 2 or more distinct characters, token i is ``alphabet[i]``. ``n_ctx``: the longest
+    context graded (every string of 1 to n_ctx characters is asked). ``n_embd``: the width of the
+    residual stream (required without ``labels``, which otherwise give it). ``n_layer``: blocks (0:
+    the embedding goes straight to the logits). ``n_head``: heads in each block. ``mlp``: the
+    hidden units of each block's MLP: False or 0 for none, a number, or True for as many as
+    ``labels.hidden`` names (else 4 * n_embd). ``labels``: a ``handmade.Labels`` naming the
+    directions of the blank model and the reference (default: e0, e1, ...). ``extra_examples``:
+    (context, next character) pairs graded before the enumerated contexts. A mistake is a
+    TaskError (a ValueError) of one line that names the task and the argument.
+    """
+    if rule is not None:  # @task without its options
+        raise TaskError(
+            _(
+                "@task needs the task's alphabet and n_ctx: write @task(alphabet=..., n_ctx=...) above the rule {name}"
+            ).format(name=brief(getattr(rule, "__name__", rule)))
+        )
+    options = dict(alphabet=alphabet, n_ctx=n_ctx, n_embd=n_embd, n_layer=n_layer, n_head=n_head, mlp=mlp)
+
+    def decorate(rule):
+        made = _make(rule, labels=labels, extra_examples=extra_examples, **options)
+        for found in _COLLECTING:
+            found.append(made)
+        return made
+
+    return decorate
+
+
+class _Problem(Exception):
+    """What is wrong with one argument of @task, as a sentence; ``_make`` names the task."""
+
+
+def _make(rule, alphabet, n_ctx, n_embd, n_layer, n_head, mlp, labels, extra_examples):
+    name = _name(rule)
+    try:
+        statement = _statement(rule)
+        _check_alphabet(alphabet)
+        _check_n_ctx(n_ctx, alphabet)
+        _check_whole(n_layer, "n_layer", 0, MAX_BLOCKS)
+        _check_whole(n_head, "n_head", 1, MAX_HEADS)
+        _check_mlp(mlp, n_layer, n_head)
+        labels = _labels(labels, alphabet, n_embd)
+        structure = _structure(alphabet, n_ctx, labels, n_layer, n_head, mlp)
+        extra = _extra_examples(extra_examples, alphabet)
+    except _Problem as problem:
+        raise TaskError(_("task {name}: {problem}").format(name=name, problem=problem)) from None
+    return Task(name, alphabet, n_ctx, rule, statement, labels, structure, extra)
+
+
+def _name(rule):
+    """The task's name, its rule's: a Python name that no built-in task has."""
+    name = getattr(rule, "__name__", None)
+    if not callable(rule) or not isinstance(name, str) or not name.isidentifier():
+        raise TaskError(
+            _("@task(...) decorates a rule function, def name(context): ...; found {value}").format(value=brief(rule))
+        )
+    if name in TASKS:
+        raise TaskError(
+            _("there is already a built-in task called {name}: give the rule function another name").format(name=name)
+        )
+    return name
+
+
+def statement_of(docstring):
+    """A docstring as one line: ``inspect.cleandoc``, then its lines joined with single spaces.
+    tools/messages.py extracts the built-in tasks' statements the same way, for the catalogue."""
+    return " ".join(line.strip() for line in inspect.cleandoc(docstring).splitlines() if line.strip())
+
+
+def _statement(rule):
+    if isinstance(rule.__doc__, str) and rule.__doc__.strip():
+        return statement_of(rule.__doc__)
+    if sys.flags.optimize >= 2:  # python -OO drops every docstring: the name has to do
+        return rule.__name__
+    raise _Problem(
+        _("the rule's docstring is the task's statement, and it has none: write what to say after a context")
+    )
+
+
+def _check_alphabet(alphabet):
+    if not isinstance(alphabet, str) or not 2 <= len(alphabet) <= MAX_ALPHABET or len(set(alphabet)) < len(alphabet):
+        raise _Problem(
+            _("alphabet must be a string of 2 to {limit} distinct characters; found {value}").format(
+                limit=MAX_ALPHABET, value=brief(alphabet)
+            )
+        )
+
+
+def longest_context(n_vocab):
+    """The largest n_ctx whose strings of 1 to n_ctx characters over ``n_vocab`` letters number at most MAX_TEXTS."""
+    n_ctx, texts = 0, 0
+    while n_ctx < MAX_N_CTX and texts + n_vocab ** (n_ctx + 1) <= MAX_TEXTS:
+        n_ctx, texts = n_ctx + 1, texts + n_vocab ** (n_ctx + 1)
+    return n_ctx
+
+
+def _check_n_ctx(n_ctx, alphabet):
+    high = longest_context(len(alphabet))
+    if not _is_whole(n_ctx) or not 1 <= n_ctx <= high:
+        raise _Problem(
+            _(
+                "n_ctx must be a whole number from 1 to {high}: with {n} characters, longer contexts make more than {limit} texts to ask the rule about; found {value}"
+            ).format(high=high, n=len(alphabet), limit=MAX_TEXTS, value=brief(n_ctx))
+        )
+
+
+def _is_whole(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_whole(value, argument, low, high):
+    if not _is_whole(value) or not low <= value <= high:
+        raise _Problem(
+            _("{name} must be a whole number from {low} to {high}; found {value}").format(
+                name=argument, low=low, high=high, value=brief(value)
+            )
+        )
+
+
+def _check_mlp(mlp, n_layer, n_head):
+    if not (isinstance(mlp, bool) or (_is_whole(mlp) and 0 <= mlp <= MAX_WIDTH)):
+        raise _Problem(
+            _("mlp must be False, True or a number of hidden units from 0 to {limit}; found {value}").format(
+                limit=MAX_WIDTH, value=brief(mlp)
+            )
+        )
+    if n_layer == 0 and (mlp or n_head != 1):
+        raise _Problem(_("with n_layer = 0 there is no block for heads or an MLP: leave n_head at 1 and mlp at False"))
+
+
+def _labels(labels, alphabet, n_embd):
+    """The task's labels: as given (they say n_embd), or e0, e1, ... for ``n_embd`` directions."""
+    if labels is None:
+        if n_embd is None:
+            raise _Problem(_("n_embd is required when no labels name the residual directions"))
+        _check_whole(n_embd, "n_embd", 1, MAX_WIDTH)
+        return Labels(alphabet, Basis.numbered(n_embd))
+    if not isinstance(labels, Labels):
+        raise _Problem(_("labels must be a handmade.Labels; found {kind}").format(kind=type(labels).__name__))
+    if labels.alphabet != alphabet:
+        raise _Problem(_("its labels' alphabet is not its alphabet"))
+    if n_embd is not None and n_embd != len(labels.residual):
+        raise _Problem(
+            _("n_embd is {n_embd}, but its labels name {n} residual directions").format(
+                n_embd=brief(n_embd), n=len(labels.residual)
+            )
+        )
+    return labels
+
+
+def _structure(alphabet, n_ctx, labels, n_layer, n_head, mlp):
+    """The shape of the blank model: per block, attention as wide as its labels name (else
+    n_embd) and an MLP of ``mlp`` hidden units (True: as many as labels name, else 4 * n_embd)."""
+    if len(labels.attention) > n_layer:
+        raise _Problem(_("its labels name attention for blocks it does not have"))
+    if len(labels.hidden) > n_layer:
+        raise _Problem(_("its labels name hidden units for blocks it does not have"))
+    if not mlp and any(hidden is not None for hidden in labels.hidden):
+        raise _Problem(_("its labels name hidden units, but mlp is False"))
+    n_embd, blocks = len(labels.residual), []
+    for b in range(n_layer):
+        n_attn = len(labels.attention_basis(b, n_embd))
+        if n_attn % n_head:
+            raise _Problem(
+                _("n_head = {n_head} does not divide the {n_attn} attention directions of block {block}").format(
+                    n_head=n_head, n_attn=n_attn, block=b
+                )
+            )
+        named = labels.hidden[b] if b < len(labels.hidden) else None
+        blocks.append(BlockShape(n_attn, n_head, _n_hidden(mlp, named, n_embd, b)))
+    return Structure(len(alphabet), n_ctx, n_embd, tuple(blocks))
+
+
+def _n_hidden(mlp, named, n_embd, block):
+    """Hidden units of a block's MLP: none without one; as many as ``named``, if its units are named."""
+    if not mlp:
+        return 0
+    if named is not None and mlp is not True and mlp != len(named):
+        raise _Problem(
+            _("mlp is {mlp} hidden units, but its labels name {n} for block {block}").format(
+                mlp=mlp, n=len(named), block=block
+            )
+        )
+    if named is not None:
+        return len(named)
+    return min(MLP_WIDTH * n_embd, MAX_WIDTH) if mlp is True else mlp
+
+
+def _extra_examples(pairs, alphabet):
+    """``pairs`` as Examples over ``alphabet``: a context of its characters, and one of them to follow."""
+    try:
+        given = tuple(pairs)
+        found = tuple(pair if isinstance(pair, Example) else Example(*pair) for pair in given)
+        fits = all(_over(e.context, alphabet) and len(e.expected) == 1 and _over(e.expected, alphabet) for e in found)
+        fits = fits and not isinstance(pairs, str) and not any(isinstance(pair, str) for pair in given)
+    except TypeError:
+        fits = False
+    if not fits:
+        raise _Problem(
+            _(
+                "extra_examples must be (context, next character) pairs over the alphabet {alphabet}; found {value}"
+            ).format(alphabet=repr(alphabet), value=brief(pairs))
+        )
+    return found
+
+
+def _over(text, alphabet):  # a string of one or more characters of alphabet
+    return isinstance(text, str) and text != "" and set(text) <= set(alphabet)
 
 
 # ---- the contexts a task grades -----------------------------------------------------------
@@ -115,7 +388,7 @@ def examples(task):
     for length in range(1, task.n_ctx + 1):
         for letters in itertools.product(task.alphabet, repeat=length):
             context = "".join(letters)
-            expected = task.next_token(context)
+            expected = _answer(task, context)
             if expected is not None:
                 enumerated.append(Example(context, expected))
     found = (*task.extra_examples, *enumerated)
@@ -128,517 +401,126 @@ def examples(task):
     return found
 
 
+def _answer(task, context):
+    """The rule's answer after ``context``: a character of the alphabet, or None; ValueError otherwise."""
+    try:
+        answer = task.next_token(context)
+    except Exception as error:  # a teacher's rule is the teacher's code: say where it failed, in one line
+        problem = _("its rule raised {error} after {context}").format(error=_exception(error), context=repr(context))
+        raise ValueError(_("task {name}: {problem}").format(name=task.name, problem=problem)) from error
+    if answer is None or (isinstance(answer, str) and len(answer) == 1 and answer in task.alphabet):
+        return answer
+    problem = _("its rule answered {answer} after {context}; an answer is a character of {alphabet}, or None").format(
+        answer=brief(answer), context=repr(context), alphabet=repr(task.alphabet)
+    )
+    raise ValueError(_("task {name}: {problem}").format(name=task.name, problem=problem))
+
+
 @functools.cache
 def graded_tokens(task):
     """``examples(task)`` as (token ids of the context, id of the expected token), tokenized once."""
     return tuple((tuple(tokenize(e.context, task.alphabet)), task.alphabet.index(e.expected)) for e in examples(task))
 
 
-# ---- rules ----------------------------------------------------------------------------------
+def _exception(error):
+    """``TypeError: message`` on one line, the message cut short: what a one-line error quotes."""
+    message = " ".join(str(error).split())
+    message = message if len(message) <= MAX_SHOWN else message[: MAX_SHOWN - 1] + "…"
+    return f"{type(error).__name__}: {message}" if message else type(error).__name__
 
 
-def in_pattern(context, pattern):
-    """The token after ``context`` in ``pattern`` repeated forever, if exactly one can follow."""
-    following = next_in_pattern(context, pattern)
-    return next(iter(following)) if len(following) == 1 else None
+# ---- finding tasks ---------------------------------------------------------------------------
 
 
-def alternate_rule(context):  # a after an even number of letters, b after an odd one
-    return "ab"[len(context) % 2]
-
-
-def repeat_rule(context):
-    return context[-1]
-
-
-def seen_b_rule(context):
-    return "b" if "b" in context else "a"
-
-
-def majority_rule(context):  # a tie has no answer: not graded
-    a, b = context.count("a"), context.count("b")
-    return None if a == b else "a" if a > b else "b"
-
-
-def first_rule(context):
-    return context[0]
-
-
-def two_back_rule(context):
-    return context[-2] if len(context) >= 2 else None
-
-
-def xor_rule(context):  # 1 when the last two bits differ
-    return str(int(context[-1] != context[-2])) if len(context) >= 2 else None
-
-
-def after(letter, alphabet="abc"):  # a -> b -> c -> a
-    return alphabet[(alphabet.index(letter) + 1) % len(alphabet)]
-
-
-def first_not_last_rule(context):
-    return after(context[0]) if context[0] == context[-1] else context[0]
-
-
-def induction_rule(context):
-    """What followed the last token where it appeared before, if every earlier appearance was
-    followed by the same token; None when the last token is new or its followers disagree."""
-    last = context[-1]
-    followers = {context[j + 1] for j in range(len(context) - 1) if context[j] == last}
-    return followers.pop() if len(followers) == 1 else None
-
-
-# ---- the named directions -------------------------------------------------------------------
-
-
-def positions(n):
-    return [f"P{i}" for i in range(n)]
-
-
-def T(letter):  # the direction that says "the token is <letter>"
-    return f"T{letter}"
-
-
-def token_names(alphabet):
-    return [T(c) for c in alphabet]
-
-
-def first_marked(n_ctx, basis):  # wpe: position 0 carries the direction "first", the others nothing
-    return np.array([basis.vector({"first": 1} if p == 0 else {}) for p in range(n_ctx)])
-
-
-AB = Basis({"token": token_names("ab")})  # Ta Tb
-ABC = Basis({"token": token_names("abc")})  # Ta Tb Tc
-FIRST_ABC = Basis({"position": ["first"], "token": token_names("abc")})  # first | Ta Tb Tc
-POSITIONS_ABC = Basis({"position": positions(SHORT), "token": token_names("abc")})  # P0..P3 | Ta Tb Tc
-XOR_BASIS = Basis({"position": positions(N_CTX), "token": token_names("01"), "scratch": ["V"]})
-XOR_HIDDEN = Basis({"detectors": ["s>0", "s<0"]})  # fire when the average s is positive, negative
-TWO_HEADS = Basis(
-    {
-        "head 0": ["h0·first", "h0·a", "h0·b", "h0·c"],  # looks for the first position, reads its token
-        "head 1": ["h1·-", "h1·a", "h1·b", "h1·c"],  # looks for its own token, reads it
-    }
-)
-INDUCTION_BASIS = Basis(
-    {
-        "position": positions(INDUCTION_CTX),
-        "token": token_names("abc"),
-        "previous token": ["prev a", "prev b", "prev c"],  # block 0 writes the token before here
-    }
-)
-
-ALTERNATE_LABELS = Labels("ab", AB)
-REPEAT_LABELS = Labels("abc", ABC)
-SEEN_B_LABELS = Labels("ab", AB)
-MAJORITY_LABELS = Labels("ab", AB)
-ABC_LABELS = Labels("abc", ABC)
-FIRST_LABELS = Labels("abc", FIRST_ABC)
-TWO_BACK_LABELS = Labels("abc", POSITIONS_ABC)
-XOR_LABELS = Labels("01", XOR_BASIS, hidden=(XOR_HIDDEN,))
-FIRST_NOT_LAST_LABELS = Labels("abc", FIRST_ABC, attention=(TWO_HEADS,))
-INDUCTION_LABELS = Labels("abc", INDUCTION_BASIS)
-
-
-# ---- the reference solutions ----------------------------------------------------------------
-# Each builds its matrices from rules over named directions. A block is attention (q, k, v and
-# c_proj), optionally followed by an MLP; ``attention_block`` puts the pieces where gpt() wants them.
-
-
-def attention_block(q, k, v, c_proj_w, c_proj_b, **extra):
-    """One block's dict: c_attn from q | k | v, then c_proj; ``extra`` adds n_head or mlp."""
-    return {"attn": {"c_attn": qkv_weights(q, k, v), "c_proj": {"w": c_proj_w, "b": c_proj_b}}, **extra}
-
-
-def alternate_model():
-    """No block at all: the position embedding writes the answer straight into the token directions."""
-    return Weights(
-        {
-            "wte": AB.one_hot_rows(["Ta", "Tb"]),  # [n_vocab, n_embd]: a -> Ta, b -> Tb
-            # at position p the text has p + 1 letters: write LG on the letter the rule wants next
-            "wpe": np.array([AB.vector({T(alternate_rule("x" * (p + 1))): LG}) for p in range(N_CTX)]),
-            "blocks": [],
-        },
-        ALTERNATE_LABELS,
-    )
-
-
-def repeat_model():
-    """No block: logits = x @ wte.T, so a token's row scores itself by its length squared."""
-    return Weights(
-        {
-            # rows of length 2: the token read scores 2 * 2 = 4, the others 0. One-hot rows would
-            # give a margin of exactly 1, and a pass needs more.
-            "wte": 2 * ABC.one_hot_rows(token_names("abc")),
-            "wpe": np.zeros((SHORT, len(ABC))),  # the position does not matter
-            "blocks": [],
-        },
-        REPEAT_LABELS,
-    )
-
-
-def seen_b_model():
-    """Attention with q = k = 0 is a plain average: the share of b's among the tokens so far."""
-    zero = AB.matrix({})
-    v = AB.matrix({("Tb", "Tb"): 1})  # a b passes on 1 in Tb, an a nothing: the average is the share of b's
-    # b gets LG times that share (at least LG / 5 once a b is there); a gets a head start half that size
-    c_proj_w, c_proj_b = AB.matrix({("Tb", "Tb"): LG}), AB.vector({"Ta": LG / (2 * N_CTX)})
-    return Weights(
-        {
-            "wte": AB.one_hot_rows(["Ta", "Tb"]),
-            "wpe": np.zeros((N_CTX, len(AB))),
-            "blocks": [attention_block(zero, zero, v, c_proj_w, c_proj_b)],
-        },
-        SEEN_B_LABELS,
-    )
-
-
-def majority_model():
-    """The same average, of both tokens: the larger share wins."""
-    zero = AB.matrix({})
-    v = AB.matrix({("Ta", "Ta"): 1, ("Tb", "Tb"): 1})  # each token passes on itself
-    c_proj_w = AB.matrix({("Ta", "Ta"): LG, ("Tb", "Tb"): LG})  # the shares differ by at least 1/7
-    return Weights(
-        {
-            "wte": AB.one_hot_rows(["Ta", "Tb"]),
-            "wpe": np.zeros((MAJORITY_CTX, len(AB))),
-            "blocks": [attention_block(zero, zero, v, c_proj_w, AB.vector({}))],
-        },
-        MAJORITY_LABELS,
-    )
-
-
-def abc_model():
-    """(abc)*: the next letter follows from the last one alone, so attention reads the last token.
-
-    No positions needed: a query looks for tokens like its own, and every token it finds is its
-    own letter, so the average is that letter. c_proj then writes the letter after it.
-    """
-    letters = token_names("abc")
-    q = ABC.matrix({(t, t): LG for t in letters})  # a looks for a, b for b, c for c
-    k = ABC.matrix({(t, t): 1 for t in letters})  # every token offers what it is
-    v = ABC.matrix({(t, t): 1 for t in letters})  # and passes it on
-    c_proj_w = ABC.matrix({(T(c), T(after(c))): LG for c in "abc"})  # a -> b -> c -> a
-    return Weights(
-        {
-            "wte": ABC.one_hot_rows(letters),
-            "wpe": np.zeros((N_CTX, len(ABC))),
-            "blocks": [attention_block(q, k, v, c_proj_w, ABC.vector({}))],
-        },
-        ABC_LABELS,
-    )
-
-
-def first_model():
-    """Every query looks for the position marked first (through q's bias) and copies its token."""
-    letters = token_names("abc")
-    k = FIRST_ABC.matrix({("first", "first"): 1})  # only position 0 offers "first"
-    v = FIRST_ABC.matrix({(t, t): 1 for t in letters})
-    c_proj_w = FIRST_ABC.matrix({(t, t): LG for t in letters})
-    model = Weights(
-        {
-            "wte": FIRST_ABC.one_hot_rows(letters),
-            "wpe": first_marked(SHORT, FIRST_ABC),
-            "blocks": [attention_block(FIRST_ABC.matrix({}), k, v, c_proj_w, FIRST_ABC.vector({}))],
-        },
-        FIRST_LABELS,
-    )
-    return with_part(model, "q.b", FIRST_ABC.vector({"first": LG}))  # the same query everywhere
-
-
-def two_back_model():
-    """Position i looks for position i - 1 and copies its token: the token two back from the next."""
-    places, letters = positions(SHORT), token_names("abc")
-    q = POSITIONS_ABC.matrix({(p, places[i - 1]): LG for i, p in enumerate(places) if i > 0})
-    k = POSITIONS_ABC.matrix({(p, p): 1 for p in places})
-    v = POSITIONS_ABC.matrix({(t, t): 1 for t in letters})
-    c_proj_w = POSITIONS_ABC.matrix({(t, t): LG for t in letters})
-    return Weights(
-        {
-            "wte": POSITIONS_ABC.one_hot_rows(letters),
-            "wpe": POSITIONS_ABC.one_hot_rows(places),
-            "blocks": [attention_block(q, k, v, c_proj_w, POSITIONS_ABC.vector({}))],
-        },
-        TWO_BACK_LABELS,
-    )
-
-
-def abb_model():
-    """The blog's attention, a new c_proj: s (the average of the last two values) is 1, 0 or -1,
-    and (abb)* says a only after bb (s = -1). So b gets LG * (s + 1/2): positive unless s = -1."""
-    return with_parts(
-        blog_model(),
-        {"c_proj.w": BLOG_BASIS.matrix({("V", "Tb"): LG}), "c_proj.b": BLOG_BASIS.vector({"Tb": LG / 2})},
-    )
-
-
-def xor_model():
-    """The blog's attention averages the last two bits (0 is +1, 1 is -1) into s: 1, 0 or -1.
-    XOR is 1 exactly when s = 0, which no straight line through s can say: the MLP computes |s|."""
-    places, bits = positions(N_CTX), token_names("01")
-    q = XOR_BASIS.matrix({(p, places[j]): LG for i, p in enumerate(places) for j in (i - 1, i) if j >= 0})
-    k = XOR_BASIS.matrix({(p, p): 1 for p in places})
-    v = XOR_BASIS.matrix({("T0", "V"): 1, ("T1", "V"): -1})
-    c_proj_w = XOR_BASIS.matrix({("V", "V"): 1})  # keep s in the residual stream, for the MLP
-    mlp = {
-        # gelu(LG * s) + gelu(-LG * s) is LG * |s|: LG when the bits agree, 0 when they differ
-        "c_fc": {"w": XOR_BASIS.matrix({("V", "s>0"): LG, ("V", "s<0"): -LG}, cols=XOR_HIDDEN), "b": np.zeros(2)},
-        # 0 gets LG * |s|, 1 a constant LG / 2 in between
-        "c_proj": {
-            "w": XOR_HIDDEN.matrix({("s>0", "T0"): 1, ("s<0", "T0"): 1}, cols=XOR_BASIS),
-            "b": XOR_BASIS.vector({"T1": LG / 2}),
-        },
-    }
-    return Weights(
-        {
-            "wte": XOR_BASIS.one_hot_rows(bits),
-            "wpe": XOR_BASIS.one_hot_rows(places),
-            "blocks": [attention_block(q, k, v, c_proj_w, XOR_BASIS.vector({}), mlp=mlp)],
-        },
-        XOR_LABELS,
-    )
-
-
-def first_not_last_model():
-    """Two heads, two places to look. Head 0 finds the first position (by q's bias) and reads its
-    letter x; head 1 finds tokens like the last one and reads the last letter y. c_proj gives x
-    2 LG and the letter after x LG, and takes 2 LG from y: x wins unless x = y, then the letter after."""
-    # head 0's keys: only position 0 offers "first"; head 1's keys: every token offers its letter
-    k = FIRST_ABC.matrix({("first", "h0·first"): 1, **{(T(c), f"h1·{c}"): 1 for c in "abc"}}, cols=TWO_HEADS)
-    q = FIRST_ABC.matrix({(T(c), f"h1·{c}"): LG for c in "abc"}, cols=TWO_HEADS)  # head 1 looks for my letter
-    v = FIRST_ABC.matrix({(T(c), f"{head}·{c}"): 1 for c in "abc" for head in ("h0", "h1")}, cols=TWO_HEADS)
-    c_proj = {}
-    for c in "abc":
-        c_proj[(f"h0·{c}", T(c))] = 2 * LG  # the first letter
-        c_proj[(f"h0·{c}", T(after(c)))] = LG  # the letter after it, as a runner-up
-        c_proj[(f"h1·{c}", T(c))] = -2 * LG  # never the last letter
-    model = Weights(
-        {
-            "wte": FIRST_ABC.one_hot_rows(token_names("abc")),
-            "wpe": first_marked(SHORT, FIRST_ABC),
-            "blocks": [
-                attention_block(q, k, v, TWO_HEADS.matrix(c_proj, cols=FIRST_ABC), FIRST_ABC.vector({}), n_head=2)
-            ],
-        },
-        FIRST_NOT_LAST_LABELS,
-    )
-    return with_part(model, "q.b", TWO_HEADS.vector({"h0·first": LG}))  # head 0: position 0, from everywhere
-
-
-def induction_model():
-    """Two blocks. Block 0: each position copies the token before it into "prev". Block 1: the
-    last token looks for positions whose "prev" is itself, that is for what came right after its
-    earlier appearances, and copies their token. Position 0 has no token before it: every query
-    of block 1 avoids it."""
-    places, letters = positions(INDUCTION_CTX), token_names("abc")
-    previous = {T(c): f"prev {c}" for c in "abc"}
-    basis = INDUCTION_BASIS
-    # block 0: position i looks for position i - 1 and writes its token into "prev"
-    q0 = basis.matrix({(p, places[i - 1]): LG for i, p in enumerate(places) if i > 0})
-    k0 = basis.matrix({(p, p): 1 for p in places})
-    v0 = basis.matrix({(t, previous[t]): 1 for t in letters})
-    c_proj0 = basis.matrix({(name, name): 1 for name in previous.values()})
-    # block 1: my token looks for "prev" = my token, reads the token there and writes it large
-    q1 = basis.matrix({(t, previous[t]): LG for t in letters})
-    k1 = basis.matrix({**{(name, name): 1 for name in previous.values()}, ("P0", "P0"): 1})
-    v1 = basis.matrix({(t, t): 1 for t in letters})
-    c_proj1 = basis.matrix({(t, t): LG for t in letters})
-    model = Weights(
-        {
-            "wte": basis.one_hot_rows(letters),
-            "wpe": basis.one_hot_rows(places),
-            "blocks": [
-                attention_block(q0, k0, v0, c_proj0, basis.vector({})),
-                attention_block(q1, k1, v1, c_proj1, basis.vector({})),
-            ],
-        },
-        INDUCTION_LABELS,
-    )
-    return with_part(model, "blocks[1].q.b", basis.vector({"P0": -LG}))  # nobody matches position 0
-
-
-# ---- the tasks, easiest first ---------------------------------------------------------------
-
-_TASKS = [
-    Task(
-        "alternate",
-        "ab",
-        N_CTX,
-        alternate_rule,
-        N_(
-            "Write abab... whatever the text says: after an odd number of letters comes b, after an "
-            "even number a. Only the position matters, and the model has no block at all: the "
-            "embedding x = wte[token] + wpe[position] goes straight to the logits x @ wte.T."
-        ),
-        ALTERNATE_LABELS,
-        alternate_model,
-        n_layer=0,
-    ),
-    Task(
-        "repeat",
-        "abc",
-        SHORT,
-        repeat_rule,
-        N_(
-            "Say the last letter again. Only the current token matters, and there is no block: the "
-            "logits are x @ wte.T, so think about what a row of wte scores against itself, and "
-            "remember that a pass needs a margin above 1."
-        ),
-        REPEAT_LABELS,
-        repeat_model,
-        n_layer=0,
-    ),
-    Task(
-        "seen_b",
-        "ab",
-        N_CTX,
-        seen_b_rule,
-        N_(
-            "Say b once a b has appeared anywhere in the text, a until then. The answer depends on "
-            "all the tokens so far, not on their order: an average over all earlier tokens, which "
-            "is what attention does when every score is the same."
-        ),
-        SEEN_B_LABELS,
-        seen_b_model,
-    ),
-    Task(
-        "majority",
-        "ab",
-        MAJORITY_CTX,
-        majority_rule,
-        N_(
-            "Say the letter that is in the majority so far: a if the text has more a's than b's, b "
-            "if more b's. Texts with as many a's as b's are not graded. Another average over all "
-            "earlier tokens."
-        ),
-        MAJORITY_LABELS,
-        majority_model,
-    ),
-    Task(
-        "abc",
-        "abc",
-        N_CTX,
-        functools.partial(in_pattern, pattern="abc"),
-        N_(
-            "Continue (abc)*: after a comes b, after b comes c, after c comes a. Every piece of "
-            "abcabc... of 1 to 5 letters is graded. The next letter depends on the current one "
-            "alone, yet the embedding by itself cannot turn a into b, b into c and c into a: with "
-            "logits x @ wte.T, a's row would have to score b's above its own, b's c's, and c's a's, "
-            "which no three rows can do. It takes a block."
-        ),
-        ABC_LABELS,
-        abc_model,
-    ),
-    Task(
-        "first",
-        "abc",
-        SHORT,
-        first_rule,
-        N_(
-            "Say the first letter of the text again, however long the text. Every position has to "
-            "find position 0 and copy its token."
-        ),
-        FIRST_LABELS,
-        first_model,
-    ),
-    Task(
-        "two_back",
-        "abc",
-        SHORT,
-        two_back_rule,
-        N_(
-            "Say the letter before the last one: after xy comes x. A text of one letter is not "
-            "graded. Each position has to find the position just before it."
-        ),
-        TWO_BACK_LABELS,
-        two_back_model,
-    ),
-    Task(
-        "aab",
-        "ab",
-        N_CTX,
-        functools.partial(in_pattern, pattern="aab"),
-        N_(
-            "The blog's task: continue (aab)*. Graded on the blog's accuracy test (every prefix of "
-            "aab repeated 10 times, 27 of them) and on every piece of aabaab... of 1 to 5 letters "
-            "that has exactly one possible next letter. The next letter depends on the last two."
-        ),
-        BLOG_LABELS,
-        blog_model,
-        extra_examples=tuple(prefix_examples()),
-    ),
-    Task(
-        "abb",
-        "ab",
-        N_CTX,
-        functools.partial(in_pattern, pattern="abb"),
-        N_(
-            "Continue (abb)*: every piece of abbabb... of 1 to 5 letters that has exactly one "
-            "possible next letter. Like the blog's task, it depends on the last two letters, but "
-            "a different pair is followed by a."
-        ),
-        BLOG_LABELS,
-        abb_model,
-    ),
-    Task(
-        "xor",
-        "01",
-        N_CTX,
-        xor_rule,
-        N_(
-            "Say 1 if the last two bits differ, 0 if they are the same (their XOR). Attention can "
-            "average the last two bits, as in the blog, but the answer is not a linear function of "
-            "that average (1 in the middle, 0 at both ends): that takes the MLP's non-linearity. "
-            "(Softmax is not linear either: once you have passed, try one head and no MLP.)"
-        ),
-        XOR_LABELS,
-        xor_model,
-        mlp=True,
-    ),
-    Task(
-        "first_not_last",
-        "abc",
-        SHORT,
-        first_not_last_rule,
-        N_(
-            "Say the first letter of the text again, but never the letter just read: when the last "
-            "letter is the first letter, say the letter after it (a to b, b to c, c to a). One head "
-            "mixes whatever it reads into one average; this task wants two separate looks, one at "
-            "the first letter and one at the last: give each its own head."
-        ),
-        FIRST_NOT_LAST_LABELS,
-        first_not_last_model,
-        n_head=2,
-    ),
-    Task(
-        "induction",
-        "abc",
-        INDUCTION_CTX,
-        induction_rule,
-        N_(
-            "Induction: after x y ... x, say y. The last letter appeared earlier; say the letter "
-            "that came right after it there. Graded when the last letter appeared before and was "
-            "followed by the same letter every time. One block cannot do it: a position must first "
-            "learn which token came before it (block 0), so that the last token can look for it (block 1)."
-        ),
-        INDUCTION_LABELS,
-        induction_model,
-        n_layer=2,
-    ),
-]
-
-TASKS = {task.name: task for task in _TASKS}
-"""Every task by name, easiest first."""
-
-
-def get_task(task):
-    """``task`` itself, or the task of that name; ValueError naming the tasks there are."""
+def get_task(task, tasks=None):
+    """``task`` itself, or the task of that name among ``tasks`` (default: the built-in ones);
+    ValueError naming the tasks there are."""
     if isinstance(task, Task):
         return task
-    if isinstance(task, str) and task in TASKS:
-        return TASKS[task]
+    tasks = TASKS if tasks is None else tasks
+    if isinstance(task, str) and task in tasks:
+        return tasks[task]
     raise ValueError(
-        _("there is no task {name}; the tasks are {names}").format(name=repr(task), names=", ".join(TASKS))
+        _("there is no task {name}; the tasks are {names}").format(name=repr(task), names=", ".join(tasks))
     )
+
+
+_COLLECTING = []  # lists that each new task is added to, while load_tasks runs a file
+
+
+@contextlib.contextmanager
+def _collecting():
+    found = []
+    _COLLECTING.append(found)
+    try:
+        yield found
+    finally:
+        _COLLECTING.remove(found)
+
+
+def load_tasks(path):
+    """{name: Task} of every task that a teacher's Python file makes with ``@task``, in order.
+
+    The file runs as Python, as the teacher's own code (its ``if __name__ == "__main__":`` part
+    does not run). ValueError, in one line naming the file and the problem, when the file is
+    missing or not a regular file, is not Python (or not named .py), raises while it runs (a task
+    written wrongly, or named like a built-in task, included), defines no task, defines two of
+    one name, or has a rule that fails on a context (every rule is asked about every context).
+    """
+    code = _compiled(path)
+    with _collecting() as found:
+        try:
+            exec(code, {"__name__": "__handmade_tasks__", "__file__": str(path)})
+        except TaskError as error:
+            raise _file_error(path, error) from error
+        except (Exception, SystemExit) as error:
+            raise _file_error(path, _("it raised {error}").format(error=_exception(error))) from error
+    if not found:
+        raise _file_error(path, _("it defines no task: decorate a rule function with @handmade.task(...)"))
+    names = [t.name for t in found]
+    twice = [name for name in names if names.count(name) > 1]
+    if twice:
+        raise _file_error(path, _("it defines two tasks called {name}").format(name=twice[0]))
+    for made in found:  # ask each rule about every context now, so that a failing rule names the file
+        try:
+            examples(made)
+        except ValueError as error:
+            raise _file_error(path, error) from error
+    return {t.name: t for t in found}
+
+
+def _compiled(path):
+    """The code of the Python file at ``path``, compiled; ValueError when it cannot be."""
+    path = Path(path)
+    if path.suffix != ".py":
+        raise _file_error(path, _("it is not a Python file: its name does not end in .py"))
+    source = _source(path)
+    try:
+        return compile(source, str(path), "exec")
+    except (SyntaxError, ValueError) as error:  # ValueError: null bytes, before Python 3.12
+        reason = error.msg if isinstance(error, SyntaxError) else str(error)
+        if isinstance(error, SyntaxError) and error.lineno:
+            reason = _("{reason} at line {line}").format(reason=reason, line=error.lineno)
+        raise _file_error(path, _("it is not Python ({reason})").format(reason=reason)) from None
+
+
+def _source(path):
+    """The bytes of the regular file at ``path``, if it has at most MAX_TASKS_FILE of them; else ValueError."""
+    try:
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            raise _file_error(path, _("it is not a regular file"))
+        if info.st_size > MAX_TASKS_FILE:
+            raise _file_error(path, _("it has more than {limit} bytes").format(limit=MAX_TASKS_FILE))
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise _file_error(path, _("no such file")) from None
+    except OSError as error:
+        raise _file_error(path, error.strerror or _exception(error)) from None
+
+
+def _file_error(path, problem):
+    return ValueError(_("cannot load tasks from '{path}': {problem}").format(path=path, problem=problem))
 
 
 # ---- blank models and reference solutions ---------------------------------------------------
@@ -647,26 +529,28 @@ def get_task(task):
 def blank(task):
     """All-zero weights of the shape the task is designed for, labelled with its named directions."""
     task = get_task(task)
-    labels, n_embd = task.labels, task.n_embd
-    blocks = []
-    for i in range(task.n_layer):
-        named = labels.attention[i] if i < len(labels.attention) else None
-        n_attn = n_embd if named is None else len(named)
-        zero = np.zeros((n_embd, n_attn))
-        block = attention_block(zero, zero, zero, np.zeros((n_attn, n_embd)), np.zeros(n_embd))
-        if task.n_head > 1:
-            block["n_head"] = task.n_head
-        hidden = labels.hidden[i] if i < len(labels.hidden) else None
-        if hidden is not None:
-            block["mlp"] = {
-                "c_fc": {"w": np.zeros((n_embd, len(hidden))), "b": np.zeros(len(hidden))},
-                "c_proj": {"w": np.zeros((len(hidden), n_embd)), "b": np.zeros(n_embd)},
-            }
-        blocks.append(block)
-    params = {"wte": np.zeros((task.n_vocab, n_embd)), "wpe": np.zeros((task.n_ctx, n_embd)), "blocks": blocks}
-    return Weights(params, labels)
+    return Weights(task.structure.zeros(), task.labels)
 
 
 def reference(task):
-    """The task's reference solution: the answer. The notebooks keep it behind a collapsed cell."""
-    return get_task(task).build()
+    """The task's reference solution: the answer. The notebooks keep it behind a collapsed cell.
+    ValueError when the task has none, or its builder fails."""
+    task = get_task(task)
+    if task.build is None:
+        raise ValueError(
+            _("task {name} has no reference solution: write one below its rule with @{name}.reference").format(
+                name=task.name
+            )
+        )
+    try:
+        built = task.build()
+    except Exception as error:
+        problem = _("its reference solution raised {error}").format(error=_exception(error))
+        raise ValueError(_("task {name}: {problem}").format(name=task.name, problem=problem)) from error
+    if not isinstance(built, dict):
+        problem = _("its reference solution returned {kind}, not weights").format(kind=type(built).__name__)
+        raise ValueError(_("task {name}: {problem}").format(name=task.name, problem=problem))
+    return built if labels_of(built) is not None else Weights(built, task.labels)
+
+
+from . import builtin_tasks  # noqa: E402, F401  (the built-in tasks, which fill TASKS)

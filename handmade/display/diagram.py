@@ -10,6 +10,7 @@ import html
 
 from ..i18n import _
 from ..inference import prepare
+from ..structure import BlockShape
 from .outputs import Svg
 
 INK, FAINT, ACCENT = "#222", "#aaa", "#c0392b"
@@ -48,71 +49,81 @@ def _plus(x, y, present=True):
 
 def diagram(params=None):
     """The model's forward pass as an SVG figure, with GPT-2's names (the blog's model when None)."""
-    params = prepare(params)  # the blog's model when None; checked, so bad weights get the usual one line
-    blocks = params["blocks"]
-    block = blocks[0] if blocks else {}
-    has = {name: name in block for name in ("ln_1", "ln_2", "mlp")}
-    has["ln_f"] = "ln_f" in params
-    n_head = block.get("n_head", 1)
-    line_y, width = 130, 1060
+    structure = prepare(params).structure  # the blog's model when None; checked, so bad weights get the usual one line
+    block = structure.blocks[0] if structure.blocks else BlockShape(0)
+    has = {"ln_1": block.ln_1, "ln_2": block.ln_2, "mlp": block.mlp, "ln_f": structure.ln_f}
+    heads = _("{n} heads").format(n=block.n_head) if block.n_head > 1 else _("1 head")
     s = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="100%" style="max-width:{width}px" viewBox="0 0 {width} 200" font-family="sans-serif">',
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="100%" style="max-width:{WIDTH}px" viewBox="0 0 {WIDTH} 200" font-family="sans-serif">',
         '<defs><marker id="hm-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto">'
         f'<path d="M0,0 L10,5 L0,10 z" fill="{INK}"/></marker></defs>',
+        *_stream(structure.n_layer),
+        *_attention_branch(has, heads),
+        *_mlp_branch(has),
+        _box(890, LINE_Y - 18, 44, 36, "ln_f", "", has["ln_f"]),
+        _arrow(934, LINE_Y, 946, LINE_Y),
+        _box(946, LINE_Y - 22, 104, 44, "x @ wte.T", _("logits")),
+        "</svg>",
     ]
-    stream = _("the residual stream x")
-    # the residual stream, left to right
-    s.append(_box(10, line_y - 20, 64, 40, "tokens", _("ids")))
-    s.append(_arrow(74, line_y, 92, line_y))
-    s.append(_box(92, line_y - 22, 120, 44, "wte + wpe", _("embedding")))
-    s.append(f'<line x1="212" y1="{line_y}" x2="890" y2="{line_y}" stroke="{ACCENT}" stroke-width="2.2"/>')
-    s.append(f'<text x="250" y="{line_y + 20}" font-size="10.5" fill="{ACCENT}">{html.escape(stream)}</text>')
-    # the block
-    n = len(blocks)
-    s.append(
-        f'<rect x="232" y="8" width="644" height="{line_y + 30}" rx="8" fill="none" stroke="#888" stroke-dasharray="6 4"/>'
-    )
-    repeated = _("blocks[i] ×{n} (transformer_block)").format(n=n)
-    s.append(f'<text x="240" y="{line_y + 52}" font-size="11" fill="#555">{html.escape(repeated)}</text>')
-    # the attention branch: leaves the stream, comes back through +
-    heads = _("{n} heads").format(n=n_head) if n_head > 1 else _("1 head")
-    s.append(
-        f'<path d="M250,{line_y} L250,48 L262,48" fill="none" stroke="{INK}" stroke-width="1.4" marker-end="url(#hm-arrow)"/>'
-    )
-    s.append(_box(262, 30, 44, 36, "ln_1", "", has["ln_1"]))
-    s.append(_arrow(306, 48, 318, 48))
-    s.append(_box(318, 30, 80, 36, "c_attn", "q | k | v"))
-    s.append(_arrow(398, 48, 410, 48))
-    s.append(
-        _box(410, 22, 156, 52, "attention", _("softmax(qkᵀ/√d + mask)·v, {heads}").format(heads=heads), fill="#fff6e5")
-    )
-    s.append(_arrow(566, 48, 578, 48))
-    s.append(_box(578, 30, 60, 36, "c_proj"))
-    s.append(
-        f'<path d="M638,48 L652,48 L652,{line_y - 9}" fill="none" stroke="{INK}" stroke-width="1.4" marker-end="url(#hm-arrow)"/>'
-    )
-    s.append(_plus(652, line_y))
-    # the MLP branch, the same way
+    return Svg("".join(s), _caption(structure.n_layer, heads, has))
+
+
+LINE_Y, WIDTH = 130, 1060  # where the residual stream runs, and the figure's width
+
+
+def _stream(n_blocks):
+    """The tokens, the embedding, the residual stream left to right, and the block around it."""
+    stream, repeated = _("the residual stream x"), _("blocks[i] ×{n} (transformer_block)").format(n=n_blocks)
+    return [
+        _box(10, LINE_Y - 20, 64, 40, _("tokens"), _("ids")),
+        _arrow(74, LINE_Y, 92, LINE_Y),
+        _box(92, LINE_Y - 22, 120, 44, "wte + wpe", _("embedding")),
+        f'<line x1="212" y1="{LINE_Y}" x2="890" y2="{LINE_Y}" stroke="{ACCENT}" stroke-width="2.2"/>',
+        f'<text x="250" y="{LINE_Y + 20}" font-size="10.5" fill="{ACCENT}">{html.escape(stream)}</text>',
+        f'<rect x="232" y="8" width="644" height="{LINE_Y + 30}" rx="8" fill="none" stroke="#888" stroke-dasharray="6 4"/>',
+        f'<text x="240" y="{LINE_Y + 52}" font-size="11" fill="#555">{html.escape(repeated)}</text>',
+    ]
+
+
+def _attention_branch(has, heads):
+    """Attention leaves the stream, goes through ln_1, c_attn, attention and c_proj, and comes back through +."""
+    return [
+        f'<path d="M250,{LINE_Y} L250,48 L262,48" fill="none" stroke="{INK}" stroke-width="1.4" marker-end="url(#hm-arrow)"/>',
+        _box(262, 30, 44, 36, "ln_1", "", has["ln_1"]),
+        _arrow(306, 48, 318, 48),
+        _box(318, 30, 80, 36, "c_attn", "q | k | v"),
+        _arrow(398, 48, 410, 48),
+        _box(410, 22, 156, 52, "attention", _("softmax(qkᵀ/√d + mask)·v, {heads}").format(heads=heads), fill="#fff6e5"),
+        _arrow(566, 48, 578, 48),
+        _box(578, 30, 60, 36, "c_proj"),
+        f'<path d="M638,48 L652,48 L652,{LINE_Y - 9}" fill="none" stroke="{INK}" stroke-width="1.4" marker-end="url(#hm-arrow)"/>',
+        _plus(652, LINE_Y),
+    ]
+
+
+def _mlp_branch(has):
+    """The MLP's branch, the same way: dashed and grey when the model has no MLP."""
     mlp = has["mlp"]
     colour, dash = (INK, "") if mlp else (FAINT, ' stroke-dasharray="4 3"')
-    s.append(f'<path d="M672,{line_y} L672,48 L682,48" fill="none" stroke="{colour}" stroke-width="1.4"{dash}/>')
-    s.append(_box(682, 30, 44, 36, "ln_2", "", has["ln_2"]))
-    s.append(f'<line x1="726" y1="48" x2="736" y2="48" stroke="{colour}" stroke-width="1.4"{dash}/>')
-    s.append(_box(736, 30, 112, 36, "mlp", "c_fc · gelu · c_proj", mlp))
-    s.append(f'<path d="M848,48 L858,48 L858,{line_y - 9}" fill="none" stroke="{colour}" stroke-width="1.4"{dash}/>')
-    s.append(_plus(858, line_y, mlp))
-    # after the blocks
-    s.append(_box(890, line_y - 18, 44, 36, "ln_f", "", has["ln_f"]))
-    s.append(_arrow(934, line_y, 946, line_y))
-    s.append(_box(946, line_y - 22, 104, 44, "x @ wte.T", _("logits")))
-    s.append("</svg>")
-    kept = [name for name in ("ln_1", "ln_2", "mlp", "ln_f") if has[name]]
-    missing = [name for name in ("ln_1", "ln_2", "mlp", "ln_f") if not has[name]]
+    return [
+        f'<path d="M672,{LINE_Y} L672,48 L682,48" fill="none" stroke="{colour}" stroke-width="1.4"{dash}/>',
+        _box(682, 30, 44, 36, "ln_2", "", has["ln_2"]),
+        f'<line x1="726" y1="48" x2="736" y2="48" stroke="{colour}" stroke-width="1.4"{dash}/>',
+        _box(736, 30, 112, 36, "mlp", "c_fc · gelu · c_proj", mlp),
+        f'<path d="M848,48 L858,48 L858,{LINE_Y - 9}" fill="none" stroke="{colour}" stroke-width="1.4"{dash}/>',
+        _plus(858, LINE_Y, mlp),
+    ]
+
+
+def _caption(n_blocks, heads, has):
+    """The figure as one line of text, for readers without images."""
+    names = ("ln_1", "ln_2", "mlp", "ln_f")
+    kept, missing = [n for n in names if has[n]], [n for n in names if not has[n]]
     text = _("tokens → wte + wpe → {n} × [x + c_proj(attention(c_attn(x))), {heads}] → x @ wte.T → logits").format(
-        n=n, heads=heads
+        n=n_blocks, heads=heads
     )
     if kept:
         text += _("; with {parts}").format(parts=", ".join(kept))
     if missing:
         text += _("; without {parts} (dashed)").format(parts=", ".join(missing))
-    return Svg("".join(s), text)
+    return text

@@ -68,6 +68,14 @@ def side_by_side(*parts):
     return Html(f'<div style="display:flex;flex-wrap:wrap;align-items:flex-start">{cells}</div>', text)
 
 
+def folded(part, summary=None):
+    """``part`` (a table, or anything side_by_side takes) folded away under ``summary`` until the
+    reader opens it: for an output that would give an exercise's answer away."""
+    summary = summary or _("this holds the answer to the Try it below: open it after you have tried")
+    markup = f"<details><summary>{html.escape(summary)}</summary>{_markup(part)}</details>"
+    return Html(markup, f"({summary})")
+
+
 def text_table(header, rows, title=""):
     """A table of words and numbers (not a matrix): a header row, then one row per item."""
     esc = html.escape

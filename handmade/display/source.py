@@ -10,6 +10,7 @@ import ast
 import html
 import inspect
 import io
+import sys
 import textwrap
 import tokenize
 
@@ -76,10 +77,24 @@ def _lines_with(code, phrases):
 
 
 def show(fn, highlight=(), caption=None):
-    """The source of ``fn`` as it is in the package, with the lines holding ``highlight`` marked."""
+    """The source of ``fn`` as it is in the package, with the lines holding ``highlight`` marked.
+
+    The caption names ``fn`` where a learner finds it: by the nearest package above its module
+    (``handmade`` itself aside) that offers the same function under the same name, so a function
+    of ``handmade.training.backward`` that ``handmade.training`` re-exports is captioned
+    ``handmade.training.linear_backward``.
+    """
     code = source_of(fn)
     marked = _lines_with(code, highlight)
-    where = caption or _("{module}.{name}, as the package runs it").format(module=fn.__module__, name=fn.__qualname__)
+    module, parts = fn.__module__, fn.__module__.split(".")
+    for package in (".".join(parts[:n]) for n in range(len(parts) - 1, 1, -1)):  # nearest first, not the root
+        offered = sys.modules.get(package)
+        for name in fn.__qualname__.split("."):  # a method: its class, then it
+            offered = getattr(offered, name, None)
+        if offered is fn:
+            module = package
+            break
+    where = caption or _("{module}.{name}, as the package runs it").format(module=module, name=fn.__qualname__)
     head = f'<div style="font-size:12px;color:#555;margin-top:6px">{html.escape(where)}</div>'
     return Html(head + _block(code, marked), code)
 

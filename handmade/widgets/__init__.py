@@ -1,8 +1,25 @@
-"""Live editors for a notebook (ipywidgets loads here, not with ``import handmade``): the
-``Playground``, where every weight of a model can be edited and every view follows, and the small
-explorers of the first notebooks.
+"""Live editors for a notebook (ipywidgets loads here, not with ``import handmade``).
+
+``playground``: ``Playground``, where every weight of any model can be edited and every view
+follows, its layout (``layout``) apart from its editors (``editors``: a grid per matrix, a box and
+slider for one number) and its tools (``tools``: break it, save, load). ``blog``: the blog's
+model in it, with the blog's options. ``explorers``: the first notebooks' small explorers. What the
+views show is HTML from ``handmade.display.views``.
 """
 
-from .playground import LgControl, MatrixEditor, Playground, ProductExplorer, SoftmaxExplorer
+from .blog import BlogScore, blog_playground
+from .editors import MatrixEditor, NumberControl
+from .explorers import ProductExplorer, SoftmaxExplorer
+from .playground import Playground, Strength, TaskScore
 
-__all__ = ["LgControl", "MatrixEditor", "Playground", "ProductExplorer", "SoftmaxExplorer"]
+__all__ = [
+    "BlogScore",
+    "MatrixEditor",
+    "NumberControl",
+    "Playground",
+    "ProductExplorer",
+    "SoftmaxExplorer",
+    "Strength",
+    "TaskScore",
+    "blog_playground",
+]

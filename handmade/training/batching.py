@@ -1,0 +1,116 @@
+"""Batches: what each training step learns from, drawn at random from a text or a list of examples.
+
+Both return a function that makes a new batch at each call, ``(inputs, targets)``, the way
+``train`` asks for them: ``targets[i, j]`` is the token that should follow ``inputs[i, :j + 1]``.
+"""
+
+import numpy as np
+
+from ..basis import brief
+from ..i18n import _
+from ..tokenizer import check_alphabet, tokenize
+from ..weights import MAX_N_CTX
+from .limits import MAX_BATCH_TOKENS, check_batch_size, check_whole, generator, token_array
+from .losses import IGNORE
+
+
+def batches(tokens, batch_size, n_ctx, rng):
+    """A function that returns a new batch at each call: (inputs, targets), both [batch_size, n_ctx].
+
+    Each row of ``inputs`` is a window of ``n_ctx`` tokens starting at a random place in
+    ``tokens`` (a 1-D sequence of ids); its row of ``targets`` is the same window one token later,
+    so ``targets[i, j]`` is the token that follows ``inputs[i, :j + 1]``. ``rng`` is a seed or a
+    ``np.random.Generator``: the same seed gives the same batches.
+    """
+    tokens = token_array(tokens, _("tokens"))
+    if tokens.shape[0] != 1:
+        raise ValueError(
+            _("tokens must be one sequence of ids (a 1-D array); found shape {shape}").format(shape=tokens.shape)
+        )
+    tokens = tokens[0]
+    check_whole(n_ctx, "n_ctx", 1, MAX_N_CTX)
+    check_batch_size(batch_size, n_ctx)
+    if len(tokens) <= n_ctx:
+        raise ValueError(
+            _(
+                "{n} tokens cannot make windows of n_ctx = {n_ctx} with a target after each: give at least {least}"
+            ).format(n=len(tokens), n_ctx=n_ctx, least=n_ctx + 1)
+        )
+    rng = generator(rng)
+    offsets = np.arange(n_ctx)  # [n_ctx]
+
+    def next_batch():  # -> [batch_size, n_ctx], [batch_size, n_ctx]
+        starts = rng.integers(0, len(tokens) - n_ctx, size=batch_size)  # [batch_size]
+        windows = starts[:, None] + offsets  # [batch_size, n_ctx]: the positions of each window
+        return tokens[windows], tokens[windows + 1]
+
+    return next_batch
+
+
+def example_batches(examples, batch_size, n_ctx, rng, alphabet=None):
+    """A function that returns a batch of (context, next token) examples at each call.
+
+    ``examples`` are pairs ``(context, next)`` (or ``handmade.Example``s): strings when
+    ``alphabet`` is given, else token ids. Each context is cut to its last ``n_ctx`` tokens, as
+    ``predict`` does, and only its last position has a target; shorter contexts are padded after
+    their end, where the causal mask keeps the padding from changing the counted position.
+    ``batch_size=None`` gives every example at every call; else ``batch_size`` drawn at random.
+    """
+    check_whole(n_ctx, "n_ctx", 1, MAX_N_CTX)
+    pairs = [_example(example, alphabet, n_ctx) for example in _bounded(examples)]
+    if not pairs:
+        raise ValueError(_("there are no examples to learn from: give at least one (context, next token) pair"))
+    n_seq = max(len(context) for context, _next in pairs)
+    inputs = np.zeros((len(pairs), n_seq), dtype=np.int64)  # padding: token 0, never counted
+    targets = np.full((len(pairs), n_seq), IGNORE, dtype=np.int64)
+    for row, (context, following) in enumerate(pairs):
+        inputs[row, : len(context)] = context
+        targets[row, len(context) - 1] = following  # what should follow the whole context
+    if batch_size is None:
+        check_batch_size(len(pairs), n_seq)
+        return lambda: (inputs, targets)
+    check_batch_size(batch_size, n_seq)
+    rng = generator(rng)
+
+    def next_batch():  # -> [batch_size, n_seq], [batch_size, n_seq]
+        rows = rng.integers(0, len(pairs), size=batch_size)
+        return inputs[rows], targets[rows]
+
+    return next_batch
+
+
+def _bounded(examples):
+    try:
+        examples = list(examples)
+    except TypeError:
+        raise ValueError(
+            _("examples must be a list of (context, next token) pairs; found {value}").format(value=brief(examples))
+        ) from None
+    if len(examples) > MAX_BATCH_TOKENS:
+        raise ValueError(
+            _("there are {n} examples; at most {limit} can be learned from at once").format(
+                n=len(examples), limit=MAX_BATCH_TOKENS
+            )
+        )
+    return examples
+
+
+def _example(example, alphabet, n_ctx):  # -> (context ids, next id), the context cut to its last n_ctx
+    pair = (example.context, example.expected) if hasattr(example, "expected") else example
+    if not isinstance(pair, (tuple, list)) or len(pair) != 2 or not _sized(pair[0]) or not _sized(pair[1]):
+        raise ValueError(
+            _("an example is a pair (context, next token) of {kind}; found {value}").format(
+                kind=_("characters") if alphabet is not None else _("token ids"), value=brief(example)
+            )
+        )
+    context, following = pair
+    if alphabet is not None:  # characters: ("aab", "a")
+        context, following = tokenize(context, check_alphabet(alphabet)), tokenize(following, alphabet)
+    context, following = token_array(context, _("a context"))[0], np.ravel(following)
+    if following.size != 1 or following.dtype.kind not in "iu" or following[0] < 0:
+        raise ValueError(_("the next token of an example is one token; found {value}").format(value=brief(pair[1])))
+    return context[-n_ctx:], int(following[0])
+
+
+def _sized(part):  # a context or next token as given: text, a list or array of ids, or one id
+    return isinstance(part, (str, list, tuple, np.ndarray, int, np.integer)) and not isinstance(part, bool)

@@ -1,0 +1,103 @@
+"""The optimiser: AdamW, which moves every weight a little down its gradient, in place.
+
+It works on a flat list of arrays, ``leaves(params)``, and their gradients, ``leaves(grads)``,
+which line up one for one. It changes the arrays themselves, so the weights they belong to change
+with them, and keeps its running means in one long vector, every array's weights end to end.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .limits import MAX_LR, check_number
+
+
+def map_arrays(fn, params, *others):
+    """``fn(array, *arrays at the same place in others)`` for every array of ``params``, in its nesting.
+
+    ``n_head`` is a count, not a weight: it is kept as it is.
+    """
+    if isinstance(params, dict):
+        return {
+            key: value if key == "n_head" else map_arrays(fn, value, *(other[key] for other in others))
+            for key, value in params.items()
+        }
+    if isinstance(params, list):
+        return [map_arrays(fn, value, *(other[i] for other in others)) for i, value in enumerate(params)]
+    return fn(params, *others)
+
+
+def leaves(params):  # -> [array]: the arrays themselves, not copies
+    """Every array of a weights (or gradients) dict as a flat list, in the order of its keys sorted,
+    so that the weights and their gradients line up whatever order each was built in. ``n_head``,
+    a count, is left out."""
+    if isinstance(params, dict):
+        return [array for key in sorted(params) if key != "n_head" for array in leaves(params[key])]
+    if isinstance(params, list):
+        return [array for value in params for array in leaves(value)]
+    return [params]
+
+
+@dataclass
+class AdamState:
+    """What AdamW remembers between steps; ``AdamW.step`` changes it in place."""
+
+    step: int  # updates made so far
+    m: np.ndarray  # [every weight]: the running mean of each one's gradient, the arrays end to end
+    v: np.ndarray  # [every weight]: the running mean of each gradient's square
+    decay: np.ndarray  # [every weight]: weight_decay for the weights of matrices, 0 for the others
+
+
+@dataclass(frozen=True)
+class AdamW:
+    """Adam with decoupled weight decay (Loshchilov and Hutter), as in PyTorch and optax.
+
+    Each weight moves by lr * m / (sqrt(v) + eps), where m and v are running means of its gradient
+    and of its square (corrected for starting at 0), and matrices shrink by lr * weight_decay of
+    themselves. Following GPT-2 and nanoGPT, only matrices decay (wte, wpe, every w); biases and the
+    layer norms' gains and shifts do not, since pulling a gain towards 0 would switch its layer off.
+    (optax.adamw decays every array, with 1e-4 by default; PyTorch's default is 0.01.)
+    """
+
+    lr: float = 1e-3
+    betas: tuple = (0.9, 0.999)
+    eps: float = 1e-8
+    weight_decay: float = 0.01
+
+    def __post_init__(self):
+        check_number(self.lr, "lr", 0, MAX_LR, low_allowed=False)
+        pair = isinstance(self.betas, tuple) and len(self.betas) == 2
+        for beta in self.betas if pair else (self.betas,):  # a bad one, to be reported by name
+            check_number(beta, "betas", 0, 1, high_allowed=False)
+        check_number(self.eps, "eps", 0, 1, low_allowed=False)
+        check_number(self.weight_decay, "weight_decay", 0, 1)
+
+    def init(self, arrays):
+        """The state before the first step over ``arrays`` (a flat list): m and v are 0 for every weight."""
+        n = sum(w.size for w in arrays)
+        decay = np.concatenate([np.full(w.size, self.weight_decay if w.ndim == 2 else 0.0) for w in arrays])
+        return AdamState(0, np.zeros(n), np.zeros(n), decay)  # matrices only decay
+
+    def step(self, arrays, grads, state):
+        """One step down ``grads``: every array of ``arrays``, and ``state``, changed in place.
+
+        Returns True; or False, changing nothing, when a gradient is not finite: there is no way down.
+        """
+        (b1, b2), t = self.betas, state.step + 1
+        g = np.concatenate([g.ravel() for g in grads])  # [every weight]: the gradients end to end
+        if not np.isfinite(g).all():
+            return False
+        w = np.concatenate([w.ravel() for w in arrays])  # [every weight]: the weights, in the same order
+        m, v = state.m, state.v
+        m *= b1
+        m += (1 - b1) * g  # m = b1 * m + (1 - b1) * g
+        v *= b2
+        v += (1 - b2) * g**2  # v = b2 * v + (1 - b2) * g^2
+        m_hat, v_hat = m / (1 - b1**t), v / (1 - b2**t)  # the means, corrected for starting at 0
+        move = self.lr * (m_hat / (np.sqrt(v_hat) + self.eps) + state.decay * w)
+        start = 0
+        for array in arrays:  # each array takes its own stretch of move
+            array -= move[start : start + array.size].reshape(array.shape)
+            start += array.size
+        state.step = t
+        return True

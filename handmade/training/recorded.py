@@ -1,0 +1,92 @@
+"""The forward pass, recorded: ``gpt()`` run once on a whole batch, keeping what the backward pass reads.
+
+``gpt()`` hands every intermediate to ``tap(name, array)``; ``record`` listens (``with recording``)
+and sorts what it hears, once, into a ``Recorded``: the stream's arrays, and a ``RecordedBlock`` of
+each block's. The fields are named as ``structure.T`` names the taps, and ``Structure.taps`` says
+which full name each one was tapped under, so no backward function looks an array up by a string.
+"""
+
+from dataclasses import dataclass, fields
+from functools import lru_cache
+
+import numpy as np
+
+from ..model import gpt, recording
+from ..structure import INTERMEDIATES, T
+from ..weights import Weights, check_weights
+
+
+@dataclass(frozen=True)
+class RecordedBlock:
+    """What one block made in the forward pass that its backward pass reads: [B, n_seq, ...] each."""
+
+    qkv: np.ndarray  # [B, n_seq, 3*n_attn]: q | k | v side by side
+    attention_weights: tuple  # one [B, n_seq, n_seq] per head: softmax(scaled scores + mask)
+    attention_output: np.ndarray  # [B, n_seq, n_attn]: every head's weights @ v, side by side
+    residual: np.ndarray  # [B, n_seq, n_embd]: x + attention, the stream after attention
+    ln_1: np.ndarray | None = None  # [B, n_seq, n_embd]: ln_1(x), attention's input, if the block has ln_1
+    ln_2: np.ndarray | None = None  # [B, n_seq, n_embd]: ln_2(residual), the mlp's input, if it has ln_2
+    mlp_hidden: np.ndarray | None = None  # [B, n_seq, n_hidden]: gelu(linear(x, **c_fc)), if it has an mlp
+    mlp_residual: np.ndarray | None = None  # [B, n_seq, n_embd]: residual + mlp, if it has an mlp
+
+    @property
+    def output(self):  # [B, n_seq, n_embd]: what the block wrote to the stream
+        return self.residual if self.mlp_residual is None else self.mlp_residual
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """What one pass of ``gpt()`` over a batch made that its backward pass reads: [B, n_seq, ...] each."""
+
+    embedding: np.ndarray  # [B, n_seq, n_embd]: wte[inputs] + wpe[positions]
+    blocks: tuple  # a RecordedBlock per block, in order
+    logits: np.ndarray  # [B, n_seq, n_vocab]
+    ln_f: np.ndarray | None = None  # [B, n_seq, n_embd]: ln_f(x), if the model has ln_f
+
+
+KEPT = {f.name for f in fields(Recorded)} | {f.name for f in fields(RecordedBlock)}
+assert KEPT - {"blocks"} <= set(INTERMEDIATES), "each field is named as its tap"
+
+
+def record(params, inputs):  # [B, n_seq] -> Recorded
+    """Run ``gpt()`` once on the whole batch while recording every intermediate it taps."""
+    params = checked(params)
+    tapped = {}  # {full name: array}, as gpt() tapped them
+    with recording(tapped.__setitem__):
+        gpt(inputs, **params)
+    return sorted_out(tapped, params.structure)
+
+
+def sorted_out(tapped, structure):
+    """A ``Recorded`` of the arrays the backward pass reads, by the full names ``structure`` taps them under."""
+    stream, blocks = tapped_as(structure)
+    return Recorded(
+        blocks=tuple(
+            RecordedBlock(attention_weights=tuple(tapped[name] for name in heads), **_picked(tapped, kept))
+            for kept, heads in blocks
+        ),
+        **_picked(tapped, stream),
+    )
+
+
+def _picked(tapped, fields_tapped_as):  # {field: full name} -> {field: array}
+    return {field: tapped[name] for field, name in fields_tapped_as.items()}
+
+
+@lru_cache(maxsize=64)
+def tapped_as(structure):
+    """The full name each field of a ``Recorded`` of this structure was tapped under: ({field: full
+    name} of the stream, and per block ({field: full name}, (each head's attention weights' name)))."""
+    stream, blocks = {}, [({}, []) for _block in structure.blocks]
+    for tap in structure.taps(derived=False):  # in the order gpt() taps them
+        kept, heads = (stream, None) if tap.block is None else blocks[tap.block]
+        if tap.kind == T.attention_weights:  # one per head, in order
+            heads.append(tap.name)
+        elif tap.head is None and tap.kind in KEPT:  # a head's own output is in the block's, side by side
+            kept[tap.kind] = tap.name
+    return stream, tuple((kept, tuple(heads)) for kept, heads in blocks)
+
+
+def checked(params):
+    """Weights are checked once (``check_weights`` or ``init_params`` made them); a plain dict here."""
+    return params if isinstance(params, Weights) else check_weights(params)

@@ -1,0 +1,47 @@
+"""What the playground shows of the blog's model: its options, kept out of the generic playground.
+
+The blog's notebooks open ``blog_playground()``: the blog's model on the context ``aabaa``, scored
+by the blog's accuracy test on (aab)*, with c_proj's strength Lg as a control (the blog's rule
+for c_proj at any Lg), and "break it" starting on the Lg that writes b.
+"""
+
+from ..blog import LG, blog_model
+from ..i18n import N_, _
+from ..inference import accuracy
+from ..parts import with_parts
+from .playground import Playground, Strength
+
+
+class BlogScore:
+    """The blog's accuracy on (aab)*: the score the playground shows for the blog's model."""
+
+    label = "(aab)*"
+
+    def __call__(self, params):
+        score = accuracy(params)
+        misses = [
+            _("missed: {context} → expected {expected}, got {got}").format(
+                context=e.context, expected=e.expected, got=got
+            )
+            for e, got in score.failures[:4]
+        ]
+        return score.perfect, str(score), misses
+
+
+def with_lg(params, lg):
+    """``params`` with c_proj set by the blog's rule at strength ``lg``."""
+    c_proj = blog_model(proj_lg=lg)["blocks"][0]["attn"]["c_proj"]
+    return with_parts(params, {"c_proj.w": c_proj["w"], "c_proj.b": c_proj["b"]})
+
+
+def lg_strength():
+    return Strength(
+        "lg", _("c_proj Lg"), LG, with_lg, "c_proj", _(N_("c_proj set to the blog's rule with Lg = {value}"))
+    )
+
+
+def blog_playground(params=None, **options):
+    """A ``Playground`` of the blog's model (or ``params`` of its shape) with the blog's options;
+    any option given here replaces the blog's."""
+    blog = dict(text="aabaa", score=BlogScore(), strength=lg_strength(), break_at=("c_proj.w", "V", "Tb"))
+    return Playground(blog_model() if params is None else params, **{**blog, **options})

@@ -1,0 +1,237 @@
+"""The pieces a person types into: a grid of boxes for one matrix, and a box for one number with a
+slider beside it. Each shows a message beside itself when what was typed cannot be used, and
+keeps the last good value; neither knows what model it edits.
+"""
+
+import html
+import math
+import re
+
+import ipywidgets as W
+import numpy as np
+
+from ..display.labelled import fmt
+from ..i18n import _
+
+CELL = "46px"
+NARROW = {"description_width": "initial"}  # a widget's label takes only the room it needs
+
+
+class Quiet(W.VBox):
+    """A VBox whose plain-text form is one fixed line (what a viewer without widgets shows)."""
+
+    def __init__(self, children, label, **kwargs):
+        super().__init__(children, **kwargs)
+        self._label = label
+
+    def __repr__(self):
+        return _("[{name}: an interactive widget; run the notebook in Jupyter to use it]").format(name=self._label)
+
+
+def message_html(text, ok=False):
+    colour = "#1a7f37" if ok else "#b3261e"
+    return f'<span style="color:{colour}">{html.escape(text, quote=False)}</span>' if text else ""
+
+
+def css(name):
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+
+
+# ---- one editable matrix ------------------------------------------------------------------
+
+
+class MatrixEditor:
+    """A grid of text boxes for one labelled matrix, with a message beside it.
+
+    ``on_edit(name, values)`` is called with the whole new array after each valid entry; it
+    returns an error message (the edit is then undone in the model) or "".
+    """
+
+    def __init__(self, name, matrix, on_edit, label_width=56, heading=True):
+        self.name, self.matrix, self.on_edit = name, matrix, on_edit
+        self.values = matrix.values.copy()
+        self._quiet = False
+        self._boxes = self._widget = None  # built when first shown: a big model has thousands of boxes
+        self.message = W.HTML()
+        self.message.add_class(f"hm-message-{css(name)}")
+        self.label_width, self.heading = label_width, heading
+
+    @property
+    def boxes(self):  # [n_rows][n_cols] of text boxes
+        if self._boxes is None:
+            self._boxes = [[self._box(i, j) for j in range(self.matrix.shape[1])] for i in range(self.matrix.shape[0])]
+        return self._boxes
+
+    @property
+    def widget(self):
+        if self._widget is None:
+            self._widget = self._build()
+        return self._widget
+
+    def _build(self):
+        """The grid, its label column ``label_width`` px wide, with or without its heading."""
+        matrix, name, label_width, heading = self.matrix, self.name, self.label_width, self.heading
+        header = [W.HTML("")] + [self._label(c, j) for j, c in enumerate(matrix.cols)] if heading else []
+        rows = [[self._label(r)] + self.boxes[i] for i, r in enumerate(matrix.rows)]
+        grid = W.GridBox(
+            [cell for row in [header, *rows] for cell in row],
+            layout=W.Layout(
+                grid_template_columns=f"{label_width}px repeat({matrix.shape[1]}, {CELL})",
+                grid_gap="1px 2px",
+                flex="0 0 auto",
+            ),
+        )
+        grid.add_class("hm-grid")
+        self.message.layout = W.Layout(
+            max_width=f"{label_width + matrix.shape[1] * 48}px"
+        )  # below, as wide as the grid
+        parts = [W.Box([grid], layout=W.Layout(overflow="auto", max_width="100%")), self.message]
+        if heading:
+            title = f"<b style='font-size:12px'>{html.escape(matrix.title)}</b>"
+            parts.insert(0, W.HTML(title))
+        widget = W.VBox(parts, layout=W.Layout(margin="0 0 4px 0" if heading else "0 0 8px 0"))
+        widget.add_class(f"hm-editor-{css(name)}")
+        return widget
+
+    def _label(self, text, j=None):
+        edge = "border-left:2px solid #555;padding-left:2px;" if j in self.matrix.col_splits else ""
+        return W.HTML(
+            f'<div style="font-family:monospace;font-size:11px;white-space:nowrap;{edge}">{html.escape(text)}</div>'
+        )
+
+    def _box(self, i, j):
+        box = W.Text(
+            value=fmt(self.values[i, j]),
+            continuous_update=False,
+            layout=W.Layout(width=CELL, height="24px", margin="0"),
+        )
+        box.add_class(f"hm-cell-{css(self.name)}-{i}-{j}")
+        box.observe(lambda change: self._typed(i, j, change["new"]), names="value")
+        return box
+
+    def _typed(self, i, j, text):
+        if self._quiet:
+            return
+        where = f"{self.name}[{self.matrix.rows[i]}, {self.matrix.cols[j]}]"
+        keeps = fmt(self.values[i, j])
+        try:
+            value = float(text)
+        except (ValueError, OverflowError):
+            return self.show(
+                _("{where}: {text} is not a number; the model keeps {keeps}").format(
+                    where=where, text=repr(text[:40]), keeps=keeps
+                )
+            )
+        if not np.isfinite(value):
+            return self.show(
+                _("{where}: {text} is not finite; the model keeps {keeps}").format(
+                    where=where, text=text[:40], keeps=keeps
+                )
+            )
+        new = self.values.copy()
+        new[i, j] = value
+        problem = self.on_edit(self.name, new)
+        if problem:
+            return self.show(
+                _("{where} = {text}: {problem}; the model keeps {keeps}").format(
+                    where=where, text=text[:40], problem=problem, keeps=keeps
+                )
+            )
+        self.values = new
+        self.show("")
+
+    def show(self, text):
+        self.message.value = message_html(text)
+
+    def set_values(self, values):
+        """Show new values (reset, load, Lg) without treating them as typed edits."""
+        self.values = np.array(values, dtype=float).reshape(self.values.shape)
+        if self._boxes is None:  # not shown yet: the boxes will start from these values
+            return self.show("")
+        self._quiet = True
+        try:
+            for (i, j), value in np.ndenumerate(self.values):
+                self._boxes[i][j].value = fmt(value)
+        finally:
+            self._quiet = False
+        self.show("")
+
+
+# ---- one number, typed or slid -----------------------------------------------------------------
+
+
+class NumberControl:
+    """A box that takes any exact number, and a slider (on a log scale) that follows it.
+
+    ``apply(value)`` uses a value and returns True, or False to keep the old one (it shows why).
+    What is typed is what is used and shown, from any state and in any order; the slider only
+    follows the box. Dragging the slider uses its position, rounded to 4 digits, and shows it in
+    the box. ``name`` names the CSS classes (``hm-{name}-box``, ``hm-{name}``) for tests.
+    """
+
+    BASE, LOWEST, HIGHEST, STEP = 2.0, -4, 11, 0.05  # the slider: 2^-4 to 2^11 in steps of 2^0.05
+
+    def __init__(self, name, label, value, apply, tooltip=""):
+        self.apply, self.value, self._quiet = apply, float(value), False
+        self.box = W.FloatText(value=self.value, description=label, layout=W.Layout(width="160px"), style=NARROW)
+        self.box.tooltip = tooltip
+        self.slider = W.FloatLogSlider(
+            value=self._on_slider(self.value), base=self.BASE, min=self.LOWEST, max=self.HIGHEST,
+            step=self.STEP, readout=False, layout=W.Layout(width="200px"),
+        )  # fmt: skip
+        self.message = W.HTML()
+        for widget, css in (
+            (self.box, f"hm-{name}-box"),
+            (self.slider, f"hm-{name}"),
+            (self.message, f"hm-{name}-message"),
+        ):
+            widget.add_class(css)
+        self.box.observe(lambda change: self._typed(change["new"]), names="value")
+        self.slider.observe(lambda change: self._slid(change["new"]), names="value")
+        self.widget = W.HBox(
+            [self.box, self.slider, self.message], layout=W.Layout(flex_flow="row wrap", align_items="center")
+        )
+
+    def _typed(self, value):
+        if self._quiet or value == self.value:
+            return
+        if not math.isfinite(value) or abs(value) > 1e300:
+            self.show(
+                _("{value} is not a number this control can use; keeping {kept}").format(
+                    value=value, kept=fmt(self.value)
+                )
+            )
+            return self.set(self.value)
+        self._use(value)
+
+    def _slid(self, value):
+        if self._quiet or self._slider_rests_on(value):  # the slider settling where the box put it
+            return
+        self._use(float(f"{value:.4g}"))  # a slider position is not an exact value: round it for the box
+
+    def _use(self, value):
+        if self.apply(value):
+            self.value = value
+            self.show("")
+        self.set(self.value)  # the box shows what is used: the new value, or the one kept
+
+    def _slider_rests_on(self, value):
+        """Whether the slider's ``value`` is where the current value puts it, to within a step."""
+        here, there = (math.log(self._on_slider(v), self.BASE) for v in (self.value, value))
+        return abs(here - there) <= self.STEP / 2 + 1e-9
+
+    def _on_slider(self, value):
+        return min(max(value, self.BASE**self.LOWEST), self.BASE**self.HIGHEST)
+
+    def set(self, value):
+        """Show ``value`` in the box and move the slider to it (as near as it goes), without using it."""
+        self._quiet = True
+        try:
+            self.value = float(value)
+            self.box.value = self.value
+            self.slider.value = self._on_slider(self.value)
+        finally:
+            self._quiet = False
+
+    def show(self, text):
+        self.message.value = message_html(text)

@@ -1,0 +1,93 @@
+"""The first notebooks' small explorers: which row and column make a cell of a product, and how
+softmax turns into argmax as its input is scaled up."""
+
+import ipywidgets as W
+import numpy as np
+
+from ..display.labelled import fmt
+from ..display.outputs import softmax_story
+from ..i18n import _
+from .editors import Quiet, message_html
+
+
+class ProductExplorer:
+    """Pick an output cell of A @ B and see which row and column make it."""
+
+    def __init__(self, a, b, i=0, j=0):
+        from ..display.outputs import dot_product_story
+
+        self.a, self.b, self._story = np.asarray(a), np.asarray(b), dot_product_story
+        self.row = W.ToggleButtons(options=list(range(self.a.shape[0])), value=i, description=_("row"))
+        self.col = W.ToggleButtons(options=list(range(self.b.shape[1])), value=j, description=_("column"))
+        self.view = W.HTML()
+        for widget, name in ((self.row, "row"), (self.col, "col"), (self.view, "view")):
+            widget.add_class(f"hm-product-{name}")
+        for control in (self.row, self.col):
+            control.observe(lambda _change: self.refresh(), names="value")
+        self.widget = Quiet([self.row, self.col, self.view], "ProductExplorer")
+        self.refresh()
+
+    def refresh(self):
+        self.view.value = self._story(self.a, self.b, self.row.value, self.col.value).markup
+
+    def _ipython_display_(self):
+        from IPython.display import display
+
+        display(self.widget)
+
+
+class SoftmaxExplorer:
+    """Type a row of numbers and scale it: softmax turns into argmax as the scale grows."""
+
+    MAX_NUMBERS = 12
+
+    def __init__(self, row=(1.0, 0.0, 0.0), scale=1.0):
+        self.row, self._scale = np.array(row, dtype=float), float(scale)
+        self.text = W.Text(value=", ".join(fmt(x) for x in self.row), description=_("row"), continuous_update=False)
+        self.scale = W.FloatLogSlider(value=scale, base=10, min=-2, max=3, step=0.05, description=_("scale"))
+        self.message, self.view = W.HTML(), W.HTML()
+        for widget, name in ((self.text, "row"), (self.scale, "scale"), (self.message, "message"), (self.view, "view")):
+            widget.add_class(f"hm-softmax-{name}")
+        self.text.observe(lambda change: self._typed(change["new"]), names="value")
+        self.scale.observe(lambda change: self._scaled(change["new"]), names="value")
+        self.widget = Quiet([W.HBox([self.text, self.message]), self.scale, self.view], "SoftmaxExplorer")
+        self.refresh()
+
+    def _typed(self, text):
+        try:
+            row = np.array([float(part) for part in text.split(",")[: self.MAX_NUMBERS + 1]])
+            if not np.isfinite(row).all() or not 1 <= len(row) <= self.MAX_NUMBERS:
+                raise ValueError
+        except (ValueError, OverflowError):
+            self.message.value = message_html(
+                _("{text} is not a list of 1 to {n} numbers like 1, 0, 0; keeping the last row").format(
+                    text=repr(text[:40]), n=self.MAX_NUMBERS
+                )
+            )
+            return
+        self._try(row, self._scale)
+
+    def _scaled(self, scale):
+        self._try(self.row, scale)
+
+    def _try(self, row, scale):
+        with np.errstate(over="ignore"):  # an overflow is what this checks for, and says so below
+            overflows = not np.isfinite(row * scale).all()
+        if overflows:
+            self.message.value = message_html(
+                _(
+                    "{x} × {scale} is larger than float64 can hold (about 1.8e308); showing the last row that fits"
+                ).format(x=fmt(np.abs(row).max()), scale=fmt(scale))
+            )
+            return
+        self.row, self._scale = row, scale
+        self.message.value = ""
+        self.refresh()
+
+    def refresh(self):
+        self.view.value = softmax_story(self.row, self._scale).html()
+
+    def _ipython_display_(self):
+        from IPython.display import display
+
+        display(self.widget)

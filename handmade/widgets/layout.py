@@ -1,0 +1,195 @@
+"""Where the playground's pieces go: a bar on top, then a tab per stage with its grids beside its views.
+
+The bar always shows the context, the model's prediction and its score, and keeps its size
+whatever they say: long lines wrap inside a box of fixed height that scrolls. Grids are built
+when their tab is first shown (a big model has thousands of boxes). Nothing here computes
+anything: ``build(playground)`` makes the widgets and gives the playground its slots to fill.
+"""
+
+from dataclasses import dataclass
+
+import ipywidgets as W
+
+from ..display.labelled import width as text_width
+from ..display.trace import trace
+from ..display.views import view_names
+from ..i18n import _
+from .editors import NARROW, Quiet, css
+
+STYLE = """<style>
+.hm-playground .hm-grid .widget-text {height: 22px; margin: 0; width: 46px}
+.hm-playground .hm-grid .widget-text input {font-size: 12px; padding: 0 3px; height: 22px}
+.hm-playground .hm-grid .widget-html, .hm-playground .hm-grid .widget-html-content {height: 22px; line-height: 22px; margin: 0}
+.hm-playground table.handmade-matrix th, .hm-playground table.handmade-matrix td {line-height: 18px; font-size: 12px}
+</style>"""  # compact grids: a row of text boxes 23 px tall instead of 33
+BAR_LINES = "4.2em"  # the score's box, and the messages' box: fixed heights, so the views never move
+
+
+@dataclass
+class Screen:
+    """The widgets a playground writes into."""
+
+    widget: W.Widget  # the whole playground
+    panels: dict  # (stage key, view name) -> W.HTML
+    summary: dict  # "prediction", "accuracy" -> W.HTML
+    outcomes: dict  # "predictions", "completion" -> W.HTML, when shown
+    status: W.HTML  # what the last action did
+    text_box: W.Text | None  # the context, when it can be typed
+    text_message: W.HTML  # why a context was refused
+
+
+def _html(css_class, **layout):
+    widget = W.HTML(layout=W.Layout(**layout))
+    widget.add_class(css_class)
+    return widget
+
+
+def build(playground):
+    """The playground's widgets, laid out: (its Screen, and the tabs' builders)."""
+    p = playground
+    summary = {
+        "prediction": _html("hm-view-prediction"),
+        "accuracy": _html("hm-view-accuracy", max_height=BAR_LINES, overflow="auto", flex="1 1 320px"),
+    }
+    outcomes = {name: _html(f"hm-view-{name}") for name in ("predictions", "completion") if name in p.view_names}
+    status, text_message = _html("hm-status"), _html("hm-text-message")
+    text_box = _context_box(p) if "text" in p.controls else None
+    screen = Screen(None, {}, summary, outcomes, status, text_box, text_message)
+    bar = _bar(p, screen)
+    body = _stages(p, screen)
+    screen.widget = Quiet(
+        [W.HTML(STYLE), bar, *outcomes.values(), body], "Playground", layout=W.Layout(max_width="100%")
+    )
+    screen.widget.add_class("hm-playground")
+    return screen
+
+
+def _context_box(p):
+    box = W.Text(
+        value=p.text, description=_("context"), continuous_update=False, layout=W.Layout(width="200px"), style=NARROW
+    )
+    box.add_class("hm-context")
+    box.observe(lambda change: p._use_text(change["new"]), names="value")
+    return box
+
+
+def _bar(p, screen):
+    """Above the stages: the context, reset, the prediction and the score; then one box of fixed
+    height for what the last action said."""
+    first = [screen.text_box] if screen.text_box is not None else []
+    if "reset" in p.controls:
+        reset = W.Button(
+            description=_("reset"),
+            tooltip=_("back to the weights and controls this playground started with"),
+            layout=W.Layout(width="70px"),
+        )
+        reset.add_class("hm-reset")
+        reset.on_click(lambda _button: p.reset())
+        first.append(reset)
+    first.append(screen.summary["prediction"])
+    if p.score is not None:
+        first.append(screen.summary["accuracy"])
+    row = W.HBox(first, layout=W.Layout(flex_flow="row wrap", align_items="center", grid_gap="4px 12px"))
+    messages = W.VBox([screen.text_message, screen.status], layout=W.Layout(height="2.6em", overflow="auto"))
+    bar = W.VBox([row, messages], layout=W.Layout(border="1px solid #ddd", padding="4px 8px", margin="0 0 6px 0"))
+    bar.add_class("hm-bar")
+    return bar
+
+
+def _stages(p, screen):
+    """A box per stage that has grids (its grids beside its views); several stages become tabs."""
+    laid_out = _what_each_stage_shows(p)
+    boxes, titles, builders = [], [], {}
+    for stage, grids, views in laid_out:
+        box, fill = _stage_box(p, screen, stage, grids, views)
+        builders[len(boxes)] = fill
+        boxes.append(box)
+        titles.append(stage.label)
+    tools, tools_title = _tools(p)
+    if len(boxes) == 1:  # one stage: no tabs, its tools above it
+        builders[0]()
+        return boxes[0] if tools is None else W.VBox([tools, boxes[0]])
+    if tools is not None:
+        boxes.append(tools)
+        titles.append(tools_title)
+    tabs = W.Tab(boxes, titles=titles, layout=W.Layout(max_width="100%"))
+    tabs.add_class("hm-stages")
+    tabs.observe(lambda change: _open(builders, change["new"]), names="selected_index")
+    _open(builders, 0)
+    return tabs
+
+
+def _open(builders, index):
+    """Build the grids of the tab at ``index`` the first time it is shown."""
+    fill = builders.pop(index, None) if index is not None else None
+    if fill is not None:
+        fill()
+
+
+def _what_each_stage_shows(p):
+    """[(stage, its grids, its views)] for the stages that show anything; a view shown beside grids
+    is not shown again by a stage without grids."""
+    t = trace(p.text, p.params)  # which intermediates this model has
+    laid_out, covered = [], set()
+    for stage in p.stages:
+        grids = [name for name in stage.parts if name in p.editors]
+        views = [v for v in stage.views if v in p.view_names and view_names(t, v, stage.block)]
+        laid_out.append((stage, grids, views))
+        if grids:
+            covered.update((stage.block, v) for v in views)
+    shown = []
+    for stage, grids, views in laid_out:
+        if not grids:
+            views = [v for v in views if (stage.block, v) not in covered]
+            covered.update((stage.block, v) for v in views)
+        if grids or views:
+            shown.append((stage, grids, views))
+    return shown
+
+
+def _stage_box(p, screen, stage, grids, views):
+    """(the stage's box, a function that puts its grids in): views now, grids when first shown."""
+    labels = [row for name in grids for row in p.editors[name].matrix.rows]
+    label_width = 12 + 7 * max(map(text_width, labels), default=4)
+    for k, name in enumerate(grids):  # a bias right under its weights, as one table
+        p.editors[name].label_width = label_width
+        p.editors[name].heading = not (k > 0 and _layer(name) == _layer(grids[k - 1]))
+    panels = []
+    for view in views:
+        panel = _html(f"hm-view-{view}", max_width="100%")
+        panel.add_class(f"hm-view-{css(stage.key)}-{view}")
+        screen.panels[(stage.key, view)] = panel
+        panels.append(panel)
+    left = W.VBox(layout=W.Layout(flex="0 1 auto", margin="0 16px 0 0", max_width="100%"))
+
+    def fill():
+        strength = p.strength
+        here = [strength.widget] if strength is not None and p.strength_option.stage == stage.key else []
+        left.children = here + [p.editors[name].widget for name in grids]
+
+    right = W.VBox(panels, layout=W.Layout(flex="1 1 300px", min_width="0", max_width="100%"))
+    row = W.HBox([left, right], layout=W.Layout(flex_flow="row wrap", align_items="flex-start", max_width="100%"))
+    row.add_class(f"hm-stage-{css(stage.key)}")
+    return row, fill
+
+
+def _layer(part):
+    """The layer a part belongs to: "c_proj" for c_proj.w and c_proj.b, "q" for q and q.b."""
+    return part[:-2] if part.endswith((".w", ".b", ".g")) else part
+
+
+def _tools(p):
+    """The tools' box and its tab's title (None, None when there are none)."""
+    rows, names = [], []
+    if "break" in p.controls and p.editors:
+        rows.append(p.break_control())
+        names.append(_("break"))
+    if "save" in p.controls:
+        rows.append(p.save_control())
+        names.append(_("save"))
+    if p.task is not None and getattr(p.score, "reveal", None) is not None:
+        rows.append(p.reveal_control())
+        names.append(_("answer"))
+    if not rows:
+        return None, None
+    return W.VBox(rows, layout=W.Layout(padding="4px 0")), " · ".join(names)

@@ -1,0 +1,107 @@
+"""The grader explains from the learner's own model: the margin shared out among its parts, the part
+at fault named, for any shape; the reference solution shown only when asked."""
+
+import json
+
+import numpy as np
+import pytest
+from helpers import random_params
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import handmade
+from handmade.course import explain
+from handmade.course.grader import grade, submission
+from handmade.course.tasks import TASKS, blank, examples, reference
+from handmade.parts import get, with_parts
+from handmade.structure import Structure
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.fixed_dictionaries(
+        {"n_layer": st.integers(0, 2), "n_head": st.sampled_from([1, 2]), "ln": st.booleans(), "mlp": st.booleans()}
+    ),
+    st.booleans(),
+    st.integers(0, 2**32 - 1),
+)
+def test_the_shares_add_up_to_the_margin_for_any_shape(shape, ln_f, seed):
+    params = handmade.check_weights(random_params(np.random.default_rng(seed), ln_f=ln_f, **shape))
+    tokens = [0, 2, 1, 1]
+    logits = handmade.gpt(np.array(tokens), **params)[-1]
+    found = explain.shares(explain.read(tokens, params), 3, params, 2, 0)
+    assert sum(found.values()) == pytest.approx(logits[2] - logits[0], rel=1e-9, abs=1e-9)
+    heads = sum(b.n_head for b in Structure.of(params).blocks)
+    assert len(found) == 2 + heads + shape["n_layer"] * (1 + shape["mlp"]) + ln_f  # every part, once
+
+
+def turn_in_the_values(c_proj_strength):
+    """(abc)* as notebook 14's exercise builds it: v turns a into b (and so on), c_proj copies."""
+    model = submission("abc", blank("abc"))
+    basis = model.labels.residual
+    letters = ["Ta", "Tb", "Tc"]
+    turned = {("Ta", "Tb"): 1, ("Tb", "Tc"): 1, ("Tc", "Ta"): 1}
+    return with_parts(
+        model,
+        {
+            "wte": basis.one_hot_rows(letters),
+            "q": basis.matrix({(t, t): 1024 for t in letters}),
+            "k": basis.matrix({(t, t): 1 for t in letters}),
+            "v": basis.matrix(turned),
+            "c_proj.w": basis.matrix({(t, t): c_proj_strength for t in letters}),
+        },
+    )
+
+
+def test_a_valid_design_with_a_weak_c_proj_is_told_its_head_does_not_push_enough():
+    report = grade("abc", turn_in_the_values(0.5))
+    assert not report.passed
+    assert "head 0 of block 0 (through c_proj) pushes toward b by 0.5, not enough" in report.diagnosis
+    assert "before c_proj its output is Tb = 1" in report.diagnosis  # the values are right: it says so
+    assert "reference" not in str(report)
+    assert grade("abc", turn_in_the_values(1024)).passed
+
+
+def test_a_head_that_reads_the_wrong_value_is_named_as_pushing_the_wrong_way():
+    model = turn_in_the_values(1024)
+    broken = with_parts(model, {"v": -get(model, "v")})
+    report = grade("abc", broken)
+    assert "head 0 of block 0 (through c_proj) pushes toward" in report.diagnosis
+    assert report.shares["blocks[0].head0"] < 0
+
+
+def test_another_width_and_an_extra_head_are_explained_too():
+    params = handmade.check_weights(random_params(np.random.default_rng(0), n_vocab=3, n_ctx=5, n_embd=6, n_head=2))
+    report = grade("abc", params)
+    assert not report.passed and any(word in report.diagnosis for word in ("head", "embedding"))
+    assert set(report.shares) == {"wte", "wpe", "blocks[0].head0", "blocks[0].head1", "blocks[0].c_proj.b"}
+    first = report.explained[0]
+    assert sum(first.shares.values()) == pytest.approx(first.margin)
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+@pytest.mark.parametrize("name", list(TASKS))
+def test_no_report_shows_the_reference_unless_asked(name, language):
+    handmade.set_language(language)
+    try:
+        ref = reference(name)
+        ref_numbers = {f"{share:.4g}" for share in grade(name, blank(name), reveal=True).shares.values()}
+        report = str(grade(name, blank(name)))
+        assert "reference" not in report and "参考" not in report
+        revealed = grade(name, blank(name), reveal=True)
+        assert revealed.revealed and ("reference" in revealed.revealed or "参考" in revealed.revealed)
+        assert ref_numbers and ref is not None
+    finally:
+        handmade.set_language("en")
+
+
+def test_the_report_as_json_has_every_failing_context_and_its_shares():
+    report = grade("abc", turn_in_the_values(0.5))
+    data = json.loads(json.dumps(report.to_json()))
+    assert {k: data[k] for k in ("passed", "right", "graded")} == {"passed": False, "right": 0, "graded": 15}
+    assert len(data["failing"]) == 15 and data["margin"] == pytest.approx(report.margin)
+    for case in data["failing"]:
+        assert set(case) == {"context", "expected", "predicted", "margin", "contributions"}
+        assert sum(case["contributions"].values()) == pytest.approx(case["margin"])
+        example = next(e for e in examples(TASKS["abc"]) if e.context == case["context"])
+        assert case["expected"] == example.expected != case["predicted"]

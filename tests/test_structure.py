@@ -1,0 +1,162 @@
+"""One description of a model: what it has, its parts, the arrays a pass taps, one naming rule; and
+the package reading it instead of working a model's shape out for itself."""
+
+import ast
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from helpers import random_params
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import handmade
+import handmade.display.trace
+import handmade.training
+from handmade import parts
+from handmade.display.trace import trace
+from handmade.model import gpt, recording
+from handmade.structure import INTERMEDIATES, BlockShape, Structure, matches, resolve, shortest
+from handmade.weights import iter_matrices
+
+PACKAGE = Path(handmade.__file__).parent
+
+shapes = st.fixed_dictionaries(
+    {
+        "n_layer": st.integers(0, 3),
+        "n_head": st.sampled_from([1, 2, 4]),
+        "ln": st.booleans(),
+        "mlp": st.booleans(),
+        "ln_f": st.booleans(),
+    }
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(shapes)
+def test_the_taps_it_declares_are_what_a_pass_taps_in_order(shape):
+    params = random_params(np.random.default_rng(0), **shape)
+    heard = []
+    with recording(lambda name, array: heard.append(name)):
+        gpt(np.array([0, 2, 1]), **params)
+    assert [t.name for t in Structure.of(params).taps(derived=False)] == heard
+
+
+@settings(max_examples=40, deadline=None)
+@given(shapes)
+def test_the_parts_cover_every_weight_once_and_zeros_rebuild_the_same_structure(shape):
+    params = handmade.check_weights(random_params(np.random.default_rng(1), **shape))
+    structure = params.structure
+    covered = {path: np.zeros(array.shape[-1], int) for path, array in iter_matrices(params)}
+    for part in structure.parts():
+        path = re.sub(r"\.(\d+)\.", r"[\1].", ".".join(map(str, part.path)))  # as iter_matrices names it
+        start, stop = part.columns or (0, len(covered[path]))
+        covered[path][start:stop] += 1
+        assert parts.get(params, part.name).shape == part.shape
+    assert all((counts == 1).all() for counts in covered.values())
+    assert Structure.of(structure.zeros()) == structure
+
+
+def test_a_plain_dict_of_65_tokens_works_without_an_alphabet():
+    params = random_params(np.random.default_rng(2), n_vocab=65, n_ctx=4, n_embd=8)
+    loss, grads = handmade.training.loss_and_grads(params, [[0, 64, 3]], [[64, 3, 1]])
+    assert np.isfinite(loss) and grads["wte"].shape == (65, 8)
+    checked = handmade.check_weights(params)
+    assert checked.labels.alphabet is None and handmade.display.trace.table(checked, "wte").rows[64] == "t64"
+    with pytest.raises(ValueError, match="alphabet"):
+        trace("ab", checked)  # text needs characters; the message says so without a command-line flag
+
+
+def test_a_model_keeps_working_when_a_plain_dict_drops_its_labels():
+    plain = dict(handmade.blog_model())
+    assert handmade.accuracy(plain, alphabet="ab").perfect  # the numbers are the model
+    assert list(parts.parts(plain))[:3] == ["wte", "wpe", "q"]
+
+
+def test_one_naming_rule_for_parts_and_intermediates():
+    names = ["blocks[0].q", "blocks[1].q", "blocks[1].mlp.c_proj.w", "blocks[1].c_proj.w", "blocks[0].head1.scores"]
+    assert matches("q", "blocks[0].q") and matches("head1.scores", "blocks[0].head1.scores")
+    assert not matches("0].q", "blocks[0].q") and not matches("proj.w", "blocks[1].c_proj.w")
+    assert resolve("c_proj.w", names, "{name}") == "blocks[1].c_proj.w"  # not the MLP's
+    assert resolve("scores", names, "{name}") == "blocks[0].head1.scores"
+    with pytest.raises(KeyError, match="ambiguous here: say which of blocks\\[0\\].q, blocks\\[1\\].q"):
+        resolve("q", names, "{name}")
+    assert shortest("blocks[1].q", names) == "blocks[1].q" and shortest("blocks[1].c_proj.w", names) == "c_proj.w"
+    model = handmade.check_weights(random_params(np.random.default_rng(3), n_layer=2, n_head=2))
+    t = trace("abc", model, alphabet="abc")
+    assert t["blocks[1].head0.attention_weights"].shape == (3, 3)
+    with pytest.raises(KeyError, match="ambiguous"):
+        t["head0.attention_weights"]
+    with pytest.raises(KeyError, match="ambiguous"):
+        parts.get(model, "q")
+    assert parts.get(model, "blocks[1].q").shape == (8, 8)
+
+
+def test_the_structure_of_the_blog_model():
+    structure = handmade.blog_model().structure
+    assert structure == Structure(2, 5, 8, (BlockShape(8),))
+    assert [p.name for p in structure.parts()][:4] == ["wte", "wpe", "blocks[0].q", "blocks[0].k"]
+    assert list(structure.part_names().values())[2:4] == ["q", "k"]
+
+
+# ---- the package reads the description instead of re-deriving it -----------------------------------
+
+
+def sources():
+    return {
+        path.relative_to(PACKAGE.parent).as_posix(): path.read_text(encoding="utf-8") for path in PACKAGE.rglob("*.py")
+    }
+
+
+def test_n_attn_is_worked_out_of_c_attn_in_one_place():
+    found = [name for name, text in sources().items() for _ in re.finditer(r"//\s*3\b", text)]
+    assert found == ["handmade/structure.py"]
+
+
+# Words that name a tapped intermediate and also something else: weights' keys (ln_1, ln_2, ln_f),
+# parts and letters (q, k, v, qkv), the labels' field for the stream's directions (residual).
+ALSO_OTHER_THINGS = {"ln_1", "ln_2", "ln_f", "q", "k", "v", "qkv"}
+ELSEWHERE = {  # module -> words it uses in another sense, and why
+    "handmade/basis.py": {"residual"},  # Labels.residual: the names of the residual stream's directions
+    "handmade/files.py": {"residual"},  # the same field in a weights file's labels
+    "handmade/display/outputs.py": {"scores", "residual", "logits"},  # the words of the pipeline figure
+    "handmade/course/worked_example.py": {"logits"},  # the worked example's own steps, as its source names them
+}
+
+
+def spelled_tap_names(text):
+    """The tap names a module spells as string literals, outside messages."""
+    tree, in_messages = ast.parse(text), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("_", "N_", "ngettext"):
+            in_messages |= {id(sub) for sub in ast.walk(node)}
+    literals = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and id(n) not in in_messages}
+    return literals & (set(INTERMEDIATES) - ALSO_OTHER_THINGS)
+
+
+def test_tap_names_are_spelled_only_where_the_pass_taps_them_and_where_they_are_declared():
+    spelled = {name: spelled_tap_names(text) - ELSEWHERE.get(name, set()) for name, text in sources().items()}
+    assert {name for name, found in spelled.items() if found} == {"handmade/model.py", "handmade/structure.py"}
+
+
+def code_lines(function, text):
+    """Lines of a function that hold code: not blank, not only a comment, not its docstring."""
+    body = function.body
+    docstring = body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant)
+    skip = set(range(body[0].lineno, body[0].end_lineno + 1)) if docstring else set()
+    lines = text.splitlines()[function.lineno - 1 : function.end_lineno]
+    return sum(
+        1
+        for number, line in enumerate(lines, function.lineno)
+        if number not in skip and line.strip() and not line.strip().startswith("#")
+    )
+
+
+def test_no_function_of_the_package_is_longer_than_40_lines_of_code():
+    long = []
+    for name, text in sources().items():
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and code_lines(node, text) > 40:
+                long.append(f"{name}:{node.name} ({code_lines(node, text)})")
+    assert not long
