@@ -270,3 +270,36 @@ def test_the_chinese_playground_runs_and_speaks_chinese(notebook):
     assert "（27 / 27）" not in nb.wait_for_change("hm-view-accuracy", before)
     nb.page.locator(".hm-reset").click()
     nb.wait_for_text("hm-view-accuracy", "（27 / 27）")
+
+
+# ---- what a learner types is what is used ---------------------------------------------------
+
+
+def test_lg_keeps_what_is_typed_from_any_state_with_outlines_and_the_right_accuracy(notebook):
+    import handmade
+    from handmade.widgets.blog import with_lg
+
+    nb = notebook("07_projection_and_residual.ipynb")
+    nb.page.locator(".hm-reset").click()
+    nb.wait_for_text("hm-view-accuracy", "(27 / 27)")
+    box = nb.page.locator(".hm-lg-box input")
+    for typed in ("1.01", "500", "3"):  # straight from 1024, in an order no notebook suggests
+        before = nb.html("hm-view-residual")
+        nb.type_into(box, typed)
+        nb.wait_for_change("hm-view-residual", before)
+        nb.page.wait_for_timeout(400)  # the slider settles on its step and says so: it must not move the box
+        right = handmade.accuracy(with_lg(handmade.blog_model(), float(typed))).correct
+        assert box.input_value() == typed and nb.cell_box("c-proj-b", 0, 5).input_value() == typed
+        assert f"({right} / 27)" in nb.text("hm-view-accuracy")
+        assert "outline:2px" in nb.html("hm-view-residual")  # what the change changed is outlined
+    nb.page.locator(".hm-reset").click()
+    nb.wait_for_text("hm-view-accuracy", "(27 / 27)")
+
+
+def test_break_it_works_in_a_task_playground(notebook):
+    nb = notebook("15_challenges_tokens_and_positions.ipynb")
+    assert nb.page.locator(".hm-break-row select").first.input_value()  # a choice is made from the start
+    nb.page.locator(".hm-break-action select").first.select_option(index=2)  # add 1
+    nb.page.locator(".hm-break-go").first.click()
+    nb.wait_for_text("hm-status", "is now 1")
+    assert "wte[a, " in nb.text("hm-status")
