@@ -5,11 +5,26 @@ Set here rather than in ``addopts`` so that ``pytest tests/test_model.py`` also 
 is not installed.
 """
 
+import os
+import tempfile
 from pathlib import Path
+
+import pytest
 
 
 def pytest_configure(config):
+    # the learner's progress file: a temporary one, so that nothing a machine graded before shows
+    os.environ["HANDMADE_DATA"] = tempfile.mkdtemp(prefix="handmade-progress-")
     if config.pluginmanager.hasplugin("nbval"):
         config.option.nbval = True
         config.option.nbval_current_env = True
         config.option.nbval_sanitize_with = str(Path(__file__).parent / "tests" / "sanitize.cfg")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    """Each notebook starts with an empty progress file of its own, before its kernel starts: what
+    it stores must not depend on what other notebooks passed before it."""
+    notebook = getattr(item, "parent", None)
+    if type(notebook).__name__ == "IPyNbFile" and getattr(notebook, "_handmade_data", None) is None:
+        notebook._handmade_data = os.environ["HANDMADE_DATA"] = tempfile.mkdtemp(prefix="handmade-progress-")

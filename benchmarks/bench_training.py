@@ -1,22 +1,22 @@
 """What training costs, and how fast it learns: the hand-written gradients and AdamW on the character
-model of Coriolanus (notebook 19), beside jax.jit's step for the same model and loss.
+model of Coriolanus (notebook 21), beside jax.jit's step for the same model and loss.
 
 Prints, measured in this one run (best of several repeats, so other work on the machine counts
 as little as it can):
-- one ``loss_and_grads`` call on notebook 19's model (batch 32, context 8, width 32, one head of
+- one ``loss_and_grads`` call on notebook 21's model (batch 32, context 8, width 32, one head of
   size 16, the play's 66 characters), split into its recorded forward pass and the backward pass;
 - one training step as ``train()`` takes it (a batch, loss_and_grads, AdamW), and beside it, when
   jax is installed, one step of ``jax.jit(value_and_grad)`` and the same AdamW on the same model,
   loss and batches, in float32 and float64 (the ratio's target: at most 1.75 times float32's step);
   without jax it says it skipped them (jax is only for measuring: ``pip install jax jaxlib``);
-- how fast the start learns: the mean loss of steps 90 to 99 on notebook 19's settings (the first
+- how fast the start learns: the mean loss of steps 90 to 99 on notebook 21's settings (the first
   90% of the play, AdamW at 1e-2), over seeds 0 to 4, from ``init_params``' default start,
   1 / sqrt(n_embd), and from GPT-2's 0.02 (target: at most 2.8 from the default);
 - ``train()`` itself for 300 steps, and its losses at the steps the source printed (0 and 41);
 - training the blog's shape (n_ctx 5, "ab", width 8, one head, no mlp) on (aab)* from a seeded
   random start until it scores 27 / 27 (target: well under 10 s), and the command line doing it;
 - the step and its ratio to jax again in a fresh interpreter with OPENBLAS_NUM_THREADS=1, as
-  notebook 19 runs it. The backward pass's products of [n_in, B * n_seq] by [B * n_seq, n_out]
+  notebook 21 runs it. The backward pass's products of [n_in, B * n_seq] by [B * n_seq, n_out]
   are large enough for OpenBLAS to share them among threads, which on a busy 2-core machine
   costs more than it saves.
 
@@ -40,7 +40,7 @@ STEPS_TIMED = 50  # steps in one timed run of train() (or of jax's loop)
 
 
 def character_data():
-    """The play's alphabet and its token ids, all of them and the first 90% (notebook 19's training part)."""
+    """The play's alphabet and its token ids, all of them and the first 90% (notebook 21's training part)."""
     text = TEXT.read_text(encoding="utf-8")
     alphabet = "".join(sorted(set(text)))
     ids = np.array(handmade.tokenize(text, alphabet))
@@ -48,7 +48,7 @@ def character_data():
 
 
 def character_model(seed=0, std=None):
-    """Notebook 19's model and its batches, from ``seed``: width 32, context 8, one head of 16."""
+    """Notebook 21's model and its batches, from ``seed``: width 32, context 8, one head of 16."""
     alphabet, _ids, train_ids = character_data()
     params = training.init_params(len(alphabet), 8, 32, n_attn=16, n_head=1, rng=seed, alphabet=alphabet, std=std)
     return params, training.batches(train_ids, 32, 8, rng=seed)
@@ -136,7 +136,7 @@ def jax_adamw_step(jax, lr=1e-2, b1=0.9, b2=0.999, eps=1e-8, weight_decay=0.01):
 
 
 def jax_loss(weights, inputs, targets):
-    """gpt() and cross_entropy in jax, for blocks of attention alone (notebook 19's model): [B, n_seq] -> a number."""
+    """gpt() and cross_entropy in jax, for blocks of attention alone (notebook 21's model): [B, n_seq] -> a number."""
     import jax
     import jax.numpy as jnp
 
@@ -172,7 +172,7 @@ def jax_agrees(params, batch_fn):
 
 
 def mean_late_loss(std, seeds=range(5), steps=100):
-    """The mean loss of steps 90 to 99 on notebook 19's settings, averaged over ``seeds``, from
+    """The mean loss of steps 90 to 99 on notebook 21's settings, averaged over ``seeds``, from
     normal(0, std) (None: init_params' default, 1 / sqrt(n_embd)); and each seed's."""
     each = []
     for seed in seeds:

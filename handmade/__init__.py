@@ -3,6 +3,13 @@
 ``import handmade`` needs numpy only; plotting and widgets load when first used.
 """
 
+import sys
+
+if sys.argv[:1] == ["-m"] and sys.orig_argv[sys.orig_argv.index("-m") + 1 :][:1] == ["handmade"]:  # python -m handmade
+    from ._quiet import quiet_interrupts
+
+    quiet_interrupts()  # Ctrl-C from the very start: one line and status 130, never a traceback
+
 from .basis import Basis, Labels, qkv_weights, split_qkv
 from .blog import (
     ALPHABET,

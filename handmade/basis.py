@@ -11,18 +11,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .arguments import UnknownName, brief
 from .i18n import _
+from .tokenizer import check_alphabet, check_writable
 
 MAX_NAME = 40  # characters in one direction's name
+MAX_NAMES = 4096  # names in one basis
 
 
 class Basis:
     """An ordered list of direction names, grouped for display (``P0..P4 | Ta Tb | V``)."""
 
     def __init__(self, groups):
-        if not isinstance(groups, dict):  # a plain list of names is one group
-            groups = {"": list(groups)}
-        self.groups = {str(group): tuple(names) for group, names in groups.items()}
+        self.groups = _groups(groups)
         self.names = tuple(name for names in self.groups.values() for name in names)
         bad = [name for name in self.names if not isinstance(name, str) or not 0 < len(name) <= MAX_NAME]
         if bad:
@@ -31,10 +32,16 @@ class Basis:
                     limit=MAX_NAME, name=brief(bad[0])
                 )
             )
+        if len(self.names) > MAX_NAMES:
+            raise ValueError(
+                _("a basis has at most {limit} names; this one has {n}").format(limit=MAX_NAMES, n=len(self.names))
+            )
+        for name in self.names:
+            check_writable(name, _("a direction's name"))
         self._index = {name: i for i, name in enumerate(self.names)}
         if len(self._index) != len(self.names):
             repeated = sorted({n for n in self.names if self.names.count(n) > 1})
-            raise ValueError(_("a basis needs distinct names; repeated: {names}").format(names=", ".join(repeated)))
+            raise ValueError(_("a basis needs distinct names; repeated: {names}").format(names=few(repeated)))
 
     @classmethod
     def numbered(cls, n, prefix="e"):
@@ -60,8 +67,8 @@ class Basis:
         try:
             return self._index[name]
         except (KeyError, TypeError):
-            raise KeyError(
-                _("unknown direction {name}; this basis has {names}").format(name=brief(name), names=" ".join(self))
+            raise UnknownName(
+                _("unknown direction {name}; this basis has {names}").format(name=brief(name), names=few(self, " "))
             ) from None
 
     def group_starts(self):
@@ -92,10 +99,21 @@ class Basis:
         return {group: list(names) for group, names in self.groups.items()}
 
 
-def brief(value, limit=60):
-    """``repr(value)`` cut to ``limit`` characters, for messages (numpy numbers shown plainly)."""
-    text = repr(value.item() if isinstance(value, np.generic) else value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+def _groups(groups):
+    """{group: names} from a dict of lists of names, or from one list of names (one group, "")."""
+    if isinstance(groups, (list, tuple)):
+        groups = {"": groups}
+    if not isinstance(groups, dict) or not all(isinstance(names, (list, tuple)) for names in groups.values()):
+        raise TypeError(
+            _("a basis is a list of names, or a dict of groups of names; found {value}").format(value=brief(groups))
+        )
+    return {str(group): tuple(names) for group, names in groups.items()}
+
+
+def few(names, between=", ", limit=80):
+    """``names`` joined for a message, cut after ``limit`` characters with an ellipsis."""
+    shown = between.join(map(str, names))
+    return shown if len(shown) <= limit else shown[: limit - 1] + "…"
 
 
 # ---- q, k and v inside c_attn -------------------------------------------------------------
@@ -131,6 +149,27 @@ class Labels:
     residual: Basis  # the n_embd directions of the residual stream: columns of wte, wpe, c_proj
     attention: tuple = ()  # per block: a Basis for the n_attn directions of q, k, v (None: residual's)
     hidden: tuple = ()  # per block: a Basis for the MLP's hidden units (None: h0, h1, ...)
+
+    def __post_init__(self):
+        if self.alphabet is not None:
+            check_alphabet(self.alphabet)
+        if not isinstance(self.residual, Basis):
+            raise TypeError(
+                _("labels.residual must be a Basis, the names of the residual directions; found {value}").format(
+                    value=brief(self.residual)
+                )
+            )
+        for field in ("attention", "hidden"):
+            per_block = getattr(self, field)
+            if not isinstance(per_block, (tuple, list)) or not all(
+                b is None or isinstance(b, Basis) for b in per_block
+            ):
+                raise TypeError(
+                    _("labels.{field} must be a list with a Basis (or None) per block; found {value}").format(
+                        field=field, value=brief(per_block)
+                    )
+                )
+            object.__setattr__(self, field, tuple(per_block))
 
     @property
     def tokens(self):

@@ -4,26 +4,61 @@ Bad input (a character outside the alphabet, a broken or oversized weights file,
 huge -n, a teacher's --tasks file that is missing, is not Python, raises or defines no task) ends
 with exit status 2 and one short line on stderr, never a traceback. Files are written atomically,
 and a file that is not a weights file is only replaced with --force.
+
+The exit status says how it ended: 0 done, 1 ``grade`` failed the model, 2 bad input, 3 the output
+could not be written (a full disk, a closed terminal), 130 interrupted (Ctrl-C), 143 terminated;
+when the reader of a pipe stops early (``| head -1``), it stops quietly, with 141, as a tool that
+SIGPIPE ends does. The messages, argparse's own included, are in the language of --lang, else of
+HANDMADE_LANG, else of the system's locale (LANGUAGE, LC_ALL, LC_MESSAGES, LANG, as gettext reads
+them): any Chinese locale is "zh", anything else English.
 """
 
 import argparse
+import contextlib
 import json
+import os
+import signal
 import sys
 
 import numpy as np
 
+from .arguments import MAX_MESSAGE, clip
 from .blog import ALPHABET, blog_model
-from .files import load_weights, save_weights
-from .i18n import LANGUAGES, _, set_language
+from .files import NotWeightsFile, load_weights, save_weights, writable
+from .i18n import LANGUAGES, N_, _, from_environment, ngettext, set_language
 from .inference import MAX_NEW_TOKENS, accuracy, complete, predict
 from .training import MAX_SEED, MAX_STEPS, train_task
 
-MAX_MESSAGE = 200  # characters of an error line: enough to name the problem, never a wall of text
+PROG = "python -m handmade"
+BAD_INPUT, CANNOT_WRITE, INTERRUPTED, PIPE_CLOSED, TERMINATED = 2, 3, 130, 141, 143  # and 0, or grade's 0 or 1
+
+# argparse's own sentences, which it looks up through ``argparse._`` and ``argparse.ngettext`` when it
+# speaks; ``_argparse_speaks`` points those at the catalogue's, where these marks put them.
+ARGPARSE_SENTENCES = (
+    N_("usage: "),
+    N_("positional arguments"),
+    N_("options"),
+    N_("show this help message and exit"),
+    N_("the following arguments are required: %s"),
+    N_("unrecognized arguments: %s"),
+    N_("invalid choice: %(value)r (choose from %(choices)s)"),
+    N_("argument %(argument_name)s: %(message)s"),
+    N_("expected one argument"),
+    N_("expected at most one argument"),
+    N_("expected at least one argument"),
+    N_("invalid %(type)s value: %(value)r"),
+    N_("ambiguous option: %(option)s could match %(matches)s"),
+    N_("ignored explicit argument %r"),
+    N_("one of the arguments %s is required"),
+    N_("not allowed with argument %s"),
+    N_("unexpected option string: %s"),
+    ngettext("expected %s argument", "expected %s arguments", 1),
+)
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # argparse prints the usage too; one line is enough
-        raise UsageError(_("{message} (see --help)").format(message=message))
+        raise UsageError(_("{message} (see --help)").format(message=clip(message, MAX_MESSAGE - 50)))
 
 
 class UsageError(Exception):
@@ -38,13 +73,11 @@ def _whole(low, high):
             n = int(text)
         except ValueError:
             raise argparse.ArgumentTypeError(
-                _("invalid whole number: {text}").format(text=_clip(repr(text), 40))
+                _("invalid whole number: {text}").format(text=clip(repr(text), 40))
             ) from None
         if not low <= n <= high:
             raise argparse.ArgumentTypeError(
-                _("must be a whole number from {low} to {high}; found {n}").format(
-                    low=low, high=high, n=_clip(text, 40)
-                )
+                _("must be a whole number from {low} to {high}; found {n}").format(low=low, high=high, n=clip(text, 40))
             )
         return n
 
@@ -53,7 +86,7 @@ def _whole(low, high):
 
 def build_parser():
     parser = _Parser(
-        prog="python -m handmade",
+        prog=PROG,
         description=_(
             "complete, predict and score with the blog's model or your own weights; design and train models for tasks"
         ),
@@ -142,6 +175,7 @@ def _task_command(args):
     if args.command == "blank":
         return save_weights(tasks.blank(task), args.path, force=args.force), 0
     if args.command == "train":
+        writable(args.out, args.force)  # a file it may not write is said now, not after training
         params, history = train_task(task, args.steps, seed=args.seed, progress=sys.stderr.isatty())
         saved = save_weights(params, args.out, force=args.force)
         report = grader.grade(task, params, diagnose=False)
@@ -172,11 +206,6 @@ def _model_command(args):
     return "\n".join([str(score), *misses])
 
 
-def _clip(text, limit=MAX_MESSAGE):
-    text = " ".join(str(text).split())  # one line, whatever the message held
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def _language(argv):
     """The --lang the arguments ask for, read before the parser is built (its help is translated)."""
     for i, arg in enumerate(argv):
@@ -188,34 +217,115 @@ def _language(argv):
 
 
 def main(argv=None):
-    _utf8_when_redirected()
-    argv = sys.argv[1:] if argv is None else list(argv)
-    if _language(argv) in LANGUAGES:
-        set_language(_language(argv))
-    parser = build_parser()
+    """Run the command line on ``argv`` (default: the process's arguments); returns the exit status."""
+    saved = _listen_for_signals()
     try:
-        args = parser.parse_args(argv)
+        return _main(argv)
+    finally:
+        for number, handler in saved.items():  # as they were, for a caller that goes on (a test)
+            signal.signal(number, handler)
+
+
+def _main(argv):
+    try:
+        _utf8_when_redirected()
+        argv = sys.argv[1:] if argv is None else list(argv)
+        set_language(_language(argv) if _language(argv) in LANGUAGES else from_environment() or "en")
+        with _argparse_speaks():
+            args = build_parser().parse_args(argv)
         with np.errstate(all="ignore"):  # overflow is reported as an error below, not as warnings
             output, status = run(args)
-    except UsageError as error:
-        return _fail(parser, error)
-    except (ValueError, FloatingPointError, OSError, RecursionError, MemoryError) as error:
-        return _fail(parser, error)
+        return _write(output, status)
+    except SystemExit as done:  # --help, printed by argparse: its output may meet a closed pipe too
+        return _write(None, done.code or 0)
+    except NotWeightsFile as error:
+        return _fail(
+            _("'{path}' exists and is not a weights file; choose another name, or replace it with --force"), error
+        )
+    except (UsageError, ValueError, TypeError, FloatingPointError, OSError, RecursionError, MemoryError) as error:
+        return _fail(_("{prog}: error: {error}"), error)
     except KeyboardInterrupt:
-        print(_clip(_("{prog}: interrupted").format(prog=parser.prog)), file=sys.stderr)
-        return 130
-    print(output)
+        return _say(_("{prog}: interrupted").format(prog=PROG), INTERRUPTED)
+    except Terminated:
+        return _say(_("{prog}: terminated").format(prog=PROG), TERMINATED)
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised where the process is, so that a save in progress cleans up after itself."""
+
+
+def _listen_for_signals():
+    """Ctrl-C raises KeyboardInterrupt from here on (``handmade/__init__`` quiets it before this);
+    SIGTERM raises Terminated. Returns the handlers there were, by signal."""
+    saved = {}
+    with contextlib.suppress(ValueError, OSError):  # not in the main thread: leave them as they are
+        for number, handler in ((signal.SIGINT, signal.default_int_handler), (signal.SIGTERM, _terminated)):
+            saved[number] = signal.signal(number, handler)
+    return saved
+
+
+def _terminated(signum, frame):
+    raise Terminated
+
+
+@contextlib.contextmanager
+def _argparse_speaks():
+    """argparse's sentences in the current language, through the catalogue, while the parser runs."""
+    saved = argparse._, argparse.ngettext
+    argparse._, argparse.ngettext = _, ngettext
+    try:
+        yield
+    finally:
+        argparse._, argparse.ngettext = saved
+
+
+def _write(output, status):
+    """Print ``output`` (None: only flush what is printed) and return ``status``: PIPE_CLOSED, quietly,
+    when the reader went away; CANNOT_WRITE, in one line, when the output could not be written."""
+    try:
+        if output is not None:
+            print(output)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _to_nowhere(sys.stdout)
+        return PIPE_CLOSED
+    except OSError as error:
+        _to_nowhere(sys.stdout)
+        reason = error.strerror or str(error)
+        return _say(
+            _("{prog}: error: could not write the output ({reason})").format(prog=PROG, reason=reason), CANNOT_WRITE
+        )
+    return status
+
+
+def _to_nowhere(stream):
+    """Send what is left in ``stream``'s buffer to the null device, so that the interpreter's last
+    flush cannot fail again (and print a traceback of its own)."""
+    with contextlib.suppress(AttributeError, ValueError, OSError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+
+
+def _say(line, status):
+    """Write one line on stderr, clipped; return ``status``. A stderr that cannot be written is left."""
+    try:
+        print(clip(line), file=sys.stderr)
+        sys.stderr.flush()
+    except OSError:
+        _to_nowhere(sys.stderr)
     return status
 
 
 def _utf8_when_redirected():
     """Output into a file or a pipe is UTF-8 on every platform (Windows' usual default, cp1252, has
-    no '→' and no Chinese); a terminal keeps the encoding it declares."""
+    no '→' and no Chinese); a terminal keeps the encoding it declares. A character that cannot be
+    written is shown as an escape (\\udc80) rather than ending the command."""
     for stream in (sys.stdout, sys.stderr):
-        if hasattr(stream, "reconfigure") and not stream.isatty():
-            stream.reconfigure(encoding="utf-8")
+        if hasattr(stream, "reconfigure"):
+            with contextlib.suppress(ValueError, OSError):
+                stream.reconfigure(errors="backslashreplace", **({} if stream.isatty() else {"encoding": "utf-8"}))
 
 
-def _fail(parser, error):
-    print(_clip(_("{prog}: error: {error}").format(prog=parser.prog, error=error)), file=sys.stderr)
-    return 2
+def _fail(sentence, error):
+    """Bad input: one line on stderr, with the error's own sentence cut short where it is long."""
+    shown = clip(error, MAX_MESSAGE - len(PROG) - 10)
+    return _say(sentence.format(prog=PROG, error=shown, path=getattr(error, "path", "")), BAD_INPUT)

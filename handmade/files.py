@@ -17,9 +17,10 @@ from pathlib import Path
 
 import numpy as np
 
+from .arguments import SHOWN_PATH, file_name, shown_path, text_of, whole
 from .basis import Basis, Labels, brief
 from .i18n import _
-from .weights import TOP_KEYS, WeightsError, check_weights
+from .weights import WeightsError, check_weights
 
 MAX_FILE_BYTES = 10_000_000  # a weights file of this series is at most a few hundred kilobytes
 MAX_LABELS = 4096  # names in one list of labels
@@ -28,11 +29,11 @@ MAX_LABELS = 4096  # names in one list of labels
 # ---- writing ------------------------------------------------------------------------------
 
 
-def to_jsonable(params):
+def _to_jsonable(params):
     if isinstance(params, dict):
-        return {key: to_jsonable(value) for key, value in params.items() if value is not None}
+        return {key: _to_jsonable(value) for key, value in params.items() if value is not None}
     if isinstance(params, (list, tuple)):
-        return [to_jsonable(value) for value in params]
+        return [_to_jsonable(value) for value in params]
     if isinstance(params, (int, np.integer)) and not isinstance(params, bool):
         return int(params)
     return np.asarray(params, dtype=np.float64).tolist()
@@ -64,7 +65,7 @@ def _format(value, indent):
 def weights_to_json(params):
     """JSON text for a weights dict (and its labels): one matrix row per line, numbers exact."""
     checked = check_weights(params)
-    data = to_jsonable(dict(checked))
+    data = _to_jsonable(dict(checked))
     data["labels"] = checked.labels.to_json()
     return _format(data, 0) + "\n"
 
@@ -73,56 +74,80 @@ def save_weights(params, path, force=False):
     """Write ``params`` to ``path`` as JSON, atomically; returns a sentence saying what was done.
 
     The weights are checked first, so the file always loads. An existing weights file is
-    replaced (the sentence says so); any other existing file only with ``force=True``.
+    replaced (the sentence says so); any other existing file only with ``force=True``
+    (NotWeightsFile otherwise, a WeightsError).
     """
     text = weights_to_json(params)
-    path = Path(path)
-    replaced = _may_replace(path, force)
+    path = file_name(path)
+    replaced = may_replace(path, force)
     write_atomically(path, text)
     if replaced:
         return _("replaced the weights in '{path}'").format(path=path)
     return _("wrote the weights to '{path}'").format(path=path)
 
 
-def _may_replace(path, force):
-    """True if ``path`` exists and may be replaced; WeightsError if it exists and may not."""
+class NotWeightsFile(WeightsError):
+    """A file that is there and is not a weights file: kept unless the caller is told to replace it."""
+
+    def __init__(self, path):
+        self.path = path
+        super().__init__(
+            _("'{path}' exists and is not a weights file; choose another name, or pass force=True").format(
+                path=shown_path(path)
+            )
+        )
+
+
+def may_replace(path, force=False):
+    """True if ``path`` exists and may be replaced, False if it is not there; WeightsError if it may
+    not be written (NotWeightsFile when it holds something else and ``force`` is False)."""
+    path = file_name(path)
     try:
         info = path.stat()
     except FileNotFoundError:
         return False
     except OSError as error:
-        raise WeightsError(
-            _("cannot write weights to '{path}': {reason}").format(path=path, reason=error.strerror)
-        ) from None
+        raise _cannot_write(path, error) from None
     if not stat.S_ISREG(info.st_mode):
-        raise WeightsError(_("cannot write weights to '{path}': it is not a regular file").format(path=path))
-    if not force and not is_weights_file(path):
         raise WeightsError(
-            _("'{path}' exists and is not a weights file; choose another name, or replace it with --force").format(
-                path=path
-            )
+            _("cannot write weights to '{path}': it is not a regular file").format(path=shown_path(path))
         )
+    if not force and not is_weights_file(path):
+        raise NotWeightsFile(path)
     return True
 
 
-def is_weights_file(path):
-    """True if ``path`` holds a JSON object shaped like weights (it need not be valid weights)."""
+def writable(path, force=False):
+    """WeightsError now, before any long work, if ``save_weights(..., path, force)`` would fail for
+    want of a folder, a permission or ``force``: a temporary file is made beside it, then removed."""
+    path = file_name(path)
+    may_replace(path, force)
     try:
-        data = json.loads(read_bounded(path))
-    except (WeightsError, ValueError, RecursionError):
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=_hidden(path), suffix=".tmp")
+    except OSError as error:
+        raise _cannot_write(path, error) from None
+    os.close(handle)
+    os.unlink(temporary)
+
+
+def is_weights_file(path):
+    """True if ``path`` holds valid weights, as ``load_weights`` reads them: a file is ours only then."""
+    try:
+        load_weights(path)
+    except (WeightsError, RecursionError):
         return False
-    return isinstance(data, dict) and "wte" in data and set(data) <= {*TOP_KEYS, "labels"}
+    return True
 
 
 def write_atomically(path, text):
-    """Write ``text`` to a temporary file beside ``path``, then rename it over ``path``."""
-    path = Path(path)
+    """Write ``text`` to a temporary file beside ``path``, then rename it over ``path``. Whatever
+    stops it (a full disk, a size limit, Ctrl-C), the temporary file is removed and ``path`` is as it was."""
+    path = file_name(path)
+    text = text_of(text, "text", MAX_FILE_BYTES)
     try:
-        handle, temporary = tempfile.mkstemp(dir=path.parent or ".", prefix=f".{path.name}.", suffix=".tmp")
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=_hidden(path), suffix=".tmp")
     except OSError as error:
-        raise WeightsError(
-            _("cannot write weights to '{path}': {reason}").format(path=path, reason=error.strerror)
-        ) from None
+        raise _cannot_write(path, error) from None
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as file:
             file.write(text)
@@ -131,14 +156,26 @@ def write_atomically(path, text):
         mode = path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~_umask()
         os.chmod(temporary, mode)
         os.replace(temporary, path)
-    except OSError as error:
+    except BaseException as error:
         Path(temporary).unlink(missing_ok=True)
-        reason = error.strerror or str(error)
+        if not isinstance(error, OSError):
+            raise
         raise WeightsError(
             _("could not write '{path}' ({reason}); the file there before, if any, is unchanged").format(
-                path=path, reason=reason
+                path=shown_path(path), reason=error.strerror or str(error)
             )
         ) from None
+
+
+def _hidden(path):
+    """The start of a temporary file's name beside ``path``: hidden, and short enough for any file system."""
+    return f".{path.name[:64]}."
+
+
+def _cannot_write(path, error):
+    return WeightsError(
+        _("cannot write weights to '{path}': {reason}").format(path=shown_path(path), reason=error.strerror or error)
+    )
 
 
 def _umask():
@@ -152,44 +189,42 @@ def _umask():
 
 def read_bounded(path, limit=MAX_FILE_BYTES):
     """The text of a regular file of at most ``limit`` bytes, or WeightsError; never blocks."""
-    path = Path(path)
+    path, limit = file_name(path), whole(limit, "limit", 0, MAX_FILE_BYTES)
     try:
         info = path.stat()
     except FileNotFoundError:
-        raise WeightsError(_("cannot read weights from '{path}': no such file").format(path=path)) from None
+        raise _cannot_read(path, _("no such file")) from None
     except OSError as error:
-        raise WeightsError(
-            _("cannot read weights from '{path}': {reason}").format(path=path, reason=error.strerror)
-        ) from None
+        raise _cannot_read(path, error.strerror or error) from None
     if not stat.S_ISREG(info.st_mode):
-        raise WeightsError(_("cannot read weights from '{path}': it is not a regular file").format(path=path))
+        raise _cannot_read(path, _("it is not a regular file"))
     if info.st_size > limit:
-        raise WeightsError(
-            _(
-                "cannot read weights from '{path}': it has {size} bytes, more than the {limit} a weights file may have"
-            ).format(path=path, size=info.st_size, limit=limit)
+        raise _cannot_read(
+            path,
+            _("it has {size} bytes, more than the {limit} a weights file may have").format(
+                size=info.st_size, limit=limit
+            ),
         )
     try:
         with open(path, "rb") as file:
             data = file.read(limit + 1)
         if len(data) > limit:
-            raise WeightsError(
-                _("cannot read weights from '{path}': it is larger than {limit} bytes").format(path=path, limit=limit)
-            )
+            raise _cannot_read(path, _("it is larger than {limit} bytes").format(limit=limit))
         return data.decode("utf-8")
     except UnicodeDecodeError:
-        raise WeightsError(_("cannot read weights from '{path}': it is not UTF-8 text").format(path=path)) from None
+        raise _cannot_read(path, _("it is not UTF-8 text")) from None
     except OSError as error:
-        raise WeightsError(
-            _("cannot read weights from '{path}': {reason}").format(path=path, reason=error.strerror)
-        ) from None
+        raise _cannot_read(path, error.strerror or error) from None
+
+
+def _cannot_read(path, reason):
+    return WeightsError(_("cannot read weights from '{path}': {reason}").format(path=shown_path(path), reason=reason))
 
 
 def weights_from_json(text, source=None):
     """Checked weights (with their labels, if the JSON has them) from JSON text."""
-    source = source or _("the JSON text")
-    if len(text) > MAX_FILE_BYTES:
-        raise WeightsError(_("{source} is longer than {limit} characters").format(source=source, limit=MAX_FILE_BYTES))
+    source = _("the JSON text") if source is None else text_of(source, "source", 2 * SHOWN_PATH)
+    text = text_of(text, "text", MAX_FILE_BYTES)
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as error:
@@ -217,31 +252,35 @@ def weights_from_json(text, source=None):
 
 def load_weights(path):
     """Read weights saved by ``save_weights`` (or written by hand); nothing half-loaded."""
-    return weights_from_json(read_bounded(path), source=f"'{path}'")
+    path = file_name(path)
+    return weights_from_json(read_bounded(path), source=f"'{shown_path(path)}'")
 
 
-def labels_from_json(data):
-    """``Labels`` from the ``"labels"`` entry of a weights file."""
-    alphabet_ok = isinstance(data, dict) and "alphabet" in data and isinstance(data["alphabet"], (str, type(None)))
-    if not alphabet_ok or "residual" not in data:
+def labels_from_json(labels):
+    """``Labels`` from the ``"labels"`` entry of a weights file: an alphabet (a string, or null for
+    numbered tokens), the residual directions, and optionally the attention and hidden ones per block.
+    The alphabet says what the token ids mean, everywhere; the directions' names only name them."""
+    alphabet_ok = isinstance(labels, dict) and isinstance(labels.get("alphabet", 0), (str, type(None)))
+    if not alphabet_ok or not isinstance(labels.get("residual"), (list, dict)):
         raise WeightsError(
             _(
                 "labels must be an object with an alphabet (a string, or null for numbered tokens) and residual directions"
             )
         )
-    extra = set(data) - {"alphabet", "residual", "attention", "hidden"}
+    extra = set(labels) - {"alphabet", "residual", "attention", "hidden"}
     if extra:
         raise WeightsError(_("labels has an unknown key {key}").format(key=brief(sorted(extra)[0])))
     try:
         return Labels(
-            data["alphabet"],
-            _basis(data["residual"], "labels.residual"),
+            labels.get("alphabet"),
+            _basis(labels["residual"], "labels.residual"),
             tuple(
-                _basis(b, f"labels.attention[{i}]") for i, b in enumerate(_list(data.get("attention", []), "attention"))
+                _basis(b, f"labels.attention[{i}]")
+                for i, b in enumerate(_list(labels.get("attention", []), "attention"))
             ),
-            tuple(_basis(b, f"labels.hidden[{i}]") for i, b in enumerate(_list(data.get("hidden", []), "hidden"))),
+            tuple(_basis(b, f"labels.hidden[{i}]") for i, b in enumerate(_list(labels.get("hidden", []), "hidden"))),
         )
-    except ValueError as error:
+    except (ValueError, TypeError) as error:
         raise WeightsError(str(error)) from None
 
 

@@ -18,9 +18,17 @@ _current = {"language": "en", "translation": gettext.NullTranslations()}
 
 
 def set_language(language):
-    """Show every later message in ``language`` ("en" or "zh"); returns the language chosen."""
-    if language not in LANGUAGES:
-        raise ValueError(f"unknown language {language!r}; choose from {', '.join(LANGUAGES)}")
+    """Show every later message in ``language``: "en" or "zh", or a locale's name for one of them
+    ("zh_CN.UTF-8", "en_GB"; every Chinese one is "zh"); returns the language chosen."""
+    chosen = known(language)
+    if chosen is None:
+        shown = repr(language) if len(repr(language)) <= 40 else repr(language)[:39] + "…"
+        raise (ValueError if isinstance(language, str) else TypeError)(
+            _("unknown language {language}; choose from {languages}").format(
+                language=shown, languages=", ".join(LANGUAGES)
+            )
+        )
+    language = chosen
     if language == "en":
         translation = gettext.NullTranslations()
     else:
@@ -38,6 +46,9 @@ def _(message):
     return _current["translation"].gettext(message)
 
 
+translated = _  # the same, under a name the catalogue's extractor does not read (for a sentence marked elsewhere)
+
+
 def ngettext(singular, plural, n):
     return _current["translation"].ngettext(singular, plural, n)
 
@@ -47,5 +58,28 @@ def N_(message):
     return message
 
 
-if os.environ.get("HANDMADE_LANG", "en") in LANGUAGES[1:]:
-    set_language(os.environ["HANDMADE_LANG"])
+def known(name):
+    """The language of ``name`` ("zh", "zh_CN", "zh_TW.UTF-8", "en_US", "C", ...): "zh" for any Chinese,
+    "en" for English or the C locale, None for anything else."""
+    if not isinstance(name, str):
+        return None
+    base = name.split(".")[0].split("@")[0].replace("-", "_").split("_")[0].lower()
+    return {"zh": "zh", "en": "en", "c": "en", "posix": "en"}.get(base)
+
+
+def from_environment(variables=("HANDMADE_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")):
+    """The language the environment asks for: the first of ``variables`` that is set decides, as
+    gettext reads them (LANGUAGE may list several, "zh_CN:en"; the first known one counts). None
+    when none is set, or none names a language of the catalogue."""
+    for variable in variables:
+        value = os.environ.get(variable)
+        if value:
+            return next((known(part) for part in value.split(":") if known(part)), None)
+    return None
+
+
+# A notebook or a script speaks the language HANDMADE_LANG asks for (any locale form); the command
+# line also follows the system's locale (``handmade.cli``). The English notebooks stay English on a
+# Chinese system, so that what they store is the same on every machine.
+if from_environment(("HANDMADE_LANG",)) == "zh":
+    set_language("zh")

@@ -4,18 +4,25 @@ Each function takes text, optional ``params`` (the blog's model when None) and t
 The weights are checked once on the way in; the loops then call ``gpt()`` directly.
 """
 
+import itertools
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 
+from .arguments import function, is_real, seeded, text_of, whole
 from .basis import brief
 from .blog import TASK_TEXT, blog_model
 from .i18n import _
 from .model import softmax
 from .tokenizer import check_alphabet, tokenize, untokenize
-from .weights import WeightsError, check_weights, forward, with_alphabet
+from .weights import Weights, WeightsError, check_weights, forward, with_alphabet
 
 MAX_NEW_TOKENS = 10_000  # tokens one completion may write
+MAX_GENERATION_FLOPS = 10**11  # operations one completion may cost: a few seconds to a minute, never an hour
+MAX_PREFIX_TEXT = 10_000  # characters of a text cut into prefixes: 10,000 examples, 50 million characters
+MAX_PATTERN = 64  # characters of a repeating pattern, and of the contexts read from it
+MAX_EXAMPLES = 100_000  # examples one accuracy may score
 
 
 def prepare(params=None, alphabet=None):
@@ -36,6 +43,7 @@ def prepare(params=None, alphabet=None):
 
 def context_tokens(text, params):
     """The ids the model sees for ``text``: its last n_ctx tokens. Empty text is an error."""
+    params = params if isinstance(params, Weights) else prepare(params)
     alphabet = params.labels.alphabet
     if alphabet is None:
         n = len(params["wte"])
@@ -100,19 +108,59 @@ def predict(text, params=None, *, alphabet=None):
 def continuation(text, max_new_tokens=10, params=None, *, alphabet=None, choose=None):
     """The ``max_new_tokens`` characters the model writes after ``text``: greedily, the most likely
     token each time, or ``choose(logits)`` of the last position when given (``sample`` draws one)."""
-    whole = isinstance(max_new_tokens, (int, np.integer)) and not isinstance(max_new_tokens, bool)
-    if not whole or not 0 <= max_new_tokens <= MAX_NEW_TOKENS:
-        raise ValueError(
-            _("the number of new tokens must be a whole number from 0 to {limit}; found {value}").format(
-                limit=MAX_NEW_TOKENS, value=brief(max_new_tokens)
-            )
-        )
     params = prepare(params, alphabet)
     tokens = context_tokens(text, params)  # refuses empty or foreign text before generating
-    for _step in range(max_new_tokens):
-        logits = forward(tokens[-len(params["wpe"]) :], params)[-1]  # [n_vocab]: the scores after the last token
+    choose = check_request(max_new_tokens, len(tokens), params, choose)  # refuses too long a request, saying why
+    for logits in next_logits(tokens, params, max_new_tokens):  # [n_vocab]: the scores after the last token
         tokens.append(int(np.argmax(softmax(logits))) if choose is None else choose(logits))
     return untokenize(tokens[len(tokens) - max_new_tokens :], params.labels.alphabet)
+
+
+def next_logits(tokens, params, steps):  # yields [n_vocab], ``steps`` times
+    """The logits after the last of ``tokens`` (a list of at most n_ctx ids), ``steps`` times; between
+    two, the caller appends the token it chose. A key/value cache keeps the keys and values of the
+    positions already run, so each step runs the new token alone. Positions are absolute (wpe): once
+    the window of n_ctx tokens is full and slides on, every cached key is at the wrong position, so
+    the cache is rebuilt from the window, and that step costs as much as a full pass."""
+    n_ctx = len(params["wpe"])
+    cache, new = KVCache(), tokens[-n_ctx:]
+    for _step in range(steps):
+        yield forward(new, params, cache=cache)[-1]
+        if len(cache) == n_ctx:  # the window slides: positions change, so start a new cache
+            cache, new = KVCache(), tokens[-n_ctx:]
+        else:
+            new = tokens[-1:]
+
+
+def check_request(max_new_tokens, n_context, params, choose=None):
+    """``choose``, wrapped so that what it returns is checked, if writing ``max_new_tokens`` after
+    ``n_context`` tokens is allowed; else a one-line error saying what the request would cost."""
+    whole(max_new_tokens, "max_new_tokens", 0, MAX_NEW_TOKENS)
+    from .course.efficiency import generation_flops  # the closed form of what each pass costs
+
+    cost = generation_flops(params.structure, n_context, max_new_tokens)
+    if cost > MAX_GENERATION_FLOPS:
+        raise ValueError(
+            _(
+                "writing {n} tokens with this model would take about {cost:.1e} operations (a pass over up to {n_ctx} positions each), more than the {limit:.0e} allowed: ask for fewer"
+            ).format(n=max_new_tokens, cost=cost, n_ctx=params.structure.n_ctx, limit=MAX_GENERATION_FLOPS)
+        )
+    if choose is None:
+        return None
+    function(choose, _("choose must be a function from the logits to a token id; found {value}"))
+    n_vocab = params.structure.n_vocab
+
+    def checked(logits):
+        token = choose(logits)
+        if not isinstance(token, (int, np.integer)) or isinstance(token, bool) or not 0 <= token < n_vocab:
+            raise ValueError(
+                _("choose(logits) must return a token id from 0 to {top}; it returned {value}").format(
+                    top=n_vocab - 1, value=brief(token)
+                )
+            )
+        return int(token)
+
+    return checked
 
 
 def sample(text, max_new_tokens=100, params=None, *, temperature=1.0, rng=0, alphabet=None):
@@ -122,14 +170,16 @@ def sample(text, max_new_tokens=100, params=None, *, temperature=1.0, rng=0, alp
     smaller is bolder (0 would be greedy), larger flatter. ``rng`` is a seed or a numpy Generator,
     so the same call writes the same text.
     """
-    if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not 1e-3 <= temperature <= 100:
-        raise ValueError(
+    if not is_real(temperature) or not 1e-3 <= temperature <= 100:
+        raise (ValueError if is_real(temperature) else TypeError)(
             _("the temperature must be a number from 0.001 to 100; found {value}").format(value=brief(temperature))
         )
-    rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+    rng = seeded(rng)
 
     def draw(logits):  # [n_vocab] -> a token id, drawn with the tempered probabilities
-        return int(rng.choice(len(logits), p=softmax(logits / temperature)))
+        with np.errstate(over="ignore"):  # far below the best, a logit / temperature may reach -inf: probability 0
+            probs = softmax((logits - logits.max()) / temperature)
+        return int(rng.choice(len(logits), p=probs))
 
     return continuation(text, max_new_tokens, params, alphabet=alphabet, choose=draw)
 
@@ -150,6 +200,8 @@ def prefix_examples(text=TASK_TEXT, start=2):
 
     Like the blog's loop, it stops one short of the end: "aab" * 10 gives 27 examples.
     """
+    text = text_of(text, "text", MAX_PREFIX_TEXT)
+    start = whole(start, "start", 1, max(1, len(text)))
     return [Example(text[:i], text[i]) for i in range(start, len(text) - 1)]
 
 
@@ -159,14 +211,22 @@ def next_in_pattern(context, pattern="aab"):
     One character: the next token is determined. Two or more: the context is ambiguous
     (``"a"`` can be followed by ``a`` or ``b``). None: the context never occurs (``"bb"``).
     """
+    context = text_of(context, "context", MAX_PREFIX_TEXT)
+    pattern = _pattern(pattern)
     reps = len(context) // len(pattern) + 3
     stream = pattern * reps
     return {stream[i + len(context)] for i in range(len(pattern)) if stream.startswith(context, i)}
 
 
+def _pattern(pattern):
+    if not text_of(pattern, "pattern", MAX_PATTERN):
+        raise ValueError(_("pattern must be 1 to {limit} characters; found ''").format(limit=MAX_PATTERN))
+    return pattern
+
+
 def unambiguous_examples(max_len=5, pattern="aab"):
     """Every context of length 1 to ``max_len`` that occurs in the pattern with one possible next."""
-    examples = []
+    max_len, pattern, examples = whole(max_len, "max_len", 1, MAX_PATTERN), _pattern(pattern), []
     for start in range(len(pattern)):
         for length in range(1, max_len + 1):
             context = (pattern * (max_len // len(pattern) + 2))[start : start + length]
@@ -199,7 +259,7 @@ def accuracy(params=None, *, examples=None, alphabet=None):
     Examples whose last n_ctx tokens are the same are one question: each is asked once.
     """
     params = prepare(params, alphabet)
-    examples = prefix_examples() if examples is None else list(examples)
+    examples = prefix_examples() if examples is None else _examples(examples)
     if not examples:
         raise ValueError(_("accuracy needs at least one example to score"))
     answers, failures = {}, []
@@ -210,6 +270,25 @@ def accuracy(params=None, *, examples=None, alphabet=None):
         if answers[tokens] != example.expected:
             failures.append((example, answers[tokens]))
     return Score(len(examples) - len(failures), len(examples), tuple(failures))
+
+
+def _examples(examples):
+    """At most MAX_EXAMPLES of ``examples`` (Examples, or (context, next character) pairs), never more read."""
+    wrong = _("examples must be a list of Examples or (context, next character) pairs; found {value}")
+    if isinstance(examples, (str, bytes, dict)) or not isinstance(examples, Iterable):
+        raise TypeError(wrong.format(value=brief(examples)))
+    found = list(itertools.islice(examples, MAX_EXAMPLES + 1))
+    if len(found) > MAX_EXAMPLES:
+        raise ValueError(
+            _("examples has more than {limit}; at most {limit} can be scored at once").format(limit=MAX_EXAMPLES)
+        )
+    pairs = []
+    for example in found:
+        pair = (example.context, example.expected) if isinstance(example, Example) else example
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2 or not all(isinstance(x, str) for x in pair):
+            raise TypeError(wrong.format(value=brief(example)))
+        pairs.append(Example(*pair))
+    return pairs
 
 
 # ---- the key/value cache ------------------------------------------------------------------

@@ -15,8 +15,10 @@ Names follow the structure's one rule: ``blocks[0].q`` in full, and ``q`` where 
 
 import numpy as np
 
+from .arguments import brief, is_whole
 from .i18n import _
-from .weights import WeightsError, check_weights
+from .structure import Part
+from .weights import Weights, WeightsError, check_weights
 
 
 def parts(params):
@@ -41,6 +43,13 @@ def get(params, name):
 
 def part_values(params, part):
     """The values of ``part`` (a Part of the checked ``params``), as a matrix."""
+    if not isinstance(part, Part):
+        raise TypeError(
+            _("part must be a Part of the model, from parts(params); found {value}").format(value=brief(part))
+        )
+    params = params if isinstance(params, Weights) else check_weights(params)
+    if part not in params.structure.parts():
+        raise ValueError(_("part {name} is a part of another model, not of this one").format(name=part.name))
     values = _reach(params, part.path)
     if part.columns is not None:
         values = values[..., part.columns[0] : part.columns[1]]
@@ -56,9 +65,15 @@ def with_parts(params, changes):
     """A checked copy of ``params`` with several parts replaced: ``{"q": ..., "c_proj.b": ...}``."""
     new = check_weights(params)  # a fresh copy
     structure = new.structure
+    if not isinstance(changes, dict):
+        raise TypeError(
+            _("changes must be a dict of new values by part name, such as {{'q': ...}}; found {value}").format(
+                value=brief(changes)
+            )
+        )
     for name, values in changes.items():
         part = structure.part(name)
-        values = np.asarray(values, dtype=float)
+        values = _numbers(values, name)
         if values.shape not in (part.shape, part.shape[1:] if part.shape[0] == 1 else part.shape):
             raise WeightsError(
                 _("{name} is {rows}x{cols} ({row_names} by {col_names}); the new values have shape {shape}").format(
@@ -75,6 +90,18 @@ def with_parts(params, changes):
         start, stop = part.columns if part.columns is not None else (0, holder[key].shape[-1])
         holder[key][..., start:stop] = values.reshape(holder[key][..., start:stop].shape)
     return check_weights(new)
+
+
+def _numbers(values, name):
+    """``values`` as a float array, or WeightsError naming the part they were meant for."""
+    array = np.asarray(values) if not isinstance(values, (str, bytes, dict)) else None
+    if array is None or array.dtype.kind not in "iuf":
+        raise WeightsError(
+            _("the new values of {name} must be numbers, a matrix of them; found {value}").format(
+                name=name, value=brief(values)
+            )
+        )
+    return array.astype(float)
 
 
 def _names(basis, limit=4):
@@ -96,6 +123,8 @@ def with_qkv(params, block=0, *, q=None, k=None, v=None):
 
 
 def _check_block(params, block):
-    n = len(params["blocks"])
-    if not 0 <= block < n:
-        raise IndexError(_("this model has {n} block(s); there is no blocks[{block}]").format(n=n, block=block))
+    n = len(check_weights(params)["blocks"])
+    if not is_whole(block) or not 0 <= block < n:
+        raise (ValueError if is_whole(block) else TypeError)(
+            _("this model has {n} block(s); there is no blocks[{block}]").format(n=n, block=brief(block))
+        )

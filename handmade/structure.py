@@ -22,7 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .basis import Basis, brief
+from .arguments import UnknownName, brief
+from .basis import Basis, few
 from .i18n import N_, _
 from .model import TAPS
 
@@ -239,7 +240,7 @@ class Structure:
         return _parts(self)
 
     def part(self, name):
-        """The part called ``name`` (one naming rule: see the module), or KeyError naming them all."""
+        """The part called ``name`` (one naming rule: see the module), or UnknownName naming them all."""
         parts = {p.name: p for p in self.parts()}
         return parts[resolve(name, list(parts), _("no part called {name}; this model has {names}"))]
 
@@ -265,8 +266,10 @@ class Structure:
         for tapped in self.taps():
             if (tapped.kind, tapped.block, tapped.head) == (kind, block, head):
                 return tapped.name
-        raise KeyError(
-            _("this model has no {kind} in block {block}, head {head}").format(kind=kind, block=block, head=head)
+        raise UnknownName(
+            _("this model has no {kind} in block {block}, head {head}").format(
+                kind=brief(kind), block=brief(block), head=brief(head)
+            )
         )
 
     def space(self, kind, block=None, head=None):
@@ -448,18 +451,19 @@ def matches(query, full):
 
 
 def resolve(query, names, missing):
-    """The one name of ``names`` that ``query`` names; KeyError otherwise, saying which ones it could
-    mean, or ``missing`` (a sentence with ``{name}`` and ``{names}``) when it names none."""
+    """The one name of ``names`` that ``query`` names; UnknownName (a ValueError and a KeyError)
+    otherwise, saying which ones it could mean, or ``missing`` (a sentence with ``{name}`` and
+    ``{names}``) when it names none."""
     if query in names:
         return query
     found = [name for name in names if matches(query, name)]
     if len(found) == 1:
         return found[0]
     if found:
-        raise KeyError(
-            _("{name} is ambiguous here: say which of {names}").format(name=repr(query), names=", ".join(found))
+        raise UnknownName(
+            _("{name} is ambiguous here: say which of {names}").format(name=brief(query), names=few(found, limit=120))
         )
-    raise KeyError(missing.format(name=brief(query), names=", ".join(names)))
+    raise UnknownName(missing.format(name=brief(query), names=few(names, limit=100)))
 
 
 def shortest(full, names):

@@ -1,8 +1,10 @@
 """Characters to token ids and back: token i is the i-th character of the alphabet."""
 
+import re
+
 import numpy as np
 
-from .basis import brief
+from .arguments import brief
 from .i18n import _
 
 MAX_TEXT = 1_000_000  # characters one call may tokenize (the longest text in the series is 165,000)
@@ -11,11 +13,12 @@ MAX_ALPHABET = 1024
 
 def check_alphabet(alphabet):
     if not isinstance(alphabet, str) or not 0 < len(alphabet) <= MAX_ALPHABET:
-        raise ValueError(
+        raise (ValueError if isinstance(alphabet, str) else TypeError)(
             _("an alphabet is a string of 1 to {limit} distinct characters; found {value}").format(
                 limit=MAX_ALPHABET, value=brief(alphabet)
             )
         )
+    check_writable(alphabet, _("the alphabet"))
     if len(set(alphabet)) != len(alphabet):
         repeated = sorted({c for c in alphabet if alphabet.count(c) > 1})
         raise ValueError(
@@ -30,8 +33,8 @@ def tokenize(text, alphabet="ab"):  # "aabaa" -> [0, 0, 1, 0, 0]
     check_alphabet(alphabet)
     if not isinstance(text, str):
         raise TypeError(
-            _("tokenize takes a string of characters from {alphabet}; found {kind}").format(
-                alphabet=brief(alphabet), kind=type(text).__name__
+            _("text must be a string of characters from {alphabet}; found {value}").format(
+                alphabet=brief(alphabet), value=brief(text)
             )
         )
     if len(text) > MAX_TEXT:
@@ -50,6 +53,22 @@ def tokenize(text, alphabet="ab"):  # "aabaa" -> [0, 0, 1, 0, 0]
                 char=repr(text[position]), position=position, where=_around(text, position), alphabet=brief(alphabet)
             )
         ) from None
+
+
+SURROGATE = re.compile("[\ud800-\udfff]")  # half of a character: UTF-8 cannot write one alone
+
+
+def check_writable(text, what):
+    """``text`` unless it holds a lone surrogate, which no file or screen can show (a JSON file's
+    ``"\\ud800"`` or an undecodable file name may bring one); ValueError naming ``what`` then."""
+    found = SURROGATE.search(text)
+    if found:
+        raise ValueError(
+            _(
+                "{what} holds {char} at position {position}: a lone surrogate, half of a character, which cannot be shown"
+            ).format(what=what, char=repr(found.group()), position=found.start())
+        )
+    return text
 
 
 def _around(text, position, width=12):

@@ -229,7 +229,7 @@ def _array(value, path, shape, meaning, limits=()):
             )
     if array.size == 0:
         raise WeightsError(
-            _("{path} has shape {found}: it is empty, and a model needs at least one of each ({meaning})").format(
+            _("{path} has shape {found}: it is empty; a model needs at least one ({meaning})").format(
                 path=path, found=array.shape, meaning=meaning
             )
         )
@@ -420,8 +420,9 @@ def forward(inputs, params, cache=None):  # [n_seq] -> [n_seq, n_vocab], never i
     return logits
 
 
-def where_non_finite(tokens, params):
-    """A sentence naming a weight that is not finite, or else the first intermediate that overflowed."""
+def where_non_finite(tokens, params, tapped=None):
+    """A sentence naming a weight that is not finite, or else the first intermediate that overflowed
+    (``tapped``: {name: array} of a pass already recorded in order, else the pass is run again)."""
     for path, array in iter_matrices(params):
         bad = np.argwhere(~np.isfinite(array))
         if len(bad):
@@ -429,21 +430,22 @@ def where_non_finite(tokens, params):
             return _("{path}{index} is {value}; every weight must be a finite number").format(
                 path=path, index=index, value=array[tuple(index)]
             )
-    first = []
-
-    def watch(name, array):
-        masked = name.endswith(T.masked_scores)  # -inf there is the mask's doing, not overflow
-        finite = np.isfinite(array) | (np.isneginf(array) if masked else False)
-        if not first and not finite.all():
-            first.append(name)
-
-    with np.errstate(all="ignore"), recording(watch):
-        gpt(tokens, **params)
-    where, (place, value) = (first or [T.logits])[0], largest_weight(params)
+    if tapped is None:
+        tapped = {}
+        with np.errstate(all="ignore"), recording(tapped.__setitem__):
+            gpt(tokens, **params)
+    where = next((name for name, array in tapped.items() if not _finite(name, array)), T.logits)
+    place, value = largest_weight(params)
     return _(
         "the forward pass produced inf or nan (first in {where}): a weight is too large for float64; "
         "the largest magnitude is {value:.3g} at {place}"
     ).format(where=where, value=value, place=place)
+
+
+def _finite(name, array):
+    """Whether a tapped array is finite; -inf in the masked scores is the mask's doing, not overflow."""
+    masked = name.endswith(T.masked_scores)
+    return bool((np.isfinite(array) | (np.isneginf(array) if masked else False)).all())
 
 
 def iter_matrices(params, path=""):

@@ -23,7 +23,7 @@ def test_with_qkv_replaces_only_the_named_blocks_of_c_attn():
 
 def test_with_qkv_names_the_block_and_refuses_a_wrong_shape():
     model = handmade.blog_model()
-    with pytest.raises(IndexError, match="no blocks\\[1\\]"):
+    with pytest.raises(ValueError, match="no blocks\\[1\\]"):
         with_qkv(model, 1, q=qkv(model)[0])
     with pytest.raises(WeightsError, match="new values have shape"):
         with_qkv(model, q=np.zeros((3, 3)))

@@ -173,7 +173,7 @@ def test_the_nudged_condition_covers_every_notebook_that_trains_and_really_nudge
     import sys
 
     names = {str(p.relative_to(ROOT / "notebooks")) for p in conditions_tool().training_notebooks()}
-    assert {"18_training_by_hand.ipynb", "19_shakespeare.ipynb"} <= names
+    assert {"20_training_by_hand.ipynb", "21_shakespeare.ipynb"} <= names
     assert {name for name in names if name.startswith("zh")} == {f"zh/{n}" for n in names if "/" not in n}
     code = (
         "import numpy as np, handmade.training as t\n"

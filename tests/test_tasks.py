@@ -17,7 +17,7 @@ from handmade.course import grader, tasks
 from handmade.course.grader import MARGIN_THRESHOLD, grade
 from handmade.course.tasks import TASKS, blank, examples, get_task, reference
 from handmade.files import load_weights, save_weights, weights_from_json
-from handmade.inference import accuracy, next_in_pattern, prefix_examples, unambiguous_examples
+from handmade.inference import accuracy, complete, next_in_pattern, prefix_examples, unambiguous_examples
 from handmade.weights import count_nonzero
 
 NAMES = list(TASKS)
@@ -326,10 +326,16 @@ def test_labels_that_no_longer_fit_are_set_aside():
     assert grade("abc", stale).passed
 
 
-def test_another_alphabet_is_graded_by_token_id():
+def test_labels_say_what_token_ids_mean_to_grade_as_to_complete():
     params = reference("xor")
+    swapped = handmade.Weights(params, Labels("10", params.labels.residual, hidden=params.labels.hidden))
+    swapped["wte"] = params["wte"][::-1]  # the same model, its ids in the other order
+    assert grade("xor", swapped).passed and complete("01", 1, params=swapped) == complete("01", 1, params=params)
+    lying = handmade.Weights(params, Labels("10", params.labels.residual, hidden=params.labels.hidden))
+    assert not grade("xor", lying).passed  # the rows say "0" where the labels say "1"
     params.labels = Labels("ab", params.labels.residual, hidden=params.labels.hidden)
-    assert grade("xor", params).passed
+    with pytest.raises(WeightsError, match="say their tokens are 'ab', but the task xor has '01'"):
+        grade("xor", params)
 
 
 def with_nan(params):

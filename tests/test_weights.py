@@ -63,7 +63,7 @@ def test_lists_and_ints_are_accepted():
         ),
         (
             lambda p: p.update(wpe=np.zeros((0, 8))),
-            r"wpe has shape \(0, 8\): it is empty, and a model needs at least one",
+            r"wpe has shape \(0, 8\): it is empty; a model needs at least one",
         ),
         (lambda p: attn(p)["c_proj"]["w"].__setitem__((7, 5), np.nan), r"blocks\[0\].attn.c_proj.w\[7, 5\] is nan"),
         (lambda p: p["wte"].__setitem__((1, 2), np.inf), r"wte\[1, 2\] is inf; every weight must be a finite number"),

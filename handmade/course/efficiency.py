@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..inference import KVCache, context_tokens, prepare
+from ..inference import check_request, context_tokens, next_logits, prepare
 from ..model import recording, softmax
 from ..structure import Structure, T
 from ..tokenizer import untokenize
@@ -130,29 +130,60 @@ class Step:
 
 
 def generate_with_cache(text, max_new_tokens=10, params=None, *, alphabet=None):
-    """Greedy generation like ``complete``, with a key/value cache; returns one Step per token.
+    """Greedy generation like ``complete``, with its key/value cache; returns one Step per token.
 
-    The model's positions are absolute (``wpe``), so once the window of n_ctx tokens is full and
+    It is ``continuation``'s own loop (``handmade.inference.next_logits``), with each pass counted:
+    the model's positions are absolute (``wpe``), so once the window of n_ctx tokens is full and
     slides on, every cached key is at the wrong position: the cache is then rebuilt from the
     window, and that step costs as much as a full pass.
     """
     params = prepare(params, alphabet)
     n_ctx = len(params["wpe"])
     tokens = context_tokens(text, params)  # refuses an empty context
-    cache, steps = None, []
-    new = tokens  # what the next pass must process
+    check_request(max_new_tokens, len(tokens), params)
+    passes, steps = next_logits(tokens, params, max_new_tokens), []
     for _step in range(max_new_tokens):
-        if cache is None:
-            cache = KVCache()
         with recording(FlopCounter(params)) as counter:
-            logits = forward(new, params, cache=cache)[-1]
+            logits = next(passes)  # the cached pass runs here, heard by the counter
         token = int(np.argmax(softmax(logits)))
         with recording(FlopCounter(params)) as full:
             forward(tokens[-n_ctx:], params)
         steps.append(Step(untokenize([token], params.labels.alphabet), logits, counter.total, full.total))
         tokens.append(token)
-        if len(cache) == n_ctx:  # the window slides: positions change, so start a new cache
-            cache, new = None, tokens[-n_ctx:]
-        else:
-            new = [token]
     return steps
+
+
+# ---- the same counts in closed form, from a model's structure ----------------------------------
+
+
+def pass_flops(structure, n_seq, n_past=0):
+    """The operations of one pass of ``n_seq`` new positions after ``n_past`` cached ones: what a
+    FlopCounter hears, worked out from the structure alone (the tests check the two agree)."""
+    m, n_k, d = n_seq, n_past + n_seq, structure.n_embd
+    total = m * d  # the embedding: wte[tokens] + wpe[positions]
+    for block in structure.blocks:
+        total += layer_norm_flops(m, d) if block.ln_1 else 0
+        total += linear_flops(m, d, 3 * block.n_attn)  # qkv
+        per_head = matmul_flops(m, block.d_head, n_k) + 2 * m * n_k + softmax_flops(m, n_k)  # scores to weights
+        total += block.n_head * (per_head + matmul_flops(m, n_k, block.d_head))  # and weights @ v
+        total += linear_flops(m, block.n_attn, d) + m * d  # c_proj, then the residual
+        if block.mlp:
+            total += layer_norm_flops(m, d) if block.ln_2 else 0
+            total += linear_flops(m, d, block.n_hidden) + GELU_FLOPS * m * block.n_hidden
+            total += linear_flops(m, block.n_hidden, d) + m * d  # c_proj, then the residual
+    total += layer_norm_flops(m, d) if structure.ln_f else 0
+    return total + matmul_flops(m, d, structure.n_vocab)  # the logits
+
+
+def generation_flops(structure, n_context, max_new_tokens):
+    """The operations of writing ``max_new_tokens`` after ``n_context`` tokens with the cache, as
+    ``next_logits`` runs them: the context first, then one position a step until the window is full;
+    from then on every step rebuilds the cache from the whole window."""
+    n_ctx = structure.n_ctx
+    cached, new, total = 0, min(n_context, n_ctx), 0
+    for step in range(max_new_tokens):
+        if (cached, new) == (0, n_ctx) and step:  # full from here on: the same full pass every step
+            return total + (max_new_tokens - step) * pass_flops(structure, n_ctx)
+        total += pass_flops(structure, new, cached)
+        cached, new = (0, n_ctx) if cached + new == n_ctx else (cached + new, 1)
+    return total

@@ -27,10 +27,21 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ..arguments import brief
 from ..display.labelled import fmt
 from ..i18n import _
 from ..inference import Example
-from ..weights import NonFiniteError, WeightsError, check_weights, count_nonzero, forward, labels_of, with_alphabet
+from ..weights import (
+    NonFiniteError,
+    Weights,
+    WeightsError,
+    check_weights,
+    count_nonzero,
+    forward,
+    labels_of,
+    with_alphabet,
+)
+from . import progress
 from .explain import explain, lagging, missing, read, shares
 from .tasks import examples as task_examples
 from .tasks import get_task, graded_tokens, reference
@@ -83,6 +94,7 @@ class Report:
     diagnosis: str | None = None  # why the model goes wrong there, from its own numbers, as sentences
     shares: dict | None = None  # {part: share of the margin} there
     revealed: str | None = None  # the reference solution's shares there, only when asked
+    progress_note: str | None = None  # why a pass could not be recorded in the progress file, if it could not
     threshold: float = MARGIN_THRESHOLD
 
     @property
@@ -129,6 +141,8 @@ class Report:
             lines.append(_("  its margin there, part by part: {shares}").format(shares=_listed(self.shares)))
         if self.revealed:
             lines.append(self.revealed)
+        if self.progress_note:
+            lines.append(f"  {self.progress_note}")
         return lines
 
     def to_json(self):
@@ -168,10 +182,14 @@ class Report:
 def submission(task, params):
     """``params`` checked for ``task``: Weights whose tokens are the task's alphabet, or WeightsError.
 
-    The numbers are what is graded; the names only help the diagnosis. Weights keep their own
-    labels when these fit; a plain dict, or weights whose labels no longer fit their shape, is
-    read with the task's named directions if it has the task's width, else with e0, e1, ...
-    Weights labelled with another alphabet are graded by token id, in the task's alphabet.
+    One rule for what labels mean, as everywhere: the alphabet weights state is what their token
+    ids mean, so weights that say their tokens are the task's characters in another order are
+    graded with wte's rows put in the task's order (the same model, read the same way as
+    ``complete`` reads it), and weights that say their tokens are other characters are refused;
+    a plain dict, or weights whose alphabet is None, is read in the task's alphabet. The names of
+    directions only name: the numbers are what is graded, the names help the diagnosis. Weights
+    keep their own names when these fit; a plain dict, or weights whose names no longer fit their
+    shape, is read with the task's named directions if it has the task's width, else with e0, e1, ...
     """
     task = get_task(task)
     if isinstance(params, (str, bytes, os.PathLike)):
@@ -201,16 +219,35 @@ def submission(task, params):
                 break
             except WeightsError:  # names that no longer fit (a part was removed): set them aside
                 continue
+    stated = getattr(labels_of(params), "alphabet", None)
+    if stated is not None and stated != task.alphabet:
+        return _in_task_order(checked, stated, task)
     if checked.labels.alphabet != task.alphabet:
         checked = with_alphabet(checked, task.alphabet)
     return checked
 
 
-def grade(task, params, *, diagnose=True, reveal=False):
+def _in_task_order(params, stated, task):
+    """``params``, whose token ids mean the characters of ``stated``, with wte's rows in the task's
+    order: the same model on every text. WeightsError when ``stated`` has other characters."""
+    if sorted(stated) != sorted(task.alphabet):
+        raise WeightsError(
+            _(
+                "these weights say their tokens are {stated}, but the task {task} has {alphabet}: grade them on a task of their alphabet, or label them with {alphabet}"
+            ).format(stated=brief(stated), task=task.name, alphabet=repr(task.alphabet))
+        )
+    moved = Weights(params, replace(params.labels, alphabet=task.alphabet))
+    moved["wte"] = params["wte"][[stated.index(char) for char in task.alphabet]]
+    return check_weights(moved)
+
+
+def grade(task, params, *, diagnose=True, reveal=False, record=True):
     """Grade ``params`` on every context of ``task``; a Report. WeightsError for unusable weights.
 
     ``diagnose=False`` skips explaining why (for a quick score after an edit); ``reveal=True`` adds
-    the reference solution's shares on the diagnosed context: the answer, shown only when asked.
+    the reference solution's shares on the diagnosed context: the answer, shown only when asked. A
+    pass is written to the learner's progress file (``handmade.course.progress``) unless ``record``
+    is False (for a model the learner did not make: a reference, a trained one).
     """
     task = get_task(task)
     params = submission(task, params)
@@ -231,7 +268,10 @@ def grade(task, params, *, diagnose=True, reveal=False):
         failures=tuple(misses),
         n_failures=len(wrong),
     )
-    if report.passed or not diagnose:
+    if report.passed:
+        note = progress.record(task.name) if record else None
+        return replace(report, progress_note=note) if note else report
+    if not diagnose:
         return report
     return _explained(
         report,

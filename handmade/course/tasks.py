@@ -38,9 +38,9 @@ import stat
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from ..basis import Basis, Labels, brief
+from ..arguments import UnknownName, file_name, shown_path, text_of, whole
+from ..basis import Basis, Labels, brief, few
 from ..i18n import _, ngettext
 from ..inference import Example
 from ..structure import BlockShape, Structure
@@ -233,6 +233,7 @@ def _name(rule):
 def statement_of(docstring):
     """A docstring as one line: ``inspect.cleandoc``, then its lines joined with single spaces.
     tools/messages.py extracts the built-in tasks' statements the same way, for the catalogue."""
+    docstring = text_of(docstring, "docstring", MAX_TASKS_FILE)
     return " ".join(line.strip() for line in inspect.cleandoc(docstring).splitlines() if line.strip())
 
 
@@ -257,7 +258,7 @@ def _check_alphabet(alphabet):
 
 def longest_context(n_vocab):
     """The largest n_ctx whose strings of 1 to n_ctx characters over ``n_vocab`` letters number at most MAX_TEXTS."""
-    n_ctx, texts = 0, 0
+    n_vocab, n_ctx, texts = whole(n_vocab, "n_vocab", 1, MAX_ALPHABET), 0, 0
     while n_ctx < MAX_N_CTX and texts + n_vocab ** (n_ctx + 1) <= MAX_TEXTS:
         n_ctx, texts = n_ctx + 1, texts + n_vocab ** (n_ctx + 1)
     return n_ctx
@@ -380,10 +381,15 @@ def _over(text, alphabet):  # a string of one or more characters of alphabet
 # ---- the contexts a task grades -----------------------------------------------------------
 
 
-@functools.cache
 def examples(task):
-    """Every graded (context, next token): the task's extra examples, then every string over its
-    alphabet of 1 to n_ctx characters for which the rule gives an answer, shortest first."""
+    """Every graded (context, next token) of ``task`` (a Task or a built-in task's name): the task's
+    extra examples, then every string over its alphabet of 1 to n_ctx characters for which the rule
+    gives an answer, shortest first."""
+    return _examples(get_task(task))
+
+
+@functools.cache
+def _examples(task):
     enumerated = []
     for length in range(1, task.n_ctx + 1):
         for letters in itertools.product(task.alphabet, repeat=length):
@@ -416,9 +422,13 @@ def _answer(task, context):
     raise ValueError(_("task {name}: {problem}").format(name=task.name, problem=problem))
 
 
-@functools.cache
 def graded_tokens(task):
     """``examples(task)`` as (token ids of the context, id of the expected token), tokenized once."""
+    return _graded_tokens(get_task(task))
+
+
+@functools.cache
+def _graded_tokens(task):
     return tuple((tuple(tokenize(e.context, task.alphabet)), task.alphabet.index(e.expected)) for e in examples(task))
 
 
@@ -438,10 +448,12 @@ def get_task(task, tasks=None):
     if isinstance(task, Task):
         return task
     tasks = TASKS if tasks is None else tasks
+    if not isinstance(tasks, dict) or not all(isinstance(t, Task) for t in tasks.values()):
+        raise TypeError(_("tasks must be a dict of Tasks by name; found {value}").format(value=brief(tasks)))
     if isinstance(task, str) and task in tasks:
         return tasks[task]
-    raise ValueError(
-        _("there is no task {name}; the tasks are {names}").format(name=repr(task), names=", ".join(tasks))
+    raise (UnknownName if isinstance(task, str) else TypeError)(
+        _("there is no task {name}; the tasks are {names}").format(name=brief(task, 24), names=few(tasks, limit=115))
     )
 
 
@@ -491,7 +503,7 @@ def load_tasks(path):
 
 def _compiled(path):
     """The code of the Python file at ``path``, compiled; ValueError when it cannot be."""
-    path = Path(path)
+    path = file_name(path)
     if path.suffix != ".py":
         raise _file_error(path, _("it is not a Python file: its name does not end in .py"))
     source = _source(path)
@@ -520,7 +532,7 @@ def _source(path):
 
 
 def _file_error(path, problem):
-    return ValueError(_("cannot load tasks from '{path}': {problem}").format(path=path, problem=problem))
+    return ValueError(_("cannot load tasks from '{path}': {problem}").format(path=shown_path(path), problem=problem))
 
 
 # ---- blank models and reference solutions ---------------------------------------------------

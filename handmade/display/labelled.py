@@ -10,6 +10,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from ..arguments import UnknownName, brief
+from ..basis import few
 from ..i18n import _
 
 
@@ -90,9 +92,9 @@ class LabelledMatrix:
         try:
             return labels.index(name)
         except ValueError:
-            raise KeyError(
+            raise UnknownName(
                 _("no row or column called {name}; this table has {labels}").format(
-                    name=repr(name), labels=", ".join(labels)
+                    name=brief(name), labels=few(labels)
                 )
             ) from None
 

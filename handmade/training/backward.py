@@ -15,8 +15,10 @@ import math
 
 import numpy as np
 
+from ..i18n import _
 from ..model import gpt, layer_norm, linear
 from ..structure import attention_width
+from ..weights import NonFiniteError, iter_matrices, largest_weight, where_non_finite
 from .limits import check_batch
 from .losses import cross_entropy, cross_entropy_backward
 from .recorded import checked, record
@@ -156,7 +158,22 @@ def gpt_backward(d_logits, inputs, seen, wte, wpe, blocks, ln_f=None):  # [B, n_
     d_wte += flat(one_hot).T @ flat(d_x)  # each row back to the token it came from (wte's second use)
     d_wpe = np.zeros_like(wpe)
     d_wpe[: inputs.shape[1]] = d_x.sum(axis=0)  # pos_emb = wpe[range(n_seq)]: summed over the sequences
-    return {"wte": d_wte, "wpe": d_wpe, "blocks": d_blocks, **grads}
+    grads = {"wte": d_wte, "wpe": d_wpe, "blocks": d_blocks, **grads}
+    return finite(grads, {"wte": wte, "wpe": wpe, "blocks": blocks, "ln_f": ln_f})
+
+
+def finite(grads, params):
+    """``grads`` if every gradient is finite; else NonFiniteError naming the first that is not."""
+    for path, array in iter_matrices(grads):
+        if not np.isfinite(array).all():
+            place, value = largest_weight(params)
+            raise NonFiniteError(
+                _(
+                    "the gradient of {path} is inf or nan: a weight is too large for float64; "
+                    "the largest magnitude is {value:.3g} at {place}"
+                ).format(path=path, value=value, place=place)
+            )
+    return grads
 
 
 def loss_and_grads(params, inputs, targets):
@@ -177,4 +194,8 @@ def loss(params, inputs, targets):
     """The mean cross-entropy of gpt()'s predictions against ``targets`` (as in ``loss_and_grads``), alone."""
     params = checked(params)
     inputs, targets = check_batch(inputs, targets, params)
-    return cross_entropy(np.stack([gpt(sequence, **params) for sequence in inputs]), targets)
+    with np.errstate(all="ignore"):  # an overflow is reported below, in words
+        value = cross_entropy(np.stack([gpt(sequence, **params) for sequence in inputs]), targets)
+    if not np.isfinite(value):
+        raise NonFiniteError(where_non_finite(inputs, params))
+    return value

@@ -4,6 +4,9 @@ Both return a function that makes a new batch at each call, ``(inputs, targets)`
 ``train`` asks for them: ``targets[i, j]`` is the token that should follow ``inputs[i, :j + 1]``.
 """
 
+import itertools
+from collections.abc import Iterable
+
 import numpy as np
 
 from ..basis import brief
@@ -80,16 +83,16 @@ def example_batches(examples, batch_size, n_ctx, rng, alphabet=None):
 
 
 def _bounded(examples):
-    try:
-        examples = list(examples)
-    except TypeError:
-        raise ValueError(
+    """At most MAX_BATCH_TOKENS + 1 of ``examples`` (an endless iterator is never read to its end)."""
+    if isinstance(examples, (str, bytes, dict)) or not isinstance(examples, Iterable):
+        raise TypeError(
             _("examples must be a list of (context, next token) pairs; found {value}").format(value=brief(examples))
-        ) from None
+        )
+    examples = list(itertools.islice(examples, MAX_BATCH_TOKENS + 1))
     if len(examples) > MAX_BATCH_TOKENS:
         raise ValueError(
-            _("there are {n} examples; at most {limit} can be learned from at once").format(
-                n=len(examples), limit=MAX_BATCH_TOKENS
+            _("there are more than {limit} examples; at most {limit} can be learned from at once").format(
+                limit=MAX_BATCH_TOKENS
             )
         )
     return examples

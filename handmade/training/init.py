@@ -33,7 +33,7 @@ def init_params(
     0.02, chosen for models 768 to 1600 wide and 12 to 48 blocks deep, where many small matrices
     add up along the residual stream and keep the first steps stable. At width 32 the same 0.02
     makes every signal a tenth of its input's size at each product, so the first steps go into
-    growing the weights before they learn anything: on notebook 19's model, 100 steps end near a
+    growing the weights before they learn anything: on notebook 21's model, 100 steps end near a
     loss of 3.1 from 0.02 and 2.7 from 1 / sqrt(32) (``benchmarks/bench_training.py`` measures it).
 
     ``n_attn`` (default ``n_embd``) is the width of q, k and v, split into ``n_head`` heads;

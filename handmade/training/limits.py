@@ -1,12 +1,17 @@
 """Bounds on what may be asked of training, and the checks that keep to them.
 
-Every check raises a one-line ValueError that names the argument, what is allowed and what it found.
+Every check raises a one-line error that names the argument, what is allowed and what it found: a
+TypeError for the wrong kind, a ValueError for a value out of bounds (``handmade.arguments``).
 """
 
 import numpy as np
 
+from ..arguments import number as check_number  # noqa: F401  (the checks every argument of the package gets)
+from ..arguments import seeded as generator  # noqa: F401
+from ..arguments import whole as check_whole
 from ..basis import brief
 from ..i18n import _
+from ..weights import MAX_N_VOCAB, Weights, check_weights
 from .losses import IGNORE
 
 MAX_STEPS = 100_000  # steps one call to train() may take
@@ -14,38 +19,6 @@ MAX_SEED = 2**32 - 1  # the largest seed a random start takes
 MAX_BATCH = 1024  # sequences in one batch
 MAX_BATCH_TOKENS = 32_768  # positions in one batch (sequences x their length)
 MAX_LR = 1.0  # Adam moves each weight by about lr a step: beyond 1 nothing learns, it only diverges
-
-
-def generator(rng):
-    """A ``np.random.Generator`` from a seed or a generator; never an unseeded one."""
-    if isinstance(rng, np.random.Generator):
-        return rng
-    if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool) and 0 <= rng < 2**63:
-        return np.random.default_rng(int(rng))
-    raise ValueError(
-        _("rng must be a seed (a whole number from 0) or a np.random.Generator; found {value}").format(value=brief(rng))
-    )
-
-
-def check_whole(value, name, low, high):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
-        raise ValueError(
-            _("{name} must be a whole number from {low} to {high}; found {value}").format(
-                name=name, low=low, high=high, value=brief(value)
-            )
-        )
-
-
-def check_number(value, name, low, high, low_allowed=True, high_allowed=True):
-    real = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
-    fits = real and (low <= value if low_allowed else low < value) and (value <= high if high_allowed else value < high)
-    if not fits:
-        interval = ("[" if low_allowed else "(") + f"{low}, {high}" + ("]" if high_allowed else ")")
-        raise ValueError(
-            _("{name} must be a number in {interval}; found {value}").format(
-                name=name, interval=interval, value=brief(value)
-            )
-        )
 
 
 def check_batch_size(batch_size, n_seq):
@@ -69,20 +42,19 @@ def token_array(ids, what):  # [n_seq] or [B, n_seq] -> [B, n_seq] int64
                 what=what, value=brief(ids)
             )
         )
+    if array.dtype.kind == "u" and array.max() > np.iinfo(np.int64).max:  # would wrap round to -1, "no target"
+        raise ValueError(
+            _("{what} hold the token id {value}, too large for any model (they have at most {limit} tokens)").format(
+                what=what, value=int(array.max()), limit=MAX_N_VOCAB
+            )
+        )
     return np.atleast_2d(array).astype(np.int64, copy=False)
 
 
-def check_batch(inputs, targets, params):
-    """``inputs`` and ``targets`` as [B, n_seq] int64 arrays that fit ``params``, or a one-line ValueError."""
+def check_inputs(inputs, params):
+    """``inputs`` as a [B, n_seq] int64 array of ids that ``params`` (checked weights) can run, or a one-line ValueError."""
     n_vocab, n_ctx = len(params["wte"]), len(params["wpe"])
     inputs = token_array(inputs, _("inputs"))
-    targets = token_array(targets, _("targets"))
-    if inputs.shape != targets.shape:
-        raise ValueError(
-            _("inputs have shape {inputs} but targets have shape {targets}; they must be the same").format(
-                inputs=inputs.shape, targets=targets.shape
-            )
-        )
     batch, n_seq = inputs.shape
     if not 1 <= n_seq <= n_ctx:
         raise ValueError(
@@ -101,6 +73,21 @@ def check_batch(inputs, targets, params):
                 value=low if low < 0 else high, top=n_vocab - 1, n=n_vocab
             )
         )
+    return inputs
+
+
+def check_batch(inputs, targets, params):
+    """``inputs`` and ``targets`` as [B, n_seq] int64 arrays that fit ``params``, or a one-line ValueError."""
+    params = params if isinstance(params, Weights) else check_weights(params)
+    inputs = check_inputs(inputs, params)
+    targets = token_array(targets, _("targets"))
+    if inputs.shape != targets.shape:
+        raise ValueError(
+            _("inputs have shape {inputs} but targets have shape {targets}; they must be the same").format(
+                inputs=inputs.shape, targets=targets.shape
+            )
+        )
+    n_vocab = len(params["wte"])
     low, high = targets.min(), targets.max()
     if low < IGNORE or high >= n_vocab:
         raise ValueError(

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..arguments import function
 from ..basis import Basis, Labels, brief
 from ..i18n import _
 from ..weights import NonFiniteError, Weights, check_weights
@@ -57,7 +58,7 @@ def train(
     _check_functions(batch_fn, evaluate)
     check_whole(steps, "steps", 0, MAX_STEPS)
     check_whole(eval_every, "eval_every", 1, MAX_STEPS)
-    optimizer = AdamW(lr, tuple(betas) if isinstance(betas, (list, tuple)) else betas, eps, weight_decay)
+    optimizer = AdamW(lr, betas, eps, weight_decay)
     weights = leaves(params)  # the arrays of params, which AdamW moves
     state = optimizer.init(weights)
     losses, evaluated = np.zeros(steps), []
@@ -65,10 +66,11 @@ def train(
     if evaluate is not None:
         evaluated.append((0, _evaluated(evaluate, params)))
     for step in range(steps):
-        with np.errstate(all="ignore"):  # a loss or gradient that overflows is reported below, in words
-            value, grads = loss_and_grads(params, *_batch(batch_fn))
-        if not (np.isfinite(value) and optimizer.step(weights, leaves(grads), state)):  # leaves: as weights
-            raise _diverged(step, lr)
+        value, grads = _loss_and_grads(params, batch_fn, step, lr)
+        if not optimizer.step(weights, leaves(grads), state):  # leaves: as weights
+            raise NonFiniteError(
+                _("training diverged at step {step}: AdamW's move is not finite; try a larger eps").format(step=step)
+            )
         losses[step] = value
         done = step + 1
         if evaluate is not None and (done % eval_every == 0 or done == steps):
@@ -80,25 +82,26 @@ def train(
     return params, History(losses, tuple(evaluated))
 
 
-def _diverged(step, lr):
-    return NonFiniteError(
-        _(
-            "training diverged at step {step}: the loss or a gradient is not finite; try a learning rate below {lr}"
-        ).format(step=step, lr=lr)
-    )
+def _loss_and_grads(params, batch_fn, step, lr):
+    """loss_and_grads on the next batch; an overflow at the first step is the start's fault, not the
+    learning rate's (no step has moved a weight yet)."""
+    try:
+        with np.errstate(all="ignore"):  # an overflow is reported below, in words
+            return loss_and_grads(params, *_batch(batch_fn))
+    except NonFiniteError as error:
+        if step == 0:
+            raise NonFiniteError(_("training cannot start: {reason}").format(reason=error)) from None
+        raise NonFiniteError(
+            _(
+                "training diverged at step {step}: the loss or a gradient is not finite; try a learning rate below {lr}"
+            ).format(step=step, lr=lr)
+        ) from None
 
 
 def _check_functions(batch_fn, evaluate):
-    if not callable(batch_fn):
-        raise ValueError(
-            _("batch_fn must be a function that returns (inputs, targets); found {value}").format(value=brief(batch_fn))
-        )
-    if evaluate is not None and not callable(evaluate):
-        raise ValueError(
-            _("evaluate must be a function of the weights that returns a number; found {value}").format(
-                value=brief(evaluate)
-            )
-        )
+    function(batch_fn, _("batch_fn must be a function that returns (inputs, targets); found {value}"))
+    if evaluate is not None:
+        function(evaluate, _("evaluate must be a function of the weights that returns a number; found {value}"))
 
 
 def _evaluated(evaluate, params):
@@ -189,7 +192,7 @@ def _is_terminal(stream):
 
 # ---- a task's model, learned ----------------------------------------------------------------
 
-TASK_STD = 0.02  # GPT-2's start, which the tasks keep: the command line and notebook 18 were measured from it
+TASK_STD = 0.02  # GPT-2's start, which the tasks keep: the command line and notebook 20 were measured from it
 
 
 def train_task(task, steps=300, *, seed=0, lr=3e-2, progress=True):

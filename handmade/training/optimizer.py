@@ -9,7 +9,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..arguments import function, is_real
+from ..basis import brief
+from ..i18n import _
 from .limits import MAX_LR, check_number
+
+MIN_EPS = 1e-30  # below this, m / (sqrt(v) + eps) can overflow where a tiny gradient's square rounds to 0
 
 
 def map_arrays(fn, params, *others):
@@ -24,7 +29,7 @@ def map_arrays(fn, params, *others):
         }
     if isinstance(params, list):
         return [map_arrays(fn, value, *(other[i] for other in others)) for i, value in enumerate(params)]
-    return fn(params, *others)
+    return function(fn, _("fn must be a function of an array; found {value}"))(params, *others)
 
 
 def leaves(params):  # -> [array]: the arrays themselves, not copies
@@ -66,14 +71,19 @@ class AdamW:
 
     def __post_init__(self):
         check_number(self.lr, "lr", 0, MAX_LR, low_allowed=False)
-        pair = isinstance(self.betas, tuple) and len(self.betas) == 2
-        for beta in self.betas if pair else (self.betas,):  # a bad one, to be reported by name
+        if not isinstance(self.betas, (tuple, list)) or len(self.betas) != 2 or not all(map(is_real, self.betas)):
+            raise TypeError(
+                _("betas must be a pair (b1, b2) of numbers in [0, 1); found {value}").format(value=brief(self.betas))
+            )
+        for beta in self.betas:
             check_number(beta, "betas", 0, 1, high_allowed=False)
-        check_number(self.eps, "eps", 0, 1, low_allowed=False)
+        object.__setattr__(self, "betas", tuple(self.betas))
+        check_number(self.eps, "eps", MIN_EPS, 1)
         check_number(self.weight_decay, "weight_decay", 0, 1)
 
     def init(self, arrays):
         """The state before the first step over ``arrays`` (a flat list): m and v are 0 for every weight."""
+        _weights(arrays)
         n = sum(w.size for w in arrays)
         decay = np.concatenate([np.full(w.size, self.weight_decay if w.ndim == 2 else 0.0) for w in arrays])
         return AdamState(0, np.zeros(n), np.zeros(n), decay)  # matrices only decay
@@ -81,23 +91,59 @@ class AdamW:
     def step(self, arrays, grads, state):
         """One step down ``grads``: every array of ``arrays``, and ``state``, changed in place.
 
-        Returns True; or False, changing nothing, when a gradient is not finite: there is no way down.
+        Returns True; or False, changing nothing, when a gradient or the move is not finite: there is
+        no way down.
         """
+        _line_up(arrays, grads, state)
         (b1, b2), t = self.betas, state.step + 1
-        g = np.concatenate([g.ravel() for g in grads])  # [every weight]: the gradients end to end
+        g = np.concatenate([np.ravel(g) for g in grads])  # [every weight]: the gradients end to end
         if not np.isfinite(g).all():
             return False
         w = np.concatenate([w.ravel() for w in arrays])  # [every weight]: the weights, in the same order
-        m, v = state.m, state.v
-        m *= b1
-        m += (1 - b1) * g  # m = b1 * m + (1 - b1) * g
-        v *= b2
-        v += (1 - b2) * g**2  # v = b2 * v + (1 - b2) * g^2
+        m = b1 * state.m + (1 - b1) * g  # the running mean of the gradient
+        v = b2 * state.v + (1 - b2) * g**2  # ... and of its square
         m_hat, v_hat = m / (1 - b1**t), v / (1 - b2**t)  # the means, corrected for starting at 0
         move = self.lr * (m_hat / (np.sqrt(v_hat) + self.eps) + state.decay * w)
+        if not np.isfinite(move).all():
+            return False
+        state.m, state.v = m, v
         start = 0
         for array in arrays:  # each array takes its own stretch of move
             array -= move[start : start + array.size].reshape(array.shape)
             start += array.size
         state.step = t
         return True
+
+
+def _weights(arrays):
+    """``arrays`` if it is a list of float64 arrays, which a step changes in place; TypeError otherwise."""
+    kinds = isinstance(arrays, (list, tuple)) and all(isinstance(w, np.ndarray) for w in arrays)
+    if not kinds or not all(w.dtype == np.float64 for w in arrays):
+        raise TypeError(
+            _("arrays must be a list of float64 arrays, such as leaves(params); found {value}").format(
+                value=brief(arrays)
+            )
+        )
+
+
+def _line_up(arrays, grads, state):
+    """ValueError unless ``grads`` has an array of the same shape for each of ``arrays``, and ``state``
+    was made for them."""
+    _weights(arrays)
+    if not isinstance(grads, (list, tuple)) or len(grads) != len(arrays):
+        raise ValueError(
+            _("grads must be a list of {n} arrays, one per array of the weights (leaves(grads)); found {value}").format(
+                n=len(arrays), value=brief(grads)
+            )
+        )
+    for i, (w, g) in enumerate(zip(arrays, grads)):
+        if not isinstance(g, np.ndarray) or g.dtype.kind not in "iuf" or g.shape != w.shape:
+            raise ValueError(
+                _("grads[{i}] must be an array of numbers of shape {shape}, as arrays[{i}]; found {value}").format(
+                    i=i, shape=w.shape, value=brief(g)
+                )
+            )
+    if not isinstance(state, AdamState) or state.m.shape != (sum(w.size for w in arrays),):
+        raise ValueError(
+            _("state must be what init(arrays) returned for these arrays; found {value}").format(value=brief(state))
+        )

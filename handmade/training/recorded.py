@@ -13,7 +13,8 @@ import numpy as np
 
 from ..model import gpt, recording
 from ..structure import INTERMEDIATES, T
-from ..weights import Weights, check_weights
+from ..weights import NonFiniteError, Weights, check_weights, where_non_finite
+from .limits import check_inputs
 
 
 @dataclass(frozen=True)
@@ -49,11 +50,18 @@ assert KEPT - {"blocks"} <= set(INTERMEDIATES), "each field is named as its tap"
 
 
 def record(params, inputs):  # [B, n_seq] -> Recorded
-    """Run ``gpt()`` once on the whole batch while recording every intermediate it taps."""
+    """Run ``gpt()`` once on the whole batch while recording every intermediate it taps.
+
+    NonFiniteError, naming the first intermediate that overflowed, when the logits are not finite or
+    lie further apart than float64 can subtract (the loss would be inf or nan)."""
     params = checked(params)
+    inputs = check_inputs(inputs, params)
     tapped = {}  # {full name: array}, as gpt() tapped them
-    with recording(tapped.__setitem__):
-        gpt(inputs, **params)
+    with np.errstate(all="ignore"), recording(tapped.__setitem__):
+        logits = gpt(inputs, **params)
+        spread = logits - logits.max(axis=-1, keepdims=True)  # what log_softmax subtracts
+    if not np.isfinite(spread).all():
+        raise NonFiniteError(where_non_finite(inputs, params, tapped))
     return sorted_out(tapped, params.structure)
 
 

@@ -297,7 +297,7 @@ def test_lg_keeps_what_is_typed_from_any_state_with_outlines_and_the_right_accur
 
 
 def test_break_it_works_in_a_task_playground(notebook):
-    nb = notebook("15_challenges_tokens_and_positions.ipynb")
+    nb = notebook("17_challenges_tokens_and_positions.ipynb")
     assert nb.page.locator(".hm-break-row select").first.input_value()  # a choice is made from the start
     nb.page.locator(".hm-break-action select").first.select_option(index=2)  # add 1
     nb.page.locator(".hm-break-go").first.click()

@@ -1,0 +1,139 @@
+"""What a public function is given, checked where it comes in: one rule for every error it raises.
+
+A ``TypeError`` when an argument is of the wrong kind (None or text where a number is wanted, a
+float where a whole number is, something that cannot be called where a function is); a
+``ValueError`` when it is of the right kind but not allowed (a negative count, an unknown name;
+weights that do not fit are a ``WeightsError``, a ValueError too). Each message is one line of at
+most ``MAX_MESSAGE`` characters that names the argument, what is allowed and what was found, and
+only what was found is cut short (``brief``, ``shown_path``), so that the reason and the allowed
+values always fit.
+
+The maths (``gpt()`` and its parts, their backward twins, the loss) trusts its arrays, as picoGPT
+does: the functions that take things from people check them first.
+"""
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+from .i18n import _
+
+MAX_MESSAGE = 200  # characters of an error message: enough to name the problem, never a wall of text
+SHOWN_PATH = 40  # characters of a file name quoted in a message: its start and its end
+
+
+class UnknownName(ValueError, KeyError):
+    """A name that names nothing here, or more than one thing: a ValueError like every wrong value,
+    and a KeyError too, so that mappings keyed by names (a trace) keep Python's ``in`` and ``.get``."""
+
+    def __str__(self):  # KeyError would quote the sentence
+        return str(self.args[0]) if self.args else ""
+
+
+def brief(value, limit=60):
+    """``repr(value)`` cut to ``limit`` characters, for messages (numpy numbers shown plainly)."""
+    text = repr(value.item() if isinstance(value, np.generic) else value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def is_whole(value):
+    """An int or numpy integer, never a boolean."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def is_real(value):
+    """An int, a float or a numpy number, never a boolean (it may be nan or infinite)."""
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+
+
+def whole(value, name, low, high):
+    """``value`` as an int: TypeError unless a whole number, ValueError unless from ``low`` to ``high``."""
+    if not is_whole(value) or not low <= value <= high:
+        kind = ValueError if is_whole(value) else TypeError
+        raise kind(
+            _("{name} must be a whole number from {low} to {high}; found {value}").format(
+                name=name, low=low, high=high, value=brief(value)
+            )
+        )
+    return int(value)
+
+
+def number(value, name, low, high, low_allowed=True, high_allowed=True):
+    """``value`` as a float in the interval from ``low`` to ``high`` (each end in it or not);
+    TypeError unless a real number, ValueError outside the interval (nan is outside every one)."""
+    inside = is_real(value) and (low <= value if low_allowed else low < value)
+    if not (inside and (value <= high if high_allowed else value < high)):
+        interval = ("[" if low_allowed else "(") + f"{low}, {high}" + ("]" if high_allowed else ")")
+        raise (ValueError if is_real(value) else TypeError)(
+            _("{name} must be a number in {interval}; found {value}").format(
+                name=name, interval=interval, value=brief(value)
+            )
+        )
+    return float(value)
+
+
+def seeded(rng):
+    """A ``np.random.Generator`` from a seed or a generator; never an unseeded one."""
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if not is_whole(rng) or not 0 <= rng < 2**63:
+        raise (ValueError if is_whole(rng) else TypeError)(
+            _("rng must be a seed (a whole number from 0) or a np.random.Generator; found {value}").format(
+                value=brief(rng)
+            )
+        )
+    return np.random.default_rng(int(rng))
+
+
+def function(value, sentence):
+    """``value`` if it can be called; else a TypeError of ``sentence`` (translated, with ``{value}``)."""
+    if not callable(value):
+        raise TypeError(sentence.format(value=brief(value)))
+    return value
+
+
+def text_of(value, name, limit):
+    """``value`` if it is a string of at most ``limit`` characters."""
+    if not isinstance(value, str):
+        raise TypeError(_("{name} must be a string; found {value}").format(name=name, value=brief(value)))
+    if len(value) > limit:
+        raise ValueError(
+            _("{name} has {n} characters; at most {limit} are allowed").format(name=name, n=len(value), limit=limit)
+        )
+    return value
+
+
+def file_name(value, name="path"):
+    """``value`` as a ``Path``: a non-empty string or path without a null character."""
+    if not isinstance(value, (str, os.PathLike)) or isinstance(value, bytes):
+        raise TypeError(
+            _("{name} must be a file name (a string or a path); found {value}").format(name=name, value=brief(value))
+        )
+    shown = os.fspath(value)
+    if not isinstance(shown, str) or shown == "" or "\0" in shown:
+        raise ValueError(
+            _("{name} must be a file name: some characters, none of them a null character; found {value}").format(
+                name=name, value=brief(shown)
+            )
+        )
+    return Path(shown)
+
+
+def shown_path(path, limit=SHOWN_PATH):
+    """A file name for a message: as it is when short, else its start and its end around an ellipsis."""
+    shown = str(path)
+    if len(shown) <= limit:
+        return shown
+    head = (limit - 1) * 2 // 5  # more of the end, where the file's own name is
+    return shown[:head] + "…" + shown[len(shown) - (limit - head - 1) :]
+
+
+def clip(message, limit=MAX_MESSAGE):
+    """``message`` on one line of at most ``limit`` characters: its start and its end, where reasons
+    and allowed values are, around an ellipsis. A message built by the rule above needs no clip."""
+    message = " ".join(str(message).split())
+    if len(message) <= limit:
+        return message
+    head = (limit - 1) // 2
+    return message[:head] + "…" + message[len(message) - (limit - head - 1) :]
