@@ -170,7 +170,7 @@ def _task_command(args):
 
     loaded = tasks.load_tasks(args.tasks) if args.tasks is not None else {}
     if args.command == "tasks":  # the file's tasks alone when there is a file: the ones its author is writing
-        return "\n\n".join(task.describe() for task in (loaded or tasks.TASKS).values()), 0
+        return _task_list(loaded or tasks.TASKS), 0
     task = tasks.get_task(args.task, {**tasks.TASKS, **loaded})
     if args.command == "blank":
         return save_weights(tasks.blank(task), args.path, force=args.force), 0
@@ -178,7 +178,7 @@ def _task_command(args):
         writable(args.out, args.force)  # a file it may not write is said now, not after training
         params, history = train_task(task, args.steps, seed=args.seed, progress=sys.stderr.isatty())
         saved = save_weights(params, args.out, force=args.force)
-        report = grader.grade(task, params, diagnose=False)
+        report = grader.grade(task, params, diagnose=False, record=False)  # training found it, not the learner
         return "\n".join([str(history), saved, *report.lines()[:3]]), 0
     report = grader.grade(task, load_weights(args.weights), reveal=args.reveal)
     if args.json:
@@ -186,6 +186,20 @@ def _task_command(args):
             {**report.to_json(), **({"revealed": report.revealed} if args.reveal else {})}, ensure_ascii=False
         ), report.exit_status
     return str(report), report.exit_status
+
+
+def _task_list(listed):
+    """Each task described, those this learner has passed marked so, and how many: from the
+    progress file the grader writes (handmade.course.progress), or why it cannot be read."""
+    from .course import progress
+
+    current = progress.read()
+    entries = [task.describe(passed=name in current.passed) for name, task in listed.items()]
+    done = sum(name in current.passed for name in listed)
+    summary = current.problem or _("You have passed {done} of these {total} tasks (recorded in {path}).").format(
+        done=done, total=len(listed), path=progress.path()
+    )
+    return "\n\n".join([*entries, summary])
 
 
 def _model_command(args):

@@ -13,7 +13,7 @@ from helpers import posix_only
 import handmade
 
 
-def run(*args, cwd=None, timeout=60):
+def run(*args, cwd=None, timeout=60, env=None):
     result = subprocess.run(
         [sys.executable, "-m", "handmade", *args],
         capture_output=True,
@@ -21,6 +21,7 @@ def run(*args, cwd=None, timeout=60):
         cwd=cwd,
         timeout=timeout,
         encoding="utf-8",
+        env=None if env is None else {**os.environ, **env},
     )
     return result.returncode, result.stdout, result.stderr
 
@@ -260,6 +261,31 @@ def test_tasks_lists_every_task_with_its_statement_and_shape():
 
     assert len(TASKS) >= 12 and all(f"{name}: " in out for name in TASKS)
     assert out.count("designed for:") == len(TASKS)
+
+
+def test_tasks_marks_the_tasks_this_learner_has_passed_and_only_those(tmp_path):
+    from handmade.course.tasks import TASKS, blank, reference
+
+    data = {"HANDMADE_DATA": str(tmp_path / "data")}
+    first = run("tasks", env=data)[1]
+    assert "passed: you" not in first and first.rstrip().endswith(
+        f"passed 0 of these {len(TASKS)} tasks (recorded in {tmp_path / 'data' / 'progress.json'})."
+    )
+    handmade.save_weights(reference(TASKS["xor"]), tmp_path / "xor.json")
+    handmade.save_weights(blank("abc"), tmp_path / "abc.json")
+    assert run("grade", "xor", "--weights", str(tmp_path / "xor.json"), env=data)[0] == 0
+    assert run("grade", "abc", "--weights", str(tmp_path / "abc.json"), env=data)[0] == 1  # a fail records nothing
+    assert (
+        run("train", "alternate", "--out", str(tmp_path / "t.json"), "--steps", "300", env=data)[0] == 0
+    )  # nor does training
+    code, out, err = run("tasks", env=data)
+    entries = {entry.split(":")[0]: entry for entry in out.split("\n\n")}
+    assert code == 0 and err == "" and [name for name in TASKS if "passed: you" in entries[name]] == ["xor"]
+    assert f"passed 1 of these {len(TASKS)} tasks" in out
+    (tmp_path / "data" / "progress.json").write_text("{not json", encoding="utf-8")
+    code, out, err = run("tasks", env=data)
+    assert code == 0 and "cannot be read" in out.splitlines()[-1] and "passed: you" not in out
+    assert (tmp_path / "data" / "progress.json").read_text(encoding="utf-8") == "{not json"  # kept until reset()
 
 
 def test_blank_then_grade_fails_with_status_1_and_says_where(tmp_path):

@@ -132,19 +132,19 @@ class Task:
             width=self.n_embd, blocks=blocks, heads=heads, mlp=mlp
         )
 
-    def describe(self):
-        """A few lines for a list of tasks: the statement, the alphabet, what is graded, the shape.
-        A built-in statement shows in the learner's language; a teacher's shows as written."""
+    def describe(self, passed=False):
+        """A few lines for a list of tasks: the statement, the alphabet, what is graded, the shape,
+        and whether this learner has passed it. A built-in statement shows in the learner's
+        language; a teacher's shows as written."""
         graded = len(examples(self))
-        return "\n".join(
-            [
-                _("{name}: {statement}").format(name=self.name, statement=_(self.statement)),
-                _("  alphabet {alphabet}, contexts of 1 to {n_ctx} tokens, {graded} graded").format(
-                    alphabet=repr(self.alphabet), n_ctx=self.n_ctx, graded=graded
-                ),
-                _("  designed for: {shape}").format(shape=self.shape()),
-            ]
-        )
+        lines = [
+            _("{name}: {statement}").format(name=self.name, statement=_(self.statement)),
+            _("  alphabet {alphabet}, contexts of 1 to {n_ctx} tokens, {graded} graded").format(
+                alphabet=repr(self.alphabet), n_ctx=self.n_ctx, graded=graded
+            ),
+            _("  designed for: {shape}").format(shape=self.shape()),
+        ]
+        return "\n".join([*lines, _("  passed: you have designed a model that passes it")] if passed else lines)
 
     def __repr__(self):
         return f"Task({self.name!r}, alphabet={self.alphabet!r}, n_ctx={self.n_ctx})"
