@@ -78,9 +78,12 @@ if __name__ == "__main__":
         paths = [p for p in paths if any(str(p.relative_to(NOTEBOOKS)).startswith(o) for o in args.only)]
     if not paths:
         sys.exit(f"no notebooks found in {NOTEBOOKS} matching {args.only}")
-    total = 0.0
+    totals = {}  # edition -> seconds: "notebooks" for the English one, "zh" for the Chinese
     for path in paths:
         seconds = run(path, args.write)
-        total += seconds
-        print(f"{str(path.relative_to(NOTEBOOKS)):40s} {seconds:5.1f} s")
-    print(f"{'whole series':40s} {total:5.1f} s  (target < 60 s)")
+        edition = path.parent.name
+        totals[edition] = totals.get(edition, 0.0) + seconds
+        print(f"{str(path.relative_to(NOTEBOOKS)):44s} {seconds:5.1f} s")
+    for edition, seconds in totals.items():
+        name = "English" if edition == NOTEBOOKS.name else edition
+        print(f"{'whole series, ' + name + ' edition':44s} {seconds:5.1f} s  (target < 60 s)")
