@@ -3,7 +3,7 @@
 Code marks a sentence with ``_("...")`` (or ``N_("...")`` where it is translated later, or
 ``ngettext``); this script finds them all with Babel's extractor and keeps the catalogues in step:
 
-    python3 tools/messages.py update    # extract from handmade/, merge into each language's .po
+    python3 tools/messages.py update    # extract from handmade/ and the notebooks' code cells, merge into each .po
     python3 tools/messages.py compile   # write each .mo (what gettext reads at run time) from its .po
     python3 tools/messages.py check     # untranslated, fuzzy, obsolete or mismatched placeholders
 
@@ -15,17 +15,20 @@ lacks a translation or a .mo is stale.
 import ast
 import inspect
 import io
+import json
 import re
 import sys
 from pathlib import Path
 
 from babel.messages.catalog import Catalog
+from babel.messages.extract import extract as extract_from
 from babel.messages.extract import extract_from_dir
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po, write_po
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "handmade"
+NOTEBOOKS = ROOT / "notebooks"  # the English edition; the Chinese one runs the same code cells
 LOCALES = PACKAGE / "locale"
 DOMAIN = "handmade"
 LANGUAGES = ("zh",)
@@ -33,9 +36,10 @@ KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2)}
 
 
 def extract():
-    """A Catalog of every marked message in handmade/, with the places it comes from, and of the
+    """A Catalog of every marked message in handmade/, with the places it comes from, of the
     statement of every task: the docstring of each ``@task`` rule, on one line as the Task has it
-    (``inspect.cleandoc``, then its lines joined with single spaces)."""
+    (``inspect.cleandoc``, then its lines joined with single spaces), and of every message a
+    notebook's code cell marks (see ``notebook_messages``)."""
     catalog = Catalog(project="handmade", domain=DOMAIN)
     for filename, lineno, message, comments, context in extract_from_dir(
         PACKAGE, method_map=[("**.py", "python")], keywords=KEYWORDS, comment_tags=("TRANSLATORS:",)
@@ -50,7 +54,26 @@ def extract():
                 statement = " ".join(line.strip() for line in inspect.cleandoc(docstring).splitlines() if line.strip())
                 where = (path.relative_to(ROOT).as_posix(), node.body[0].lineno)
                 catalog.add(statement, locations=[where], auto_comments=[f"the statement of the task {node.name}"])
+    for message, where, comments in notebook_messages():
+        catalog.add(message, locations=[where], auto_comments=comments)
     return catalog
+
+
+def notebook_messages():
+    """(message, (notebook, code cell number), comments) for each ``_("...")`` / ``N_("...")`` in the
+    code cells of the English notebooks: what they print and draw. The Chinese notebooks run the
+    same cells (tests/test_editions.py), so one catalogue serves both; the place is the notebook
+    and the number of its code cell, counted from 1."""
+    for path in sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")):
+        cells = [c for c in json.loads(path.read_text(encoding="utf-8"))["cells"] if c["cell_type"] == "code"]
+        for number, cell in enumerate(cells, 1):
+            source = "".join(cell["source"])
+            source = "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
+            found = extract_from(
+                "python", io.BytesIO(source.encode("utf-8")), keywords=KEYWORDS, comment_tags=("TRANSLATORS:",)
+            )
+            for _lineno, message, comments, _context in found:
+                yield message, (path.relative_to(ROOT).as_posix(), number), comments
 
 
 def po_path(language):
@@ -72,9 +95,34 @@ def update():
         catalog.update(template, no_fuzzy_matching=True)
         catalog.creation_date = created  # the header changes only when the messages do
         catalog.obsolete.clear()
+        tidy_header(catalog, language)
         with open(path, "wb") as file:
             write_po(file, catalog, width=0, sort_output=False, omit_header=False, include_previous=False)
         print(f"{path.relative_to(ROOT)}: {len(catalog)} messages, {len(untranslated(catalog))} to translate")
+
+
+HEADER = """# {name} translations of the messages of handmade: what the package and the notebooks print and draw.
+# This file is distributed under the same licence as the handmade project (MIT).
+# The terms translators follow: handmade/locale/GLOSSARY.md"""
+NAMES = {"zh": "Chinese (Simplified)"}
+
+
+def tidy_header(catalog, language):
+    """The header says what this project is, not Babel's template: no "#, fuzzy" (which would make
+    gettext tools skip the header), no YEAR-MO-DA, FIRST AUTHOR, EMAIL@ADDRESS or VERSION."""
+    catalog.header_comment = HEADER.format(name=NAMES.get(language, language))
+    catalog.fuzzy = False
+    catalog.project, catalog.version = "handmade", project_version()
+    catalog.copyright_holder = "the handmade authors"
+    catalog.msgid_bugs_address = "https://github.com/handmade-course/handmade/issues"
+    catalog.last_translator = "handmade translators"
+    catalog.language_team = NAMES.get(language, language)
+    catalog.revision_date = catalog.creation_date  # changes only when the messages do, as the creation date
+
+
+def project_version():
+    found = re.search(r'^version = "([^"]+)"', (ROOT / "pyproject.toml").read_text(encoding="utf-8"), re.M)
+    return found[1] if found else "0"
 
 
 def mo_bytes(catalog):
