@@ -121,6 +121,7 @@ def test_the_prose_checks_find_each_fault():
 # ---------------------------------------------------------------- the outputs
 
 
+@cache
 def english_vocabulary():
     """Words the English edition uses as English: its prose (code and maths taken out). A word of
     an output that is also a name in code is flagged only if it is one of these and shows up
@@ -142,7 +143,7 @@ def tensor_names():
     from handmade.structure import INTERMEDIATES
 
     weights = handmade.blog_model()
-    names = set(INTERMEDIATES) | set(TASKS) | set(weights) | {"ln_1", "ln_2", "ln_f", "mlp", "c_fc", "g", "b", "w"}
+    names = set(INTERMEDIATES) | set(TASKS) | set(weights) | {"mlp", "c_fc"}  # with the parts the blog leaves out
     names |= {key for block in weights["blocks"] for key in block}
     names |= {key for block in weights["blocks"] for part in block.values() for key in part}
     for path in (ROOT / "handmade").rglob("*.py"):
@@ -181,7 +182,7 @@ def notebook_names(path):
 
 @cache
 def token_words():
-    """Texts of tokens: words over a task's alphabet (aabaa, abcab, xy) and the worked example's words."""
+    """Texts of tokens: words over a task's alphabet (aabaa, abcab) and the worked example's words."""
     from handmade.course.tasks import TASKS
     from handmade.course.worked_example import VOCABULARY
 
@@ -192,10 +193,10 @@ def token_words():
 
 # Words that stay as they are in a Chinese text, each for a reason:
 TERMS = {
-    "softmax", "argmax", "logits", "logit", "MLP", "GELU", "ReLU", "XOR", "xnor", "FLOPs", "FLOP",  # the field's own terms, kept in Latin letters by Chinese writing on it (and by this edition's prose)
+    "softmax", "argmax", "logits", "logit", "MLP", "GELU", "ReLU", "XOR", "FLOPs", "FLOP",  # the field's own terms, kept in Latin letters by Chinese writing on it (and by this edition's prose)
     "GPT", "picoGPT", "numpy", "NumPy", "JAX", "Python", "Jupyter", "JupyterLab", "nbviewer", "GitHub",  # names of things
     "mov", "cmp", "jne", "je", "ret", "rdi", "rsi", "al",  # x86 assembly in notebook 13
-    "ln", "exp", "sqrt", "log", "max", "min", "inf", "nan", "var", "cos", "sin", "cosine", "e",  # maths
+    "ln", "exp", "sqrt", "log", "max", "min", "inf", "nan", "var", "cos", "sin", "e",  # maths
     "True", "False", "None",  # Python's values, printed as Python prints them
     "id", "ids",  # as Chinese technical writing says it (词元 id)
     "xy", "xyz",  # letters that stand for any tokens, in the tasks' statements ("xy 后面接 x")
@@ -306,3 +307,48 @@ def test_the_output_check_tells_english_from_code():
     for word, before, after in [("c_proj", "", ""), ("loss", "", "(params)"), ("aabaa", "", ""), ("Ta", "", "")]:
         assert is_code(word, before, after, set()), word
     assert is_code("softmax", "", "", set()) and is_code("wte", "", "", set()) and is_code("Tb", "", "", set())
+
+
+# ---------------------------------------------------------------- the plots
+
+LABELS = {"xlabel", "ylabel", "title", "label", "suptitle", "set_title", "set_xlabel", "set_ylabel", "text"}
+
+
+def literal_labels(source):
+    """The English string literals a cell hands matplotlib (or a heatmap) as a label: a title, an
+    axis's name, a legend's entry, a text drawn on the axes. A literal inside ``_()`` is a message,
+    not a literal; formulas and names (gelu(z), z, x0) are code."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call):
+            continue
+        name = getattr(node.func, "attr", getattr(node.func, "id", ""))
+        values = [k.value for k in node.keywords if k.arg in LABELS]
+        if name in LABELS - {"xlabel", "ylabel", "title", "label"}:
+            values += node.args[2:3] if name == "text" else node.args[:1]
+        for value in values:
+            for part in [value, *getattr(value, "values", [])]:  # an f-string's pieces too
+                if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                    words = [w for w in re.findall(r"[A-Za-z]{2,}", part.value) if w.lower() in english_vocabulary()]
+                    code = re.fullmatch(r"[\w.]+\([^()]*\)|[\w.]*[._\d][\w.]*", part.value.strip())
+                    if words and not code:  # gelu(z) and wte.T are code
+                        found.append(part.value)
+    return found
+
+
+@pytest.mark.parametrize("path", sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")), ids=lambda p: p.stem)
+def test_every_label_a_plot_draws_is_a_message(path):
+    sources = [re.sub(r"(?m)^\s*[%!].*$", "", source) for source in code_cells(path)]
+    found = [label for source in sources for label in literal_labels(source)]
+    assert not found, f"labels drawn in English in both editions (mark them with _()): {found}"
+    draws_itself = any(re.search(r"\bplt\.(subplots|figure)\(", s) and re.search(r"\b_\(", s) for s in sources)
+    if draws_itself:  # its own Chinese labels need the package's fonts, as its heatmaps have
+        assert any('plt.rcParams["font.family"] = FONTS' in s for s in sources), "set the fonts: FONTS"
+
+
+def test_the_label_check_finds_english_labels():
+    assert literal_labels('ax.set(xlabel="step", ylabel="loss", title="the source")') == ["step", "loss", "the source"]
+    assert literal_labels('ax.plot(x, y, label=f"after {n} steps")') == ["after ", " steps"]
+    assert not literal_labels(
+        'ax.set(xlabel=_("step")); ax.plot(z, g, label="gelu(z)"); ax.set(xlabel="z", title="wte.T")'
+    )
