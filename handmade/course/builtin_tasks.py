@@ -1,21 +1,21 @@
 """The built-in tasks, easiest first, each in one place: its rule, whose docstring is its statement;
-its alphabet, context length and shape in ``@task``; the named directions a solution is built
-from; and, just below, its reference solution.
+its alphabet, context length and shape in ``@task``; and the named directions a solution is built
+from. The statements are in the message catalogue (tools/messages.py extracts the docstrings of
+``@task`` rules), so a learner reads them in their own language.
 
-Each reference builds its matrices from rules over named directions. A block is attention (q, k,
-v and c_proj), optionally followed by an MLP; ``attention_block`` puts the pieces where gpt()
-wants them. The statements are in the message catalogue (tools/messages.py extracts the
-docstrings of ``@task`` rules), so a learner reads them in their own language.
+Their reference solutions, the answers, are in ``references``, apart, so that learners can be
+given the package without them (README, "For teachers"). The one design here is notebook 14's for
+``abc``, which that notebook builds in the open and its checker builds on; the blog's model, the
+reference of ``aab``, is ``blog_model()``. A block is attention (q, k, v and c_proj), optionally
+followed by an MLP; ``attention_block`` puts the pieces where gpt() wants them.
 """
 
 import numpy as np
 
 from ..basis import Basis, Labels, qkv_weights
-from ..blog import BASIS as BLOG_BASIS
 from ..blog import LABELS as BLOG_LABELS
-from ..blog import LG, N_CTX, blog_model
+from ..blog import LG, N_CTX
 from ..inference import next_in_pattern, prefix_examples
-from ..parts import with_part, with_parts
 from ..weights import Weights
 from .tasks import TASKS, task
 
@@ -74,41 +74,12 @@ def alternate(context):
     return "ab"[len(context) % 2]  # a after an even number of letters, b after an odd one
 
 
-@alternate.reference
-def alternate_model():
-    """No block at all: the position embedding writes the answer straight into the token directions."""
-    return Weights(
-        {
-            "wte": AB.one_hot_rows(["Ta", "Tb"]),  # [n_vocab, n_embd]: a -> Ta, b -> Tb
-            # at position p the text has p + 1 letters: write LG on the letter the rule wants next
-            "wpe": np.array([AB.vector({T(alternate("x" * (p + 1))): LG}) for p in range(N_CTX)]),
-            "blocks": [],
-        },
-        alternate.labels,
-    )
-
-
 @task(alphabet="abc", n_ctx=SHORT, n_layer=0, labels=Labels("abc", ABC))
 def repeat(context):
     """Say the last letter again. Only the current token matters, and there is no block: the
     logits are x @ wte.T, so think about what a row of wte scores against itself, and remember
     that a pass needs a margin above 1."""
     return context[-1]
-
-
-@repeat.reference
-def repeat_model():
-    """No block: logits = x @ wte.T, so a token's row scores itself by its length squared."""
-    return Weights(
-        {
-            # rows of length 2: the token read scores 2 * 2 = 4, the others 0. One-hot rows would
-            # give a margin of exactly 1, and a pass needs more.
-            "wte": 2 * ABC.one_hot_rows(token_names("abc")),
-            "wpe": np.zeros((SHORT, len(ABC))),  # the position does not matter
-            "blocks": [],
-        },
-        repeat.labels,
-    )
 
 
 # ---- one block: attention as an average ----------------------------------------------------------
@@ -122,23 +93,6 @@ def seen_b(context):
     return "b" if "b" in context else "a"
 
 
-@seen_b.reference
-def seen_b_model():
-    """Attention with q = k = 0 is a plain average: the share of b's among the tokens so far."""
-    zero = AB.matrix({})
-    v = AB.matrix({("Tb", "Tb"): 1})  # a b passes on 1 in Tb, an a nothing: the average is the share of b's
-    # b gets LG times that share (at least LG / 5 once a b is there); a gets a head start half that size
-    c_proj_w, c_proj_b = AB.matrix({("Tb", "Tb"): LG}), AB.vector({"Ta": LG / (2 * N_CTX)})
-    return Weights(
-        {
-            "wte": AB.one_hot_rows(["Ta", "Tb"]),
-            "wpe": np.zeros((N_CTX, len(AB))),
-            "blocks": [attention_block(zero, zero, v, c_proj_w, c_proj_b)],
-        },
-        seen_b.labels,
-    )
-
-
 @task(alphabet="ab", n_ctx=MAJORITY_CTX, labels=Labels("ab", AB))
 def majority(context):
     """Say the letter that is in the majority so far: a if the text has more a's than b's, b if
@@ -146,22 +100,6 @@ def majority(context):
     tokens."""
     a, b = context.count("a"), context.count("b")
     return None if a == b else "a" if a > b else "b"  # a tie has no answer: not graded
-
-
-@majority.reference
-def majority_model():
-    """The same average, of both tokens: the larger share wins."""
-    zero = AB.matrix({})
-    v = AB.matrix({("Ta", "Ta"): 1, ("Tb", "Tb"): 1})  # each token passes on itself
-    c_proj_w = AB.matrix({("Ta", "Ta"): LG, ("Tb", "Tb"): LG})  # the shares differ by at least 1/7
-    return Weights(
-        {
-            "wte": AB.one_hot_rows(["Ta", "Tb"]),
-            "wpe": np.zeros((MAJORITY_CTX, len(AB))),
-            "blocks": [attention_block(zero, zero, v, c_proj_w, AB.vector({}))],
-        },
-        majority.labels,
-    )
 
 
 # ---- one block: attention that finds one position ----------------------------------------------
@@ -177,9 +115,10 @@ def abc(context):
     return in_pattern(context, "abc")
 
 
-@abc.reference
 def abc_model():
-    """(abc)*: the next letter follows from the last one alone, so attention reads the last token.
+    """Notebook 14's design for (abc)*, built there step by step in the open (and the task's
+    reference solution): the next letter follows from the last one alone, so attention reads the
+    last token.
 
     No positions needed: a query looks for tokens like its own, and every token it finds is its
     own letter, so the average is that letter. c_proj then writes the letter after it.
@@ -206,24 +145,6 @@ def first(context):
     return context[0]
 
 
-@first.reference
-def first_model():
-    """Every query looks for the position marked first (through q's bias) and copies its token."""
-    letters = token_names("abc")
-    k = FIRST_ABC.matrix({("first", "first"): 1})  # only position 0 offers "first"
-    v = FIRST_ABC.matrix({(t, t): 1 for t in letters})
-    c_proj_w = FIRST_ABC.matrix({(t, t): LG for t in letters})
-    model = Weights(
-        {
-            "wte": FIRST_ABC.one_hot_rows(letters),
-            "wpe": first_marked(SHORT, FIRST_ABC),
-            "blocks": [attention_block(FIRST_ABC.matrix({}), k, v, c_proj_w, FIRST_ABC.vector({}))],
-        },
-        first.labels,
-    )
-    return with_part(model, "q.b", FIRST_ABC.vector({"first": LG}))  # the same query everywhere
-
-
 POSITIONS_ABC = Basis({"position": positions(SHORT), "token": token_names("abc")})  # P0..P3 | Ta Tb Tc
 
 
@@ -232,24 +153,6 @@ def two_back(context):
     """Say the letter before the last one: after xy comes x. A text of one letter is not graded.
     Each position has to find the position just before it."""
     return context[-2] if len(context) >= 2 else None
-
-
-@two_back.reference
-def two_back_model():
-    """Position i looks for position i - 1 and copies its token: the token two back from the next."""
-    places, letters = positions(SHORT), token_names("abc")
-    q = POSITIONS_ABC.matrix({(p, places[i - 1]): LG for i, p in enumerate(places) if i > 0})
-    k = POSITIONS_ABC.matrix({(p, p): 1 for p in places})
-    v = POSITIONS_ABC.matrix({(t, t): 1 for t in letters})
-    c_proj_w = POSITIONS_ABC.matrix({(t, t): LG for t in letters})
-    return Weights(
-        {
-            "wte": POSITIONS_ABC.one_hot_rows(letters),
-            "wpe": POSITIONS_ABC.one_hot_rows(places),
-            "blocks": [attention_block(q, k, v, c_proj_w, POSITIONS_ABC.vector({}))],
-        },
-        two_back.labels,
-    )
 
 
 # ---- the blog's task and its neighbour: the last two letters -----------------------------------
@@ -263,25 +166,12 @@ def aab(context):
     return in_pattern(context, "aab")
 
 
-aab.reference(blog_model)  # the blog's own model
-
-
 @task(alphabet="ab", n_ctx=N_CTX, labels=BLOG_LABELS)
 def abb(context):
     """Continue (abb)*: every piece of abbabb... of 1 to 5 letters that has exactly one possible
     next letter. Like the blog's task, it depends on the last two letters, but a different pair
     is followed by a."""
     return in_pattern(context, "abb")
-
-
-@abb.reference
-def abb_model():
-    """The blog's attention, a new c_proj: s (the average of the last two values) is 1, 0 or -1,
-    and (abb)* says a only after bb (s = -1). So b gets LG * (s + 1/2): positive unless s = -1."""
-    return with_parts(
-        blog_model(),
-        {"c_proj.w": BLOG_BASIS.matrix({("V", "Tb"): LG}), "c_proj.b": BLOG_BASIS.vector({"Tb": LG / 2})},
-    )
 
 
 # ---- an MLP, two heads, two blocks -----------------------------------------------------------------
@@ -299,34 +189,6 @@ def xor(context):
     return str(int(context[-1] != context[-2])) if len(context) >= 2 else None  # 1 when the last two bits differ
 
 
-@xor.reference
-def xor_model():
-    """The blog's attention averages the last two bits (0 is +1, 1 is -1) into s: 1, 0 or -1.
-    XOR is 1 exactly when s = 0, which no straight line through s can say: the MLP computes |s|."""
-    places, bits = positions(N_CTX), token_names("01")
-    q = XOR_BASIS.matrix({(p, places[j]): LG for i, p in enumerate(places) for j in (i - 1, i) if j >= 0})
-    k = XOR_BASIS.matrix({(p, p): 1 for p in places})
-    v = XOR_BASIS.matrix({("T0", "V"): 1, ("T1", "V"): -1})
-    c_proj_w = XOR_BASIS.matrix({("V", "V"): 1})  # keep s in the residual stream, for the MLP
-    mlp = {
-        # gelu(LG * s) + gelu(-LG * s) is LG * |s|: LG when the bits agree, 0 when they differ
-        "c_fc": {"w": XOR_BASIS.matrix({("V", "s>0"): LG, ("V", "s<0"): -LG}, cols=XOR_HIDDEN), "b": np.zeros(2)},
-        # 0 gets LG * |s|, 1 a constant LG / 2 in between
-        "c_proj": {
-            "w": XOR_HIDDEN.matrix({("s>0", "T0"): 1, ("s<0", "T0"): 1}, cols=XOR_BASIS),
-            "b": XOR_BASIS.vector({"T1": LG / 2}),
-        },
-    }
-    return Weights(
-        {
-            "wte": XOR_BASIS.one_hot_rows(bits),
-            "wpe": XOR_BASIS.one_hot_rows(places),
-            "blocks": [attention_block(q, k, v, c_proj_w, XOR_BASIS.vector({}), mlp=mlp)],
-        },
-        xor.labels,
-    )
-
-
 TWO_HEADS = Basis(
     {
         "head 0": ["h0·first", "h0·a", "h0·b", "h0·c"],  # looks for the first position, reads its token
@@ -342,33 +204,6 @@ def first_not_last(context):
     whatever it reads into one average; this task wants two separate looks, one at the first
     letter and one at the last: give each its own head."""
     return after(context[0]) if context[0] == context[-1] else context[0]
-
-
-@first_not_last.reference
-def first_not_last_model():
-    """Two heads, two places to look. Head 0 finds the first position (by q's bias) and reads its
-    letter x; head 1 finds tokens like the last one and reads the last letter y. c_proj gives x
-    2 LG and the letter after x LG, and takes 2 LG from y: x wins unless x = y, then the letter after."""
-    # head 0's keys: only position 0 offers "first"; head 1's keys: every token offers its letter
-    k = FIRST_ABC.matrix({("first", "h0·first"): 1, **{(T(c), f"h1·{c}"): 1 for c in "abc"}}, cols=TWO_HEADS)
-    q = FIRST_ABC.matrix({(T(c), f"h1·{c}"): LG for c in "abc"}, cols=TWO_HEADS)  # head 1 looks for my letter
-    v = FIRST_ABC.matrix({(T(c), f"{head}·{c}"): 1 for c in "abc" for head in ("h0", "h1")}, cols=TWO_HEADS)
-    c_proj = {}
-    for c in "abc":
-        c_proj[(f"h0·{c}", T(c))] = 2 * LG  # the first letter
-        c_proj[(f"h0·{c}", T(after(c)))] = LG  # the letter after it, as a runner-up
-        c_proj[(f"h1·{c}", T(c))] = -2 * LG  # never the last letter
-    model = Weights(
-        {
-            "wte": FIRST_ABC.one_hot_rows(token_names("abc")),
-            "wpe": first_marked(SHORT, FIRST_ABC),
-            "blocks": [
-                attention_block(q, k, v, TWO_HEADS.matrix(c_proj, cols=FIRST_ABC), FIRST_ABC.vector({}), n_head=2)
-            ],
-        },
-        first_not_last.labels,
-    )
-    return with_part(model, "q.b", TWO_HEADS.vector({"h0·first": LG}))  # head 0: position 0, from everywhere
 
 
 INDUCTION_BASIS = Basis(
@@ -390,39 +225,6 @@ def induction(context):
     last = context[-1]
     followers = {context[j + 1] for j in range(len(context) - 1) if context[j] == last}
     return followers.pop() if len(followers) == 1 else None
-
-
-@induction.reference
-def induction_model():
-    """Two blocks. Block 0: each position copies the token before it into "prev". Block 1: the
-    last token looks for positions whose "prev" is itself, that is for what came right after its
-    earlier appearances, and copies their token. Position 0 has no token before it: every query
-    of block 1 avoids it."""
-    places, letters = positions(INDUCTION_CTX), token_names("abc")
-    previous = {T(c): f"prev {c}" for c in "abc"}
-    basis = INDUCTION_BASIS
-    # block 0: position i looks for position i - 1 and writes its token into "prev"
-    q0 = basis.matrix({(p, places[i - 1]): LG for i, p in enumerate(places) if i > 0})
-    k0 = basis.matrix({(p, p): 1 for p in places})
-    v0 = basis.matrix({(t, previous[t]): 1 for t in letters})
-    c_proj0 = basis.matrix({(name, name): 1 for name in previous.values()})
-    # block 1: my token looks for "prev" = my token, reads the token there and writes it large
-    q1 = basis.matrix({(t, previous[t]): LG for t in letters})
-    k1 = basis.matrix({**{(name, name): 1 for name in previous.values()}, ("P0", "P0"): 1})
-    v1 = basis.matrix({(t, t): 1 for t in letters})
-    c_proj1 = basis.matrix({(t, t): LG for t in letters})
-    model = Weights(
-        {
-            "wte": basis.one_hot_rows(letters),
-            "wpe": basis.one_hot_rows(places),
-            "blocks": [
-                attention_block(q0, k0, v0, c_proj0, basis.vector({})),
-                attention_block(q1, k1, v1, c_proj1, basis.vector({})),
-            ],
-        },
-        induction.labels,
-    )
-    return with_part(model, "blocks[1].q.b", basis.vector({"P0": -LG}))  # nobody matches position 0
 
 
 BUILTIN = (alternate, repeat, seen_b, majority, abc, first, two_back, aab, abb, xor, first_not_last, induction)

@@ -17,8 +17,9 @@ the embeddings, each head through c_proj, c_proj's bias, each MLP. The report na
 pushed the wrong way, or the one that did not push enough, and for a head where it looked. A task's
 reference solution may choose which part to speak of (the one whose share falls furthest short of
 the reference's), but the sentence speaks only of the learner's numbers; the reference itself is
-shown only when asked (``reveal=True``, ``grade --reveal``). ``report.to_json()`` is the same
-report as data, for the command line's ``--json``.
+shown only when asked (``reveal=True``, ``grade --reveal``). In an install without the answers
+(``tasks.withheld``) there is none: the report says so, and explains from the learner's model
+alone. ``report.to_json()`` is the same report as data, for the command line's ``--json``.
 """
 
 import html
@@ -44,7 +45,7 @@ from ..weights import (
 from . import progress
 from .explain import explain, lagging, missing, read, shares
 from .tasks import examples as task_examples
-from .tasks import get_task, graded_tokens, reference
+from .tasks import get_task, graded_tokens, reference, withheld
 
 # A logit gap of 1 makes the right token at least e = 2.7 times as likely as any wrong one, and
 # it is 10^15 times float64's rounding error on these logits: a pass cannot come from a tie that
@@ -298,7 +299,7 @@ def _explained(report, task, params, cases, reveal):
         first = replace(first, sentence=first.sentence + missing(first.shares, theirs, first.expected))
         explained[0] = first
     failing = tuple(explained) if report.n_failures else ()
-    revealed = _revealed(theirs) if reveal else None
+    revealed = _revealed(theirs, task) if reveal else None
     return replace(
         report,
         explained=failing,
@@ -332,7 +333,9 @@ def _shares_in(model, tokens, right, explanation, window):
     return shares(read(window, model), len(window) - 1, model, right, wrong)
 
 
-def _revealed(theirs):
+def _revealed(theirs, task):
+    if theirs is None and withheld(task):  # an install for learners: the answers are not here
+        return _("  (the answers are not installed here: this install has no reference solution to show)")
     if theirs is None:
         return _("  (this task has no reference solution to show)")
     return _("  the reference solution, on the same context, part by part (the answer, as you asked): {shares}").format(

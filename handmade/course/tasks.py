@@ -32,8 +32,11 @@ Every task is small enough to grade exhaustively: all strings over its alphabet 
 
 import contextlib
 import functools
+import importlib
+import importlib.util
 import inspect
 import itertools
+import os
 import stat
 import sys
 from collections.abc import Callable
@@ -52,6 +55,7 @@ MAX_TEXTS = 20_000  # strings of 1 to n_ctx characters one task may ask its rule
 MLP_WIDTH = 4  # mlp=True: 4 * n_embd hidden units in each block, as in GPT-2, unless labels name them
 MAX_TASKS_FILE = 1_000_000  # bytes of a teacher's tasks file: Python to read, not data
 MAX_SHOWN = 120  # characters of an exception's message quoted in a one-line error
+NO_REFERENCES = "HANDMADE_NO_REFERENCES"  # set to 1: an install for learners, without the answers
 
 TASKS = {}
 """Every built-in task by name, easiest first (``builtin_tasks`` fills it; imported at the end)."""
@@ -59,6 +63,10 @@ TASKS = {}
 
 class TaskError(ValueError):
     """A task written wrongly: one line naming the task, the argument and what is allowed."""
+
+
+class NoReferences(ValueError):
+    """The reference solutions are not installed here: an install for learners, without the answers."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -98,8 +106,8 @@ class Task:
         return build
 
     @property
-    def has_reference(self):
-        return self.build is not None
+    def has_reference(self):  # False in an install without the answers
+        return self.build is not None and not withheld(self)
 
     @property
     def n_vocab(self):
@@ -544,10 +552,30 @@ def blank(task):
     return Weights(task.structure.zeros(), task.labels)
 
 
-def reference(task):
-    """The task's reference solution: the answer. The notebooks keep it behind a collapsed cell.
-    ValueError when the task has none, or its builder fails."""
+def references_off():
+    """Whether the setting ``HANDMADE_NO_REFERENCES`` (anything but empty or 0) switches every
+    reference solution off: the built-in ones, and those of a teacher's tasks."""
+    return os.environ.get(NO_REFERENCES, "").strip() not in ("", "0")
+
+
+def withheld(task):
+    """Whether ``task``'s reference solution is kept from this install: the setting is on, or the
+    task is built in and the built-in references were left out of it (a wheel built without them)."""
     task = get_task(task)
+    return references_off() or (task.build is None and TASKS.get(task.name) is task)
+
+
+def reference(task):
+    """The task's reference solution: the answer, never printed unasked. NoReferences (a
+    ValueError) in an install without the answers; ValueError when the task has none, or its
+    builder fails."""
+    task = get_task(task)
+    if withheld(task):
+        raise NoReferences(
+            _(
+                "task {name}: the reference solutions are not installed here (an install for learners, without the answers); grading needs none"
+            ).format(name=task.name)
+        )
     if task.build is None:
         raise ValueError(
             _("task {name} has no reference solution: write one below its rule with @{name}.reference").format(
@@ -566,3 +594,14 @@ def reference(task):
 
 
 from . import builtin_tasks  # noqa: E402, F401  (the built-in tasks, which fill TASKS)
+
+
+def _load_references():
+    """Attach the built-in tasks' reference solutions, unless this install goes without them: the
+    setting is on, or the module was left out of the wheel (``HANDMADE_NO_REFERENCES=1`` when it
+    was built). Either way ``reference()`` then says so, and everything else works as before."""
+    if not references_off() and importlib.util.find_spec(f"{__package__}.references") is not None:
+        importlib.import_module(f"{__package__}.references")
+
+
+_load_references()
