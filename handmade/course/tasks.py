@@ -16,9 +16,11 @@ the directions a solution can be built from, so the blank model is readable from
 reference solution, built from rules over those names as ``blog_model()`` is, is written below
 the rule with ``@shift.reference``. The grader grades what a model says, not its shape: a cleverer
 design of another shape passes too. The reference is there to be compared with, in the grader's
-diagnosis and behind a collapsed answer in the notebooks, never printed unasked.
+diagnosis, and is never printed unasked.
 
 The built-in tasks are written the same way, in ``builtin_tasks``; ``TASKS`` holds them by name.
+Their references are apart, in ``references``, so that learners can have the package without the
+answers (``HANDMADE_NO_REFERENCES``; ``withheld`` says whether this install has them).
 A teacher's own tasks live in the teacher's own Python file: ``load_tasks(path)`` runs it and
 gathers what it defines (``python -m handmade tasks --tasks FILE.py``).
 
