@@ -1,5 +1,3 @@
-import sys
+from .cli import leave, main
 
-from .cli import main
-
-sys.exit(main())
+leave(main())

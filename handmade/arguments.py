@@ -12,7 +12,9 @@ The maths (``gpt()`` and its parts, their backward twins, the loss) trusts its a
 does: the functions that take things from people check them first.
 """
 
+import numbers
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -43,8 +45,8 @@ def is_whole(value):
 
 
 def is_real(value):
-    """An int, a float or a numpy number, never a boolean (it may be nan or infinite)."""
-    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+    """A real number (an int, a float, a Fraction, a numpy number), never a boolean (it may be nan or infinite)."""
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
 
 
 def whole(value, name, low, high):
@@ -104,6 +106,24 @@ def text_of(value, name, limit):
     return value
 
 
+SURROGATE = re.compile("[\ud800-\udfff]")  # half of a character: UTF-8 cannot write one alone
+
+
+def writable(text, what):
+    """``text`` (a string) unless it holds a lone surrogate, which no file or screen can show (a JSON
+    file's ``"\\ud800"`` or an undecodable file name may bring one); ValueError naming ``what`` then."""
+    if not isinstance(text, str):
+        raise TypeError(_("{name} must be a string; found {value}").format(name=what, value=brief(text)))
+    found = SURROGATE.search(text)
+    if found:
+        raise ValueError(
+            _(
+                "{what} holds {char} at position {position}: a lone surrogate, half of a character, which cannot be shown"
+            ).format(what=what, char=repr(found.group()), position=found.start())
+        )
+    return text
+
+
 def file_name(value, name="path"):
     """``value`` as a ``Path``: a non-empty string or path without a null character."""
     if not isinstance(value, (str, os.PathLike)) or isinstance(value, bytes):
@@ -117,6 +137,10 @@ def file_name(value, name="path"):
                 name=name, value=brief(shown)
             )
         )
+    try:
+        os.fsencode(shown)  # a lone surrogate that no undecodable byte stands for: no system can name it
+    except UnicodeEncodeError:
+        writable(shown, name)
     return Path(shown)
 
 

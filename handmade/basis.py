@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .arguments import UnknownName, brief
+from .arguments import UnknownName, brief, is_real
 from .i18n import _
 from .tokenizer import check_alphabet, check_writable
 
@@ -64,9 +64,11 @@ class Basis:
         return "Basis(" + " | ".join(" ".join(names) for names in self.groups.values()) + ")"
 
     def index(self, name):
+        if not isinstance(name, str):
+            raise TypeError(_("a direction's name is a string; found {value}").format(value=brief(name)))
         try:
             return self._index[name]
-        except (KeyError, TypeError):
+        except KeyError:
             raise UnknownName(
                 _("unknown direction {name}; this basis has {names}").format(name=brief(name), names=few(self, " "))
             ) from None
@@ -81,22 +83,40 @@ class Basis:
 
     def vector(self, entries):  # {name: value} -> [n]
         out = np.zeros(len(self))
-        for name, value in entries.items():
+        for name, value in _entries(entries, _("a dict of numbers by direction name")).items():
             out[self.index(name)] = value
         return out
 
     def matrix(self, entries, cols=None):  # {(row name, col name): value} -> [n, n_cols]
         cols = self if cols is None else cols
+        if not isinstance(cols, Basis):
+            raise TypeError(
+                _("cols must be a Basis, the names of the columns; found {value}").format(value=brief(cols))
+            )
         out = np.zeros((len(self), len(cols)))
-        for (row, col), value in entries.items():
-            out[self.index(row), cols.index(col)] = value
+        shape = _("a dict of numbers by (row name, column name)")
+        for key, value in _entries(entries, shape).items():
+            if not isinstance(key, tuple) or len(key) != 2:
+                raise TypeError(
+                    _("entries must be {shape}; found the key {value}").format(shape=shape, value=brief(key))
+                )
+            out[self.index(key[0]), cols.index(key[1])] = value
         return out
 
     def one_hot_rows(self, names):  # [name, ...] -> [len(names), n], row i is 1 at names[i]
-        return self.matrix({(name, name): 1.0 for name in names})[[self.index(n) for n in names]]
+        if not isinstance(names, (list, tuple)):
+            raise TypeError(_("names must be a list of direction names; found {value}").format(value=brief(names)))
+        return np.array([self.vector({name: 1.0}) for name in names]).reshape(len(names), len(self))
 
     def to_json(self):
         return {group: list(names) for group, names in self.groups.items()}
+
+
+def _entries(entries, shape):
+    """``entries`` if it is a dict of real numbers (a weight each); TypeError naming the shape expected."""
+    if not isinstance(entries, dict) or not all(is_real(value) for value in entries.values()):
+        raise TypeError(_("entries must be {shape}; found {value}").format(shape=shape, value=brief(entries)))
+    return entries
 
 
 def _groups(groups):

@@ -5,8 +5,11 @@ typed out). ``blog_model()`` builds the same matrices from rules over the named 
 ``P0..P4 | Ta Tb | V``; the tests check that the two agree element for element.
 """
 
+import math
+
 import numpy as np
 
+from .arguments import number
 from .basis import Basis, Labels, qkv_weights
 from .weights import Weights
 
@@ -28,14 +31,20 @@ BASIS = Basis(
 LABELS = Labels(ALPHABET, BASIS)
 
 
+def _strength(value, name):
+    """An Lg: any finite number (what it does to the pass, forward() says when it overflows)."""
+    return number(value, name, -math.inf, math.inf, low_allowed=False, high_allowed=False)
+
+
 def blog_model(lg=LG, *, q_lg=None, proj_lg=None):
     """The blog's MODEL as a nested dict of float arrays, built from rules over ``BASIS``.
 
     ``lg`` is the blog's Lg; ``q_lg`` (the query strength) and ``proj_lg`` (the strength of
     ``c_proj``) default to it and can be set apart to see what each one does.
     """
-    q_lg = lg if q_lg is None else q_lg
-    proj_lg = lg if proj_lg is None else proj_lg
+    lg = _strength(lg, "lg")
+    q_lg = lg if q_lg is None else _strength(q_lg, "q_lg")
+    proj_lg = lg if proj_lg is None else _strength(proj_lg, "proj_lg")
     positions = [f"P{i}" for i in range(N_CTX)]
     # a query at position i looks for the keys of positions i-1 and i, with strength q_lg
     q = BASIS.matrix({(p, positions[j]): q_lg for i, p in enumerate(positions) for j in (i - 1, i) if j >= 0})
@@ -65,6 +74,7 @@ def flip_model(lg=LG):
     its own value (+1 for a, -1 for b), and c_proj turns +1 into b and -1 into a. That is all
     (ab)* needs; (aab)* needs to know the token before, which this model cannot find.
     """
+    lg = _strength(lg, "lg")
     q = BASIS.matrix({("Ta", "Ta"): lg, ("Tb", "Tb"): lg})  # a looks for a, b looks for b
     k = BASIS.matrix({("Ta", "Ta"): 1, ("Tb", "Tb"): 1})  # every token offers what it is
     v = BASIS.matrix({("Ta", "V"): 1, ("Tb", "V"): -1})
@@ -95,6 +105,7 @@ def two_head_model(lg=LG):
     dimensions for one-hot positions, so each position becomes a point on a circle (72 degrees
     apart): a query pointing at position j scores lg there and at most lg * cos(72°) elsewhere.
     """
+    lg = _strength(lg, "lg")
     angle = [2 * np.pi * i / N_CTX for i in range(N_CTX)]
     positions = [f"P{i}" for i in range(N_CTX)]
     q, k, v = {}, {}, {}

@@ -6,11 +6,12 @@ with exit status 2 and one short line on stderr, never a traceback. Files are wr
 and a file that is not a weights file is only replaced with --force.
 
 The exit status says how it ended: 0 done, 1 ``grade`` failed the model, 2 bad input, 3 the output
-could not be written (a full disk, a closed terminal), 130 interrupted (Ctrl-C), 143 terminated;
-when the reader of a pipe stops early (``| head -1``), it stops quietly, with 141, as a tool that
-SIGPIPE ends does. The messages, argparse's own included, are in the language of --lang, else of
-HANDMADE_LANG, else of the system's locale (LANGUAGE, LC_ALL, LC_MESSAGES, LANG, as gettext reads
-them): any Chinese locale is "zh", anything else English.
+could not be written (a full disk, a closed terminal), 130 interrupted (Ctrl-C), 143 terminated
+(on POSIX the process then ends by that signal itself, which the shell shows as 130 or 143, so
+that a script running it stops too); when the reader of a pipe stops early (``| head -1``), it
+stops quietly, with 141, as a tool that SIGPIPE ends does. The messages, argparse's own included,
+are in the language of --lang, else of HANDMADE_LANG, else of the system's locale (LANGUAGE,
+LC_ALL, LC_MESSAGES, LANG, as gettext reads them): any Chinese locale is "zh", anything else English.
 """
 
 import argparse
@@ -59,6 +60,13 @@ ARGPARSE_SENTENCES = (
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # argparse prints the usage too; one line is enough
         raise UsageError(_("{message} (see --help)").format(message=clip(message, MAX_MESSAGE - 50)))
+
+    def _print_message(self, message, file=None):  # argparse drops a failed write: ours says so (_write)
+        raise HelpShown(message)
+
+
+class HelpShown(Exception):  # noqa: N818  (not a failure: the text --help asked for, to print)
+    """The help argparse would print: printed by ``_write``, which handles a closed pipe or a full disk."""
 
 
 class UsageError(Exception):
@@ -250,8 +258,8 @@ def _main(argv):
         with np.errstate(all="ignore"):  # overflow is reported as an error below, not as warnings
             output, status = run(args)
         return _write(output, status)
-    except SystemExit as done:  # --help, printed by argparse: its output may meet a closed pipe too
-        return _write(None, done.code or 0)
+    except HelpShown as shown:  # --help: its output may meet a closed pipe or a full disk too
+        return _write(shown.args[0].rstrip("\n"), 0)
     except NotWeightsFile as error:
         return _fail(
             _("'{path}' exists and is not a weights file; choose another name, or replace it with --force"), error
@@ -262,6 +270,19 @@ def _main(argv):
         return _say(_("{prog}: interrupted").format(prog=PROG), INTERRUPTED)
     except Terminated:
         return _say(_("{prog}: terminated").format(prog=PROG), TERMINATED)
+
+
+def leave(status):
+    """End ``python -m handmade`` with ``status``. Interrupted or terminated, it ends by that signal
+    itself where there are signals, as programs that Ctrl-C stops do: the shell shows 130 or 143,
+    and a script that ran the command stops too (a status of 130 alone would let it go on)."""
+    signum = {INTERRUPTED: signal.SIGINT, TERMINATED: signal.SIGTERM}.get(status)
+    if signum is not None and os.name == "posix":
+        with contextlib.suppress(OSError, ValueError):
+            sys.stdout.flush()
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+    sys.exit(status)
 
 
 class Terminated(BaseException):

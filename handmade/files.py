@@ -8,16 +8,17 @@ failed write (a full disk, a size limit) leaves the old file as it was. A file t
 weights file is only replaced when asked (``force=True``).
 """
 
+import contextlib
 import json
 import math
 import os
+import secrets
 import stat
-import tempfile
-from pathlib import Path
 
 import numpy as np
 
 from .arguments import SHOWN_PATH, file_name, shown_path, text_of, whole
+from .arguments import writable as check_writable
 from .basis import Basis, Labels, brief
 from .i18n import _
 from .weights import WeightsError, check_weights
@@ -80,9 +81,12 @@ def save_weights(params, path, force=False):
     text = weights_to_json(params)
     path = file_name(path)
     replaced = may_replace(path, force)
+    was_weights = replaced and (not force or is_weights_file(path))  # forced, it may have held anything
     write_atomically(path, text)
-    if replaced:
+    if was_weights:
         return _("replaced the weights in '{path}'").format(path=path)
+    if replaced:
+        return _("replaced '{path}', which was not a weights file, with the weights").format(path=path)
     return _("wrote the weights to '{path}'").format(path=path)
 
 
@@ -122,12 +126,15 @@ def writable(path, force=False):
     want of a folder, a permission or ``force``: a temporary file is made beside it, then removed."""
     path = file_name(path)
     may_replace(path, force)
+    temporary = _temporary(path)
     try:
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=_hidden(path), suffix=".tmp")
-    except OSError as error:
+        open(temporary, "xb").close()  # noqa: SIM115  (made, closed, removed: nothing to manage)
+        temporary.unlink()
+    except BaseException as error:
+        _discard(temporary, error)
+        if not isinstance(error, OSError):
+            raise
         raise _cannot_write(path, error) from None
-    os.close(handle)
-    os.unlink(temporary)
 
 
 def is_weights_file(path):
@@ -143,13 +150,11 @@ def write_atomically(path, text):
     """Write ``text`` to a temporary file beside ``path``, then rename it over ``path``. Whatever
     stops it (a full disk, a size limit, Ctrl-C), the temporary file is removed and ``path`` is as it was."""
     path = file_name(path)
-    text = text_of(text, "text", MAX_FILE_BYTES)
+    text = check_writable(text_of(text, "text", MAX_FILE_BYTES), "text")  # UTF-8 can write every character of it
+    temporary, made = _temporary(path), False  # named before it is made: whatever stops what follows, it is removed
     try:
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=_hidden(path), suffix=".tmp")
-    except OSError as error:
-        raise _cannot_write(path, error) from None
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as file:
+        with open(temporary, "x", encoding="utf-8") as file:  # "x": made here, never another's file
+            made = True
             file.write(text)
             file.flush()
             os.fsync(file.fileno())
@@ -157,9 +162,11 @@ def write_atomically(path, text):
         os.chmod(temporary, mode)
         os.replace(temporary, path)
     except BaseException as error:
-        Path(temporary).unlink(missing_ok=True)
+        _discard(temporary, error)
         if not isinstance(error, OSError):
             raise
+        if not made:  # no folder, no permission: nothing was begun
+            raise _cannot_write(path, error) from None
         raise WeightsError(
             _("could not write '{path}' ({reason}); the file there before, if any, is unchanged").format(
                 path=shown_path(path), reason=error.strerror or str(error)
@@ -167,9 +174,16 @@ def write_atomically(path, text):
         ) from None
 
 
-def _hidden(path):
-    """The start of a temporary file's name beside ``path``: hidden, and short enough for any file system."""
-    return f".{path.name[:64]}."
+def _temporary(path):
+    """A new temporary file's name beside ``path``: hidden, random, and short enough for any file system."""
+    return path.parent / f".{path.name[:64]}.{secrets.token_hex(6)}.tmp"
+
+
+def _discard(temporary, error):
+    """Remove the temporary file a save made, unless ``error`` says the name was another's (it existed)."""
+    if not isinstance(error, FileExistsError):
+        with contextlib.suppress(OSError):
+            temporary.unlink(missing_ok=True)
 
 
 def _cannot_write(path, error):

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .arguments import function, is_real, seeded, text_of, whole
+from .arguments import function, is_real, is_whole, seeded, text_of, whole
 from .basis import brief
 from .blog import TASK_TEXT, blog_model
 from .i18n import _
@@ -136,6 +136,8 @@ def check_request(max_new_tokens, n_context, params, choose=None):
     """``choose``, wrapped so that what it returns is checked, if writing ``max_new_tokens`` after
     ``n_context`` tokens is allowed; else a one-line error saying what the request would cost."""
     whole(max_new_tokens, "max_new_tokens", 0, MAX_NEW_TOKENS)
+    params = params if isinstance(params, Weights) else check_weights(params)
+    whole(n_context, "n_context", 1, params.structure.n_ctx)
     from .course.efficiency import generation_flops  # the closed form of what each pass costs
 
     cost = generation_flops(params.structure, n_context, max_new_tokens)
@@ -201,7 +203,12 @@ def prefix_examples(text=TASK_TEXT, start=2):
     Like the blog's loop, it stops one short of the end: "aab" * 10 gives 27 examples.
     """
     text = text_of(text, "text", MAX_PREFIX_TEXT)
-    start = whole(start, "start", 1, max(1, len(text)))
+    if not is_whole(start) or not 1 <= start <= max(1, len(text)):
+        raise (ValueError if is_whole(start) else TypeError)(
+            _("start must be a whole number from 1 to the length of the text, {high}; found {value}").format(
+                high=max(1, len(text)), value=brief(start)
+            )
+        )
     return [Example(text[:i], text[i]) for i in range(start, len(text) - 1)]
 
 
@@ -303,9 +310,15 @@ class KVCache:
 
     def __init__(self):
         self.layers = []
+        self.length = 0  # positions run so far (a model with no blocks caches nothing, but positions count)
 
     def __len__(self):  # how many positions are cached
-        return len(self.layers[0].k) if self.layers else 0
+        return self.length
+
+    def advance(self, n):
+        """Count ``n`` new positions; returns how many came before them (where they start)."""
+        start, self.length = self.length, self.length + n
+        return start
 
     def layer(self, i):
         while len(self.layers) <= i:

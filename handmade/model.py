@@ -80,7 +80,7 @@ def transformer_block(x, attn, ln_1=None, ln_2=None, mlp=None, n_head=1, cache=N
 
 
 def gpt(inputs, wte, wpe, blocks, ln_f=None, cache=None):  # [n_seq] -> [n_seq, n_vocab]
-    start = 0 if cache is None else len(cache)  # positions already in the cache come first
+    start = 0 if cache is None else cache.advance(np.shape(inputs)[-1])  # positions already in the cache come first
     token_emb = tap("token_embedding", wte[inputs])  # [n_seq] -> [n_seq, n_embd]
     pos_emb = tap("position_embedding", wpe[start : start + np.shape(inputs)[-1]])  # [n_seq, n_embd]
     x = tap("embedding", token_emb + pos_emb)

@@ -17,7 +17,7 @@ import numpy as np
 
 from .arguments import brief, is_whole
 from .i18n import _
-from .structure import Part
+from .structure import Part, part_name
 from .weights import Weights, WeightsError, check_weights
 
 
@@ -58,7 +58,7 @@ def part_values(params, part):
 
 def with_part(params, name, values):
     """A checked copy of ``params`` with the part ``name`` set to ``values`` (same shape)."""
-    return with_parts(params, {name: values})
+    return with_parts(params, {part_name(name): values})
 
 
 def with_parts(params, changes):

@@ -241,6 +241,7 @@ class Structure:
 
     def part(self, name):
         """The part called ``name`` (one naming rule: see the module), or UnknownName naming them all."""
+        part_name(name)
         parts = {p.name: p for p in self.parts()}
         return parts[resolve(name, list(parts), _("no part called {name}; this model has {names}"))]
 
@@ -464,6 +465,15 @@ def resolve(query, names, missing):
             _("{name} is ambiguous here: say which of {names}").format(name=brief(query), names=few(found, limit=120))
         )
     raise UnknownName(missing.format(name=brief(query), names=few(names, limit=100)))
+
+
+def part_name(name):
+    """``name`` if it is a string; else a TypeError saying what names a part."""
+    if not isinstance(name, str):
+        raise TypeError(
+            _("a part's name is a string, such as 'q' or 'blocks[0].c_proj.w'; found {value}").format(value=brief(name))
+        )
+    return name
 
 
 def shortest(full, names):

@@ -1,10 +1,11 @@
 """Characters to token ids and back: token i is the i-th character of the alphabet."""
 
-import re
+from collections.abc import Iterable
 
 import numpy as np
 
 from .arguments import brief
+from .arguments import writable as check_writable  # a lone surrogate cannot be shown: refused where text comes in
 from .i18n import _
 
 MAX_TEXT = 1_000_000  # characters one call may tokenize (the longest text in the series is 165,000)
@@ -55,22 +56,6 @@ def tokenize(text, alphabet="ab"):  # "aabaa" -> [0, 0, 1, 0, 0]
         ) from None
 
 
-SURROGATE = re.compile("[\ud800-\udfff]")  # half of a character: UTF-8 cannot write one alone
-
-
-def check_writable(text, what):
-    """``text`` unless it holds a lone surrogate, which no file or screen can show (a JSON file's
-    ``"\\ud800"`` or an undecodable file name may bring one); ValueError naming ``what`` then."""
-    found = SURROGATE.search(text)
-    if found:
-        raise ValueError(
-            _(
-                "{what} holds {char} at position {position}: a lone surrogate, half of a character, which cannot be shown"
-            ).format(what=what, char=repr(found.group()), position=found.start())
-        )
-    return text
-
-
 def _around(text, position, width=12):
     """``text`` itself when short; else the characters around ``position``, with … for the rest."""
     if len(text) <= 2 * width:
@@ -81,6 +66,8 @@ def _around(text, position, width=12):
 
 def untokenize(tokens, alphabet="ab"):  # [0, 0, 1] -> "aab"
     check_alphabet(alphabet)
+    if isinstance(tokens, (str, bytes, dict)) or not isinstance(tokens, Iterable):
+        raise TypeError(_("tokens must be a list of token ids; found {value}").format(value=brief(tokens)))
     chars = []
     for token in tokens:
         whole = isinstance(token, (int, np.integer)) and not isinstance(token, (bool, np.bool_))

@@ -45,6 +45,10 @@ class Weights(dict):
     """
 
     def __init__(self, params=(), labels=None):
+        if not isinstance(params, dict) and not (isinstance(params, tuple) and not params):
+            raise TypeError(_("weights must be a dict; found {value}").format(value=brief(params)))
+        if labels is not None and not isinstance(labels, Labels):
+            raise TypeError(_("labels must be a handmade.Labels; found {value}").format(value=brief(labels)))
         super().__init__(params)
         self.labels = labels
 
@@ -409,8 +413,13 @@ def _is_flat(inputs):
 def forward(inputs, params, cache=None):  # [n_seq] -> [n_seq, n_vocab], never inf or nan
     """``gpt()`` with its inputs checked and its result too: NonFiniteError says where it overflowed.
 
-    ``params`` should have been through ``check_weights``; the tokens are checked here.
+    ``params`` that have not been through ``check_weights`` go through it here; so do the tokens.
     """
+    params = params if isinstance(params, Weights) else check_weights(params)
+    if cache is not None and type(cache).__name__ != "KVCache":  # handmade.inference's, which imports this
+        raise TypeError(
+            _("cache must be a handmade.inference.KVCache, or None; found {value}").format(value=brief(cache))
+        )
     cached = 0 if cache is None else len(cache)
     tokens = check_tokens(inputs, len(params["wte"]), len(params["wpe"]), cached)
     with np.errstate(all="ignore"):  # reported below, by name, rather than as warnings

@@ -18,6 +18,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..arguments import brief, writable
 from ..i18n import _
 
 FILE = "progress.json"
@@ -75,6 +76,7 @@ def _problem(where, reason):
 
 def record(name):
     """Add the task ``name`` to the passed ones; None, or a sentence saying why it could not."""
+    writable(name, "name")  # a task's name: text that the file can hold
     current = read()
     if current.problem:
         return current.problem
@@ -111,6 +113,13 @@ def shown(tasks=None):
     from ..display.outputs import Html, text_table
     from .tasks import TASKS
 
+    listed = isinstance(tasks, (list, tuple, dict)) and all(isinstance(name, str) for name in tasks)
+    if tasks is not None and not listed:
+        raise TypeError(
+            _("tasks must be a list of task names, or a dict of tasks by name; found {value}").format(
+                value=brief(tasks)
+            )
+        )
     current = read()
     names = list(TASKS if tasks is None else tasks)
     rows = [(name, _("passed") if name in current.passed else _("not yet")) for name in names]

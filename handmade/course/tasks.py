@@ -280,7 +280,7 @@ def _check_n_ctx(n_ctx, alphabet):
         raise _Problem(
             _(
                 "n_ctx must be a whole number from 1 to {high}: with {n} characters, longer contexts make more than {limit} texts to ask the rule about; found {value}"
-            ).format(high=high, n=len(alphabet), limit=MAX_TEXTS, value=brief(n_ctx))
+            ).format(high=high, n=len(alphabet), limit=MAX_TEXTS, value=brief(n_ctx, 24))
         )
 
 

@@ -85,7 +85,7 @@ def text_table(header, rows, title=""):
         for row in rows
     )
     caption = f"<caption style='caption-side:top;text-align:left'>{esc(title)}</caption>" if title else ""
-    widths = [max(width(str(h)), *(width(str(r[i])) for r in rows)) for i, h in enumerate(header)]
+    widths = [max([width(str(h)), *(width(str(r[i])) for r in rows)]) for i, h in enumerate(header)]
     lines = [title] if title else []
     lines += ["  ".join(pad(str(c), w) for c, w in zip(row, widths)).rstrip() for row in [header, *rows]]
     return Html(f"<table style='border-collapse:collapse'>{caption}<tr>{head}</tr>{body}</table>", "\n".join(lines))

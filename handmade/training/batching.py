@@ -112,7 +112,7 @@ def _example(example, alphabet, n_ctx):  # -> (context ids, next id), the contex
     context, following = token_array(context, _("a context"))[0], np.ravel(following)
     if following.size != 1 or following.dtype.kind not in "iu" or following[0] < 0:
         raise ValueError(_("the next token of an example is one token; found {value}").format(value=brief(pair[1])))
-    return context[-n_ctx:], int(following[0])
+    return context[-n_ctx:], int(token_array(following, _("next tokens"))[0, 0])  # never wrapped round to -1
 
 
 def _sized(part):  # a context or next token as given: text, a list or array of ids, or one id

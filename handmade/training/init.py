@@ -41,12 +41,12 @@ def init_params(
     ``ln`` adds ``ln_1`` (and ``ln_2`` with an mlp) and ``ln_f`` the final layer norm. The weights
     are labelled: tokens are ``alphabet`` (default a, b, c, ...), directions e0, e1, ...
     """
+    check_whole(n_embd, "n_embd", 1, MAX_WIDTH)  # before the widths worked out of it
     n_attn = n_embd if n_attn is None else n_attn
     n_hidden = 4 * n_embd if n_hidden is None else n_hidden
     for value, name, limit in (
         (n_vocab, "n_vocab", MAX_N_VOCAB),
         (n_ctx, "n_ctx", MAX_N_CTX),
-        (n_embd, "n_embd", MAX_WIDTH),
         (n_attn, "n_attn", MAX_WIDTH),
         (n_hidden, "n_hidden", MAX_WIDTH),
     ):

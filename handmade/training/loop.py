@@ -136,7 +136,7 @@ class Progress:
     UPDATES = 20  # times the line is redrawn during a run, at most
 
     def __init__(self, steps, stream=None):
-        self.steps = steps
+        self.steps = check_whole(steps, "steps", 0, MAX_STEPS)
         self.every = max(1, steps // self.UPDATES)
         notebook = _in_notebook()
         self.stream = stream if stream is not None else (sys.stdout if notebook else sys.stderr)

@@ -117,10 +117,10 @@ class AdamW:
 
 def _weights(arrays):
     """``arrays`` if it is a list of float64 arrays, which a step changes in place; TypeError otherwise."""
-    kinds = isinstance(arrays, (list, tuple)) and all(isinstance(w, np.ndarray) for w in arrays)
+    kinds = isinstance(arrays, (list, tuple)) and len(arrays) > 0 and all(isinstance(w, np.ndarray) for w in arrays)
     if not kinds or not all(w.dtype == np.float64 for w in arrays):
         raise TypeError(
-            _("arrays must be a list of float64 arrays, such as leaves(params); found {value}").format(
+            _("arrays must be a list of one or more float64 arrays, such as leaves(params); found {value}").format(
                 value=brief(arrays)
             )
         )

@@ -7,6 +7,7 @@ Each is a row of widgets that acts on a playground through its public surface (`
 import ipywidgets as W
 
 from .. import parts as P
+from ..arguments import shown_path
 from ..display.labelled import fmt
 from ..i18n import N_, _
 from ..weights import WeightsError
@@ -65,10 +66,17 @@ def save_control(playground, save_path=None):
         widget.add_class(f"hm-file-{name}")
 
     def do_save(_button):
-        from ..files import save_weights
+        from ..files import NotWeightsFile, save_weights
 
         try:
             done = save_weights(p.params, path.value)
+        except NotWeightsFile as error:  # no --force here: what the learner can do in the playground
+            p.status.value = message_html(
+                _(
+                    "could not save: '{path}' exists and is not a weights file; it is kept as it is: type another file name above, or move that file away first"
+                ).format(path=shown_path(error.path))
+            )
+            return
         except (OSError, WeightsError) as error:
             p.status.value = message_html(_("could not save: {error}").format(error=error))
             return
