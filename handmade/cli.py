@@ -240,16 +240,22 @@ def _language(argv):
 
 def main(argv=None):
     """Run the command line on ``argv`` (default: the process's arguments); returns the exit status."""
-    saved = _listen_for_signals()
+    saved = {}  # the signal handlers there were, put back for a caller that goes on (a test)
     try:
-        return _main(argv)
-    finally:
-        for number, handler in saved.items():  # as they were, for a caller that goes on (a test)
-            signal.signal(number, handler)
+        try:
+            return _main(argv, saved)
+        finally:
+            for number, handler in saved.items():
+                signal.signal(number, handler)
+    except KeyboardInterrupt:  # in the instructions around _main's, as the handlers go back: the same line
+        return _say(_("{prog}: interrupted").format(prog=PROG), INTERRUPTED)
+    except Terminated:
+        return _say(_("{prog}: terminated").format(prog=PROG), TERMINATED)
 
 
-def _main(argv):
+def _main(argv, saved):
     try:
+        _listen_for_signals(saved)
         _utf8_when_redirected()
         argv = sys.argv[1:] if argv is None else list(argv)
         set_language(_language(argv) if _language(argv) in LANGUAGES else from_environment() or "en")
@@ -289,10 +295,10 @@ class Terminated(BaseException):
     """SIGTERM, raised where the process is, so that a save in progress cleans up after itself."""
 
 
-def _listen_for_signals():
+def _listen_for_signals(saved):
     """Ctrl-C raises KeyboardInterrupt from here on (``handmade/__init__`` quiets it before this);
-    SIGTERM raises Terminated. Returns the handlers there were, by signal."""
-    saved = {}
+    SIGTERM raises Terminated. Returns ``saved`` with the handlers there were, by signal, each kept
+    as soon as it is replaced (a Ctrl-C may come right after)."""
     with contextlib.suppress(ValueError, OSError):  # not in the main thread: leave them as they are
         for number, handler in ((signal.SIGINT, signal.default_int_handler), (signal.SIGTERM, _terminated)):
             saved[number] = signal.signal(number, handler)

@@ -440,8 +440,12 @@ def test_the_issues_examples_that_must_be_accepted_are():
     assert handmade.sample("aab", 5, temperature=np.float32(0.5)) == handmade.sample("aab", 5, temperature=0.5)
 
 
-@pytest.mark.parametrize("scale", [1.0, 1e3, 1e50, 1e100, 1e150])
-@pytest.mark.parametrize("temperature", [1e-3, np.float32(1e-3), 0.01, 1.0, 100, np.float16(100)])
+SAMPLE_SCALES = [1.0, 1e3, 1e50, 1e100, 1e150]
+TEMPERATURES = [1e-3, np.float32(1e-3), 0.01, 1.0, 100, np.float16(100)]
+
+
+@pytest.mark.parametrize("scale", SAMPLE_SCALES)
+@pytest.mark.parametrize("temperature", TEMPERATURES)
 def test_sampling_at_any_allowed_temperature_draws_from_finite_probabilities(scale, temperature):
     """numpy's "Probabilities contain NaN" never surfaces: logits far apart at 1e-3, or overflowing weights."""
     params = handmade.training.map_arrays(
@@ -548,8 +552,12 @@ def closed_pipe():
     return write
 
 
+PIPED = [["tasks"], ["predict", "aabaabaab"], ["--help"], ["train", "--help"]]
+FILLED = [["tasks"], ["complete", "aab"], ["--help"]]
+
+
 @posix_only
-@pytest.mark.parametrize("args", [["tasks"], ["predict", "aabaabaab"], ["--help"], ["train", "--help"]])
+@pytest.mark.parametrize("args", PIPED)
 def test_a_closed_pipe_ends_the_real_process_quietly_with_141(args):
     write = closed_pipe()
     try:
@@ -559,7 +567,7 @@ def test_a_closed_pipe_ends_the_real_process_quietly_with_141(args):
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
-@pytest.mark.parametrize("args", [["tasks"], ["complete", "aab"], ["--help"]])
+@pytest.mark.parametrize("args", FILLED)
 def test_a_full_device_is_one_line_and_status_3_in_the_real_process(args):
     with open("/dev/full", "wb") as full:
         status, err = run_into(full, *args)
@@ -829,7 +837,10 @@ def _scaled(shape, scale):
     return handmade.Weights(training.map_arrays(lambda w: w * scale, params), params.labels)
 
 
-@pytest.mark.parametrize("scale", [1e100, 1e120, 1e154, 1e200, 1e300])
+TOO_LARGE = [1e100, 1e120, 1e154, 1e200, 1e300]
+
+
+@pytest.mark.parametrize("scale", TOO_LARGE)
 @pytest.mark.parametrize("shape", list(TRAINING_SHAPES))
 def test_weights_too_large_are_named_by_loss_and_grads_and_by_train_before_any_step(shape, scale):
     params = _scaled(shape, scale)
@@ -881,9 +892,16 @@ def test_adamw_settings_are_checked_by_adamw_and_by_train(case):
         assert len(str(raised.value)) <= MAX_MESSAGE
 
 
-@pytest.mark.parametrize("lr", [1e-3, 0.1, 1.0])
-@pytest.mark.parametrize("betas", [(0.0, 0.0), (0.9, 0.0), (0.999999, 0.5), (0.9, 0.999)])
-@pytest.mark.parametrize("eps", [1e-30, 1e-8, 1.0])
+ALLOWED = {
+    "lr": [1e-3, 0.1, 1.0],
+    "betas": [(0.0, 0.0), (0.9, 0.0), (0.999999, 0.5), (0.9, 0.999)],
+    "eps": [1e-30, 1e-8, 1.0],
+}
+
+
+@pytest.mark.parametrize("lr", ALLOWED["lr"])
+@pytest.mark.parametrize("betas", ALLOWED["betas"])
+@pytest.mark.parametrize("eps", ALLOWED["eps"])
 def test_every_allowed_setting_ends_in_finite_weights_or_says_it_diverged(lr, betas, eps):
     """The issue's train(..., lr=1.0, betas=(0.9, 0.0), eps=5e-324) returned non-finite weights in silence."""
     params = TRAINING_SHAPES["ln, mlp, 2 heads"]()
@@ -986,7 +1004,10 @@ def naive_continuation(tokens, n, params):
     return tokens[len(tokens) - n :]
 
 
-@settings(max_examples=150, deadline=None, derandomize=True)
+GENERATIONS = 150  # random models and texts
+
+
+@settings(max_examples=GENERATIONS, deadline=None, derandomize=True)
 @given(shape=models, seed=st.integers(0, 2**32 - 1), length=st.integers(1, 9), n=st.integers(0, 14))
 def test_generation_with_the_cache_writes_what_the_full_pass_writes(shape, seed, length, n):
     """Random models of every part (blocks, heads, layer norms, MLPs), texts shorter and longer than
@@ -1129,9 +1150,12 @@ def handles_sigterm(pid):
     return bool(int(caught, 16) >> (signal.SIGTERM - 1) & 1)
 
 
+DELAYS = [0, 0.005, 0.01, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3]  # seconds after the package's first lines
+
+
 @pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads /proc (Linux)")
-@pytest.mark.parametrize("delay", [0, 0.005, 0.01, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3])
-def test_ctrl_c_at_any_moment_after_the_package_starts_is_one_line_and_130(tmp_path, delay):
+@pytest.mark.parametrize("delay", DELAYS)
+def test_ctrl_c_at_any_moment_after_the_package_starts_is_one_line_and_ends_by_sigint(tmp_path, delay):
     """Measured from the moment the package has its handlers in place (its first lines, before it
     imports numpy: /proc shows SIGTERM caught): the rest of the start-up, the parsing, the training.
     No audit hook here: a signal raised inside one can be lost in C code that ignores its errors."""
@@ -1158,12 +1182,35 @@ def imports(site, tmp_path_factory):
     return int(err.splitlines()[-1])
 
 
+IMPORT_POINTS = [0, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 0.99]  # how far through the imports
+
+
 @posix_only
-@pytest.mark.parametrize("where", [0, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 0.99])
-def test_ctrl_c_at_any_import_of_the_start_up_is_one_line_and_130(site, tmp_path, imports, where):
+@pytest.mark.parametrize("where", IMPORT_POINTS)
+def test_ctrl_c_at_any_import_of_the_start_up_is_one_line_and_ends_by_sigint(site, tmp_path, imports, where):
     """At an import that far through the imports of the command (numpy's, argparse's, the package's)."""
     process, read = start(site, LONG_TRAIN, tmp_path, f"import:{round(where * (imports - 1))}:{int(signal.SIGINT)}")
     assert finish(process, read) == (-signal.SIGINT, "", "python -m handmade: interrupted\n")
+
+
+@pytest.mark.parametrize("after", range(4), ids=["SIGINT set", "SIGTERM set", "SIGINT put back", "SIGTERM put back"])
+def test_ctrl_c_as_the_command_puts_its_handlers_in_place_or_back_is_the_same_line(capsys, monkeypatch, after):
+    """In-process, deterministic: a Ctrl-C just after each of the command's own signal.signal calls,
+    where Python's handler would raise KeyboardInterrupt, outside the command's work."""
+    real, calls = signal.signal, []
+
+    def installing(number, handler):
+        previous = real(number, handler)
+        calls.append(number)
+        if len(calls) == after + 1 and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            raise KeyboardInterrupt
+        return previous
+
+    monkeypatch.setattr(signal, "signal", installing)
+    status = cli.main(["tasks"])
+    monkeypatch.undo()
+    assert status == cli.INTERRUPTED and capsys.readouterr().err == "python -m handmade: interrupted\n"
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # pytest's, put back
 
 
 SAVES = {  # a command that saves, and the events of its saves that a signal is sent at, in order
@@ -1310,6 +1357,9 @@ def test_the_locale_forms_and_usages_are_generated(tmp):
     assert len(every_usage(tmp)) >= 3 * len(subcommands())
 
 
+SAMPLE_USAGES = (["--help"], ["grade", "abc"], ["tasks", "--bogus"])
+
+
 @pytest.mark.parametrize("setting", list(LANGUAGE_SETTINGS))
 def test_argparse_speaks_the_language_the_locale_asks_for(environment, capsys, setting):
     """One usage of each kind under every setting: Chinese for every Chinese form (no English of
@@ -1317,7 +1367,7 @@ def test_argparse_speaks_the_language_the_locale_asks_for(environment, capsys, s
     variables, extra, chinese = LANGUAGE_SETTINGS[setting]
     for variable, value in variables.items():
         environment.setenv(variable, value)
-    for argv in (["--help"], ["grade", "abc"], ["tasks", "--bogus"]):
+    for argv in SAMPLE_USAGES:
         cli.main([*extra, *argv])
         said = "".join(capsys.readouterr())
         english = [phrase for phrase in ENGLISH_ARGPARSE if phrase in said]
@@ -1325,7 +1375,10 @@ def test_argparse_speaks_the_language_the_locale_asks_for(environment, capsys, s
     handmade.set_language("en")
 
 
-@pytest.mark.parametrize("setting", ["--lang zh", "HANDMADE_LANG=zh_CN.UTF-8", "LANG=zh_TW.UTF-8", "LC_ALL=zh_CN"])
+EVERY_USAGE_SETTINGS = ["--lang zh", "HANDMADE_LANG=zh_CN.UTF-8", "LANG=zh_TW.UTF-8", "LC_ALL=zh_CN"]
+
+
+@pytest.mark.parametrize("setting", EVERY_USAGE_SETTINGS)
 def test_every_help_and_every_argument_error_of_every_command_is_chinese(environment, capsys, tmp, setting):
     variables, extra, _chinese = LANGUAGE_SETTINGS[setting]
     for variable, value in variables.items():
@@ -1353,7 +1406,10 @@ def _find(widget, css_class):
     return next(filter(None, (_find(child, css_class) for child in getattr(widget, "children", ()))), None)
 
 
-@pytest.mark.parametrize("case", ["notes", '{"wte": "my notes"}', "labels only", "blocks.0.attn.c_proj.w removed"])
+KEPT_BY_THE_PLAYGROUND = ["notes", '{"wte": "my notes"}', "labels only", "blocks.0.attn.c_proj.w removed"]
+
+
+@pytest.mark.parametrize("case", KEPT_BY_THE_PLAYGROUND)
 def test_the_playground_keeps_a_file_that_is_not_weights_and_says_what_to_do_there(tmp_path, case):
     pytest.importorskip("ipywidgets")
     path = tmp_path / "mine.json"
@@ -1375,3 +1431,40 @@ def test_the_playground_replaces_weights_and_says_so(tmp_path):
     save.click()
     assert "replaced the weights in" in playground.status.value
     assert np.array_equal(handmade.load_weights(path)["wpe"], handmade.blog_model()["wpe"])
+
+
+# ---- the figures in README.md ("Reliability"): python tests/test_hostile.py ------------------------
+
+
+def counts(tmp):
+    """{class: cases tried}, counted from the tables the tests above generate their cases from."""
+    graded = sum(len(tasks.examples(p.values[0])) + 1 for p in _orders())  # a grade and a complete per context
+    allowed = len(ALLOWED["lr"]) * len(ALLOWED["betas"]) * len(ALLOWED["eps"])
+    dtypes = 2 * 3 * len(INTEGER_DTYPES) + 2 * len(INTEGER_DTYPES)  # inputs and targets by 3 checks; 2 batchers
+    return {
+        "1. output streams": len(STREAM_FAULTS) * len(every_argv(tmp)) + len(PIPED) + len(FILLED),
+        "2. files that look like weights": len(LOOK_ALIKES) * len(_writers(tmp / "x", None)) + 3,
+        "3. malformed labels": len(MALFORMED_LABELS) * (1 + len(READERS)) + 2 + graded,
+        "4. non-finite training": 2 * len(TRAINING_SHAPES) * len(TOO_LARGE) + 2 * len(BAD_SETTINGS) + allowed + dtypes,
+        "5. library exceptions": len(CASES) * len(HOSTILE)
+        + len(ISSUE_CASES)
+        + 2
+        + len(SAMPLE_SCALES) * len(TEMPERATURES),
+        "6. bounded reading": len(ENDLESS),
+        "7. time": GENERATIONS + 2 + len(UNWRITABLE_OUT),
+        "8. signals": len(DELAYS) + len(IMPORT_POINTS) + 4 + len(SAVE_CASES) + len(SAVERS) * len(WRITE_STEPS) * 3,
+        "9. the Chinese command line": len(SAMPLE_USAGES) * len(LANGUAGE_SETTINGS)
+        + len(EVERY_USAGE_SETTINGS) * len(every_usage(tmp)),
+        "10. the playground's save": len(KEPT_BY_THE_PLAYGROUND) + 1,
+    }
+
+
+if __name__ == "__main__":
+    import tempfile
+
+    found = counts(Path(tempfile.mkdtemp()))
+    for name, n in found.items():
+        print(f"{name}: {n}")
+    print(
+        f"in all: {sum(found.values())} cases, in {len(FUNCTIONS)} public functions and {len(subcommands())} commands"
+    )
