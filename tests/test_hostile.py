@@ -1250,16 +1250,18 @@ class Stop(BaseException):
     """What a signal raises in the middle of a save (KeyboardInterrupt, or the command line's Terminated)."""
 
 
-WRITE_STEPS = {  # the calls a save makes, each where a signal may land just after it
-    "open": (files, "open", builtins.open),
+WRITE_STEPS = {  # the calls a save makes, each where a signal may land just after it ("open": the module's)
+    "open": (None, "open", builtins.open),
+    "os.open": (os, "open", os.open),  # what tempfile.mkstemp made files with: the file there, its name not yet
     "os.fsync": (os, "fsync", os.fsync),
     "os.chmod": (os, "chmod", os.chmod),
     "os.replace": (os, "replace", os.replace),
     "Path.unlink": (Path, "unlink", Path.unlink),
 }
-SAVERS = {  # what makes a temporary file: a save, and train's check that --out can be written
-    "save_weights": lambda path: handmade.save_weights(handmade.flip_model(), path),
-    "writable": lambda path: files.writable(path),
+SAVERS = {  # what makes a temporary file: a save, train's check that --out can be written, a recorded pass
+    "save_weights": (lambda path: handmade.save_weights(handmade.flip_model(), path), files),
+    "writable": (lambda path: files.writable(path), files),
+    "progress.record": (lambda path: progress.record("abc"), progress),
 }
 
 
@@ -1271,7 +1273,10 @@ def test_a_save_stopped_just_after_any_step_cleans_up_after_itself(tmp_path, mon
     path = tmp_path / "w.json"
     handmade.save_weights(handmade.blog_model(), path)
     before = path.read_bytes()
+    monkeypatch.setenv("HANDMADE_DATA", str(tmp_path))  # the progress file beside it
+    save, module = SAVERS[saver]
     owner, name, real = WRITE_STEPS[step]
+    owner = module if owner is None else owner
 
     def stopped(*args, **kwargs):
         done = real(*args, **kwargs)
@@ -1281,10 +1286,12 @@ def test_a_save_stopped_just_after_any_step_cleans_up_after_itself(tmp_path, mon
 
     monkeypatch.setattr(owner, name, stopped, raising=False)
     with contextlib.suppress(signal_as):
-        SAVERS[saver](path)
+        save(path)
     monkeypatch.undo()
-    assert [p.name for p in tmp_path.iterdir()] == ["w.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) in (["w.json"], ["progress.json", "w.json"])
     assert path.read_bytes() in (before, handmade.weights_to_json(handmade.flip_model()).encode())
+    recorded = tmp_path / "progress.json"
+    assert not recorded.exists() or json.loads(recorded.read_text(encoding="utf-8")) == {"passed": ["abc"]}
 
 
 # ---- 9. the Chinese command line: argparse's own sentences too, from every usual locale form ------

@@ -13,8 +13,8 @@ asks for a new one with ``reset()``.
 import html
 import json
 import os
+import secrets
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -93,15 +93,16 @@ def reset():
 def _write(names):
     """Write the names atomically; None, or a sentence saying why it could not."""
     where = path()
+    temporary = where.parent / f".{FILE}.{secrets.token_hex(6)}.tmp"  # named first: whatever stops the rest removes it
     try:
         where.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=where.parent, prefix=f".{FILE}.", suffix=".tmp")
         try:
-            with os.fdopen(handle, "w", encoding="utf-8") as file:
+            with open(temporary, "x", encoding="utf-8") as file:  # "x": made here, never another's file
                 json.dump({"passed": names}, file, ensure_ascii=False)
             os.replace(temporary, where)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
+        except BaseException as error:
+            if not isinstance(error, FileExistsError):
+                temporary.unlink(missing_ok=True)
             raise
     except OSError as error:
         return _("could not record the pass in {path} ({reason})").format(path=where, reason=error.strerror or error)
