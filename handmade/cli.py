@@ -28,6 +28,7 @@ from .blog import ALPHABET, blog_model
 from .files import NotWeightsFile, load_weights, save_weights, writable
 from .i18n import LANGUAGES, N_, _, from_environment, ngettext, set_language
 from .inference import MAX_NEW_TOKENS, accuracy, complete, predict
+from .reasons import reason as said
 from .training import MAX_SEED, MAX_STEPS, train_task
 
 PROG = "python -m handmade"
@@ -332,7 +333,7 @@ def _write(output, status):
         return PIPE_CLOSED
     except OSError as error:
         _to_nowhere(sys.stdout)
-        reason = error.strerror or str(error)
+        reason = said(error)
         return _say(
             _("{prog}: error: could not write the output ({reason})").format(prog=PROG, reason=reason), CANNOT_WRITE
         )

@@ -21,6 +21,7 @@ from .arguments import SHOWN_PATH, file_name, shown_path, text_of, whole
 from .arguments import writable as check_writable
 from .basis import Basis, Labels, brief
 from .i18n import _
+from .reasons import reason as said
 from .weights import WeightsError, check_weights
 
 MAX_FILE_BYTES = 10_000_000  # a weights file of this series is at most a few hundred kilobytes
@@ -169,7 +170,7 @@ def write_atomically(path, text):
             raise _cannot_write(path, error) from None
         raise WeightsError(
             _("could not write '{path}' ({reason}); the file there before, if any, is unchanged").format(
-                path=shown_path(path), reason=error.strerror or str(error)
+                path=shown_path(path), reason=said(error)
             )
         ) from None
 
@@ -188,7 +189,7 @@ def _discard(temporary, error):
 
 def _cannot_write(path, error):
     return WeightsError(
-        _("cannot write weights to '{path}': {reason}").format(path=shown_path(path), reason=error.strerror or error)
+        _("cannot write weights to '{path}': {reason}").format(path=shown_path(path), reason=said(error))
     )
 
 
@@ -209,7 +210,7 @@ def read_bounded(path, limit=MAX_FILE_BYTES):
     except FileNotFoundError:
         raise _cannot_read(path, _("no such file")) from None
     except OSError as error:
-        raise _cannot_read(path, error.strerror or error) from None
+        raise _cannot_read(path, said(error)) from None
     if not stat.S_ISREG(info.st_mode):
         raise _cannot_read(path, _("it is not a regular file"))
     if info.st_size > limit:
@@ -228,7 +229,7 @@ def read_bounded(path, limit=MAX_FILE_BYTES):
     except UnicodeDecodeError:
         raise _cannot_read(path, _("it is not UTF-8 text")) from None
     except OSError as error:
-        raise _cannot_read(path, error.strerror or error) from None
+        raise _cannot_read(path, said(error)) from None
 
 
 def _cannot_read(path, reason):
@@ -244,7 +245,7 @@ def weights_from_json(text, source=None):
     except json.JSONDecodeError as error:
         raise WeightsError(
             _("{source} is not valid JSON: {reason} at line {line}, column {column}").format(
-                source=source, reason=error.msg, line=error.lineno, column=error.colno
+                source=source, reason=said(error), line=error.lineno, column=error.colno
             )
         ) from None
     except RecursionError:

@@ -24,7 +24,7 @@ import numpy as np
 
 from .arguments import UnknownName, brief
 from .basis import Basis, few
-from .i18n import N_, _
+from .i18n import N_, _, translated
 from .model import TAPS
 
 # ---- spaces: what the rows or the columns of an array stand for ------------------------------
@@ -299,7 +299,7 @@ class Structure:
         if kind == "stream":
             return labels.residual
         if kind == "one":
-            return Basis([space.name])
+            return Basis([translated(space.name)])  # "bias" in the learner's language; g and b are code
         if kind == "hidden":
             return labels.hidden_basis(b, space.size)
         heads = labels.attention_basis(b, self.blocks[b].n_attn)
@@ -409,21 +409,21 @@ def _block_parts(structure, b, shape):
     spans = [(j * shape.n_attn, (j + 1) * shape.n_attn) for j in range(3)]
     found += [Part(scope + x, x, (*at, "attn", "c_attn", "w"), s, residual, heads, b) for x, s in zip("qkv", spans)]
     found += [
-        Part(f"{scope}{x}.b", f"{x}.b", (*at, "attn", "c_attn", "b"), s, _one("bias"), heads, b)
+        Part(f"{scope}{x}.b", f"{x}.b", (*at, "attn", "c_attn", "b"), s, _one(BIAS), heads, b)
         for x, s in zip("qkv", spans)
     ]
     found += [
         Part(scope + "c_proj.w", "c_proj.w", (*at, "attn", "c_proj", "w"), None, heads, residual, b),
-        Part(scope + "c_proj.b", "c_proj.b", (*at, "attn", "c_proj", "b"), None, _one("bias"), residual, b),
+        Part(scope + "c_proj.b", "c_proj.b", (*at, "attn", "c_proj", "b"), None, _one(BIAS), residual, b),
     ]
     if shape.mlp:
         found += _norm_parts(scope, "ln_2", (*at, "ln_2"), residual, b) if shape.ln_2 else []
         hidden, mlp = structure.space("hidden", b), (*at, "mlp")
         found += [
             Part(scope + "mlp.c_fc.w", "mlp.c_fc.w", (*mlp, "c_fc", "w"), None, residual, hidden, b),
-            Part(scope + "mlp.c_fc.b", "mlp.c_fc.b", (*mlp, "c_fc", "b"), None, _one("bias"), hidden, b),
+            Part(scope + "mlp.c_fc.b", "mlp.c_fc.b", (*mlp, "c_fc", "b"), None, _one(BIAS), hidden, b),
             Part(scope + "mlp.c_proj.w", "mlp.c_proj.w", (*mlp, "c_proj", "w"), None, hidden, residual, b),
-            Part(scope + "mlp.c_proj.b", "mlp.c_proj.b", (*mlp, "c_proj", "b"), None, _one("bias"), residual, b),
+            Part(scope + "mlp.c_proj.b", "mlp.c_proj.b", (*mlp, "c_proj", "b"), None, _one(BIAS), residual, b),
         ]
     return found
 
@@ -432,6 +432,9 @@ def _norm_parts(scope, norm, path, residual, block):
     return [
         Part(f"{scope}{norm}.{key}", f"{norm}.{key}", (*path, key), None, _one(key), residual, block) for key in "gb"
     ]
+
+
+BIAS = N_("bias")  # the row of a bias vector in a table (g and b of a layer norm are named as in code)
 
 
 def _one(name):

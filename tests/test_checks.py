@@ -192,7 +192,7 @@ def test_lg_threshold_is_where_the_residual_ties():
 @pytest.mark.parametrize(
     "answer, phrase",
     [
-        (1024, "still scores ACCURACY: 100.0%"),
+        (1024, "still gets 27 / 27 right"),
         (0.5, "already fails"),
         (2, "the point where it starts to fail is lower"),
     ],
@@ -438,8 +438,8 @@ def test_values_that_also_work_are_not_called_wrong_and_the_hint_says_what_c_pro
 
 def test_lg_near_the_answer_is_judged_by_what_the_model_does_there():
     # notebook 07's table shows 1.01 scoring 27 / 27 and 0.99 failing: neither is where it starts to fail
-    assert_hint(checks.check_lg_threshold(0.99), "already fails (ACCURACY: 33.3% (9 / 27))", "higher")
-    assert_hint(checks.check_lg_threshold(1.01), "still scores ACCURACY: 100.0% (27 / 27)", "lower")
+    assert_hint(checks.check_lg_threshold(0.99), "already fails (9 / 27 right)", "higher")
+    assert_hint(checks.check_lg_threshold(1.01), "still gets 27 / 27 right", "lower")
     assert_hint(checks.check_lg_threshold(0.9), "the point where it starts to fail is higher")
 
 
@@ -951,7 +951,7 @@ VALUES_CLAIMS = [
             and _pair_margin(a, b, m[2]) == min(_pair_margin(a, b, p) for p in ("aa", "ab", "ba"))
         ),
     ),
-    (r"(ACCURACY: [\d.]+% \(\d+ / \d+\))", lambda m, a, b: m[1] == str(handmade.accuracy(_values_model(a, b)))),
+    (r"(\d+ / \d+) right", lambda m, a, b: m[1] == checks.right(handmade.accuracy(_values_model(a, b)))),
     (r"give the same number, " + NUMBER, lambda m, a, b: a == b and m[1] == typed(a)),
     (
         r"with a = " + NUMBER + " and b = " + NUMBER + " the numbers of the forward pass overflow float64",
@@ -991,23 +991,25 @@ def _lg_score(lg):
 
 LG_CLAIMS = [
     (
-        r"at Lg = (\S+) the model still scores (ACCURACY.*?\)): the point where it starts to fail is lower",
-        lambda m, lg: m[1] == typed(lg) and m[2] == str(_lg_score(lg)) and _lg_score(lg).perfect and lg > 1.0,
+        r"at Lg = (\S+) the model still gets (\d+ / \d+) right: the point where it starts to fail is lower",
+        lambda m, lg: m[1] == typed(lg) and m[2] == checks.right(_lg_score(lg)) and _lg_score(lg).perfect and lg > 1.0,
     ),
     (
-        r"at Lg = (\S+) the model already fails \((ACCURACY.*?\))\): the point where it starts to fail is higher",
-        lambda m, lg: m[1] == typed(lg) and m[2] == str(_lg_score(lg)) and not _lg_score(lg).perfect and lg < 1.0,
+        r"at Lg = (\S+) the model already fails \((\d+ / \d+) right\): the point where it starts to fail is higher",
+        lambda m, lg: (
+            m[1] == typed(lg) and m[2] == checks.right(_lg_score(lg)) and not _lg_score(lg).perfect and lg < 1.0
+        ),
     ),
     (
-        r"at Lg = (\S+) the model scores (ACCURACY.*?\)): after '(\w+)' the logits of a and b tie at "
+        r"at Lg = (\S+) the model gets (\d+ / \d+) right: after '(\w+)' the logits of a and b tie at "
         + NUMBER
-        + r".*at the next float up, (\S+), it scores (ACCURACY.*?\))",
+        + r".*at the next float up, (\S+), it gets (\d+ / \d+) right",
         lambda m, lg: (
             m[1] == typed(lg)
-            and m[2] == str(_lg_score(lg))
+            and m[2] == checks.right(_lg_score(lg))
             and shows(m[4], handmade.predict(m[3], handmade.blog_model(proj_lg=lg)).logits[-1][0])
             and float(m[5]) == np.nextafter(lg, 2)
-            and m[6] == str(_lg_score(float(m[5])))
+            and m[6] == checks.right(_lg_score(float(m[5])))
             and _lg_score(float(m[5])).perfect
         ),
     ),
@@ -1116,7 +1118,7 @@ PATTERN_CLAIMS = [
             and handmade.predict(m[1][-5:], params).next == m[3] != m[2]
         ),
     ),
-    (r"(ACCURACY.*?\))", lambda m, params: m[1] == str(handmade.accuracy(params, examples=ABB_EXAMPLES))),
+    (r"(\d+ / \d+) right", lambda m, params: m[1] == checks.right(handmade.accuracy(params, examples=ABB_EXAMPLES))),
     (r"still generate \(aab\)\*", lambda m, params: handmade.accuracy(params).perfect),
 ]
 

@@ -467,7 +467,7 @@ def test_progress_elsewhere_writes_only_the_last_line():
     for step in range(1, 301):
         bar.show(step, 2.0, held_out=3.0)
     bar.close()
-    assert stream.getvalue() == "step 300/300 [####################] loss 2.0000, evaluated 3.0000\n"
+    assert stream.getvalue() == "step 300/300 [####################] loss 2.0000, evaluation 3\n"
 
 
 def test_progress_in_a_notebook_rewrites_its_output_a_few_times(monkeypatch):

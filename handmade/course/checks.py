@@ -57,6 +57,12 @@ from .verdict import (
 )
 from .worked_example import SENTENCE, TOKEN_IDS, VOCABULARY, E, K, Q, V
 
+
+def right(score):
+    """A Score as the numbers a sentence inserts, "26 / 27", without the label ACCURACY."""
+    return f"{score.correct} / {score.total}"
+
+
 __all__ = [
     "Verdict",
     "ok",
@@ -594,14 +600,14 @@ VALUE_MISTAKES = (
 
 def _values_otherwise(f):
     return _(
-        "{score}: the model says {aa} after aa, {ab} after ab and {ba} after ba, where {want_aa}, {want_ab} and {want_ba} should follow"
-    ).format(score=f.score, **_values_said(f))
+        "{score} right: the model says {aa} after aa, {ab} after ab and {ba} after ba, where {want_aa}, {want_ab} and {want_ba} should follow"
+    ).format(score=right(f.score), **_values_said(f))
 
 
 def _values_right(f):
     smallest = min(f.pairs, key=lambda pair: f.pairs[pair].margin)
     return _(
-        "a = {a}, b = {b}: aa averages to {aa}, above {cut}, where c_proj starts writing more into Tb than into Ta, so the model says b; ab and ba average to {mix}, below {cut}, so it says a; the smallest margin is {margin}, after {pair}; {score}"
+        "a = {a}, b = {b}: aa averages to {aa}, above {cut}, where c_proj starts writing more into Tb than into Ta, so the model says b; ab and ba average to {mix}, below {cut}, so it says a; the smallest margin is {margin}, after {pair}; {score} right"
     ).format(
         a=typed(f.a),
         b=typed(f.b),
@@ -610,7 +616,7 @@ def _values_right(f):
         cut=fmt(f.cut),
         margin=fmt(f.pairs[smallest].margin),
         pair=smallest,
-        score=f.score,
+        score=right(f.score),
     )
 
 
@@ -673,30 +679,30 @@ LG_MISTAKES = (
     Mistake(
         lambda f: f.lg > f.boundary[0],
         lambda f: _(
-            "at Lg = {answer} the model still scores {score}: the point where it starts to fail is lower"
-        ).format(answer=typed(f.lg), score=f.score),
+            "at Lg = {answer} the model still gets {score} right: the point where it starts to fail is lower"
+        ).format(answer=typed(f.lg), score=right(f.score)),
     ),
 )
 
 
 def _lg_lower(f):
-    return _("at Lg = {answer} the model already fails ({score}): the point where it starts to fail is higher").format(
-        answer=typed(f.lg), score=f.score
-    )
+    return _(
+        "at Lg = {answer} the model already fails ({score} right): the point where it starts to fail is higher"
+    ).format(answer=typed(f.lg), score=right(f.score))
 
 
 def _lg_right(f):
     example, said = f.score.failures[0]
     la, lb = predict(example.context, f.params).logits[-1]
     above = f.boundary[1]
-    common = {"lg": typed(f.lg), "score": f.score, "context": repr(example.context), "above": typed(above)}
-    common["above_score"] = accuracy(blog_model(proj_lg=above))
+    common = {"lg": typed(f.lg), "score": right(f.score), "context": repr(example.context), "above": typed(above)}
+    common["above_score"] = right(accuracy(blog_model(proj_lg=above)))
     if la == lb:
         return _(
-            "at Lg = {lg} the model scores {score}: after {context} the logits of a and b tie at {logit}, and argmax breaks the tie towards the first token, {said}, where {expected} should follow; at the next float up, {above}, it scores {above_score}"
+            "at Lg = {lg} the model gets {score} right: after {context} the logits of a and b tie at {logit}, and argmax breaks the tie towards the first token, {said}, where {expected} should follow; at the next float up, {above}, it gets {above_score} right"
         ).format(logit=fmt(la), said=said, expected=example.expected, **common)
     return _(
-        "at Lg = {lg} the model scores {score}: after {context} the logits are a {la}, b {lb}, so it says {said} where {expected} should follow; at the next float up, {above}, it scores {above_score}"
+        "at Lg = {lg} the model gets {score} right: after {context} the logits are a {la}, b {lb}, so it says {said} where {expected} should follow; at the next float up, {above}, it gets {above_score} right"
     ).format(la=fmt(la), lb=fmt(lb), said=said, expected=example.expected, **common)
 
 
@@ -775,8 +781,8 @@ def check_completion(text, answer, max_new_tokens=6):
 
 def _first_miss(f):
     example, got = f.score.failures[0]
-    return _("{score}; first miss: after {context} expected {expected}, got {got}").format(
-        score=f.score, context=repr(example.context), expected=repr(example.expected), got=repr(got)
+    return _("{score} right; first miss: after {context} expected {expected}, got {got}").format(
+        score=right(f.score), context=repr(example.context), expected=repr(example.expected), got=repr(got)
     )
 
 
@@ -802,7 +808,7 @@ def check_pattern_weights(params, pattern="abb"):
     except (WeightsError, NonFiniteError, ValueError) as error:
         raise Unreadable(str(error)) from None
     if score.perfect:
-        return ok(_("your weights generate ({pattern})*: {score}").format(pattern=pattern, score=score))
+        return ok(_("your weights generate ({pattern})*: {score} right").format(pattern=pattern, score=right(score)))
     return diagnose(Found(pattern=pattern, score=score, blog=blog), PATTERN_MISTAKES, _first_miss)
 
 
@@ -902,8 +908,8 @@ def check_undo_layer_norm(gamma, beta):
     found = _ln_found(_per_direction(gamma, "gamma"), _per_direction(beta, "beta"))
     if found.worst < 1e-9:
         return ok(
-            _("ln_1 now returns each embedding row unchanged (largest difference {worst:.1g}); {score}").format(
-                worst=found.worst, score=accuracy(found.params)
+            _("ln_1 now returns each embedding row unchanged (largest difference {worst:.1g}); {score} right").format(
+                worst=found.worst, score=right(accuracy(found.params))
             )
         )
     return diagnose(found, LN_MISTAKES, _ln_otherwise)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..i18n import _
 from ..inference import check_request, context_tokens, next_logits, prepare
 from ..model import recording, softmax
 from ..structure import Structure, T
@@ -101,15 +102,15 @@ def blog_flops(n_seq, n_embd, n_vocab):
     term by term, in the order the pass does them."""
     n, d, v = n_seq, n_embd, n_vocab
     return {
-        "embedding: wte + wpe": n * d,
+        _("embedding: wte + wpe"): n * d,
         "qkv = x @ c_attn.w + b": n * 3 * d * 2 * d,
         "scores = q @ k.T": n * n * (2 * d - 1),
-        "divide by sqrt(d)": n * n,
-        "add the mask": n * n,
+        _("divide by sqrt(d)"): n * n,
+        _("add the mask"): n * n,
         "softmax": n * (5 * n - 2),
         "weights @ v": n * d * (2 * n - 1),
         "c_proj": n * d * 2 * d,
-        "residual: x + ...": n * d,
+        _("residual: x + ..."): n * d,
         "logits = x @ wte.T": n * v * (2 * d - 1),
     }
 

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ..arguments import brief, writable
 from ..i18n import _
+from ..reasons import reason as said
 
 FILE = "progress.json"
 MAX_BYTES = 65_536  # the file is refused beyond this: far more than every task's name
@@ -61,7 +62,7 @@ def read():
     except FileNotFoundError:
         return Progress(())
     except (OSError, UnicodeDecodeError, ValueError) as error:
-        return Progress((), _problem(where, getattr(error, "strerror", None) or str(error)[:80]))
+        return Progress((), _problem(where, said(error)[:160]))
     names = data.get("passed") if isinstance(data, dict) else None
     if not isinstance(names, list) or not all(isinstance(n, str) and 0 < len(n) <= MAX_NAME for n in names):
         return Progress((), _problem(where, _("it is not a list of passed tasks")))
@@ -105,7 +106,7 @@ def _write(names):
                 temporary.unlink(missing_ok=True)
             raise
     except OSError as error:
-        return _("could not record the pass in {path} ({reason})").format(path=where, reason=error.strerror or error)
+        return _("could not record the pass in {path} ({reason})").format(path=where, reason=said(error))
     return None
 
 

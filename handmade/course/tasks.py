@@ -48,6 +48,7 @@ from ..arguments import UnknownName, file_name, shown_path, text_of, whole
 from ..basis import Basis, Labels, brief, few
 from ..i18n import _, ngettext
 from ..inference import Example
+from ..reasons import reason as said
 from ..structure import BlockShape, Structure
 from ..tokenizer import MAX_ALPHABET, tokenize
 from ..weights import MAX_BLOCKS, MAX_HEADS, MAX_N_CTX, MAX_WIDTH, Weights, labels_of
@@ -520,7 +521,7 @@ def _compiled(path):
     try:
         return compile(source, str(path), "exec")
     except (SyntaxError, ValueError) as error:  # ValueError: null bytes, before Python 3.12
-        reason = error.msg if isinstance(error, SyntaxError) else str(error)
+        reason = said(error.msg if isinstance(error, SyntaxError) else error)
         if isinstance(error, SyntaxError) and error.lineno:
             reason = _("{reason} at line {line}").format(reason=reason, line=error.lineno)
         raise _file_error(path, _("it is not Python ({reason})").format(reason=reason)) from None
@@ -538,7 +539,7 @@ def _source(path):
     except FileNotFoundError:
         raise _file_error(path, _("no such file")) from None
     except OSError as error:
-        raise _file_error(path, error.strerror or _exception(error)) from None
+        raise _file_error(path, said(error) if error.strerror else _exception(error)) from None
 
 
 def _file_error(path, problem):

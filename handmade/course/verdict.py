@@ -21,6 +21,7 @@ import numpy as np
 from ..basis import brief
 from ..display.labelled import fmt
 from ..i18n import _
+from ..reasons import reason as said
 
 NUMBER_KINDS = "iuf"  # numpy's kinds for integers and floats: not booleans, complex numbers or text
 
@@ -87,7 +88,7 @@ def checker(fn):
         except Exception as error:  # noqa: BLE001 (a learner's answer may fail in any way)
             return hint(
                 _("this answer could not be checked ({kind}: {reason})").format(
-                    kind=type(error).__name__, reason=brief(str(error), 160)
+                    kind=type(error).__name__, reason=brief(said(error), 160)
                 )
             )
 
@@ -240,9 +241,9 @@ def call(fn, *args, on, index_advice=None):
     try:
         return fn(*args)
     except Exception as error:  # noqa: BLE001 (the learner's code: any failure becomes a verdict)
-        reason = brief(str(error), 100)
         if isinstance(error, IndexError) and index_advice is not None:
-            raise Unreadable(index_advice(reason)) from None
+            raise Unreadable(index_advice(brief(str(error), 100))) from None  # the advice says it in words
+        reason = brief(said(error), 100)
         raise Unreadable(
             _("your function raised {kind} on {input}: {reason}").format(
                 kind=type(error).__name__, input=on, reason=reason

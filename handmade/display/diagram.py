@@ -22,14 +22,15 @@ def _box(x, y, w, h, label, sub="", present=True, fill="#fff"):
     parts = [
         f'<rect x="{x}" y="{y}" width="{w}" height="{h}" rx="5" fill="{fill if present else "#fff"}" stroke="{colour}"{dash}/>'
     ]
-    text_y = y + h / 2 + (-3 if sub else 4)
+    lines = sub.split("\n") if sub else []  # a sub-label of two lines when it would not fit on one
+    text_y = y + h / 2 + 4 - 6.5 * len(lines)
     parts.append(
         f'<text x="{x + w / 2}" y="{text_y}" text-anchor="middle" font-size="13.5" fill="{colour}" font-family="monospace">{html.escape(label)}</text>'
     )
-    if sub:
-        parts.append(
-            f'<text x="{x + w / 2}" y="{y + h / 2 + 11}" text-anchor="middle" font-size="11" fill="{colour}" font-family="sans-serif">{html.escape(sub)}</text>'
-        )
+    parts += [
+        f'<text x="{x + w / 2}" y="{text_y + 14 + 12 * k}" text-anchor="middle" font-size="11" fill="{colour}" font-family="sans-serif">{html.escape(line)}</text>'
+        for k, line in enumerate(lines)
+    ]
     return "".join(parts)
 
 
@@ -93,7 +94,7 @@ def _attention_branch(has, heads):
         _arrow(306, 48, 318, 48),
         _box(318, 30, 80, 36, "c_attn", "q | k | v"),
         _arrow(398, 48, 410, 48),
-        _box(410, 22, 156, 52, "attention", _("softmax(qkᵀ/√d + mask)·v, {heads}").format(heads=heads), fill="#fff6e5"),
+        _box(410, 18, 156, 60, "attention", _("softmax(qkᵀ/√d + mask)·v") + "\n" + heads, fill="#fff6e5"),
         _arrow(566, 48, 578, 48),
         _box(578, 30, 60, 36, "c_proj"),
         f'<path d="M638,48 L652,48 L652,{LINE_Y - 9}" fill="none" stroke="{INK}" stroke-width="1.4" marker-end="url(#hm-arrow)"/>',

@@ -61,8 +61,9 @@ class LabelledMatrix:
         object.__setattr__(self, "cols", tuple(self.cols))
         if values.shape != (len(self.rows), len(self.cols)):
             raise ValueError(
-                f"a {values.shape[0]}x{values.shape[1]} matrix needs {values.shape[0]} row labels and "
-                f"{values.shape[1]} column labels; found {len(self.rows)} and {len(self.cols)}"
+                _("a {n}x{m} matrix needs {n} row labels and {m} column labels; found {rows} and {cols}").format(
+                    n=values.shape[0], m=values.shape[1], rows=len(self.rows), cols=len(self.cols)
+                )
             )
 
     @property

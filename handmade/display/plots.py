@@ -7,6 +7,7 @@ from matplotlib import font_manager
 from matplotlib import pyplot as plt
 from matplotlib.colors import LinearSegmentedColormap
 
+from ..i18n import N_, translated
 from .labelled import shade
 
 # the HTML tables' colours: blue below zero, white at zero, red above
@@ -18,13 +19,17 @@ CJK_FONT = Path(__file__).resolve().parent.parent / "fonts" / "handmade-cjk.ttf"
 font_manager.fontManager.addfont(CJK_FONT)
 FONTS = ["sans-serif", font_manager.FontProperties(fname=CJK_FONT).get_name()]
 
+# the axes of an attention pattern, as the notebooks label them: heatmap(xlabel=KEY, ylabel=QUERY)
+KEY, QUERY = N_("key (looked at)"), N_("query (looking)")
+
 
 def heatmap(matrix, ax=None, annotate=True, cmap=None, vmin=None, vmax=None, xlabel=None, ylabel=None):
     """Draw a LabelledMatrix on ``ax`` (a new figure if None); return the axes.
 
     Values are coloured as the HTML tables colour them: blue below zero, white at zero, red above,
     on a scale symmetric about zero (attention weights, all zero or more, run from white to red).
-    Cells carry their numbers.
+    Cells carry their numbers. A label or title that is a message of the catalogue (``KEY``, ``QUERY``)
+    is drawn in the learner's language; any other is drawn as given.
     """
     values = np.clip(matrix.values, -1e6, 1e6)  # a huge or infinite entry would wash out everything else
     if ax is None:
@@ -44,8 +49,8 @@ def heatmap(matrix, ax=None, annotate=True, cmap=None, vmin=None, vmax=None, xla
         for (i, j), value in np.ndenumerate(values):
             dark = abs(image.norm(value) - 0.5) > 0.3  # far from white: a deep colour
             ax.text(j, i, texts[i][j], ha="center", va="center", fontsize=8, color="white" if dark else "black")
-    ax.set_xlabel(xlabel or "", fontfamily=FONTS)
-    ax.set_ylabel(ylabel or "", fontfamily=FONTS)
+    ax.set_xlabel(translated(xlabel) if xlabel else "", fontfamily=FONTS)  # gettext("") is the header
+    ax.set_ylabel(translated(ylabel) if ylabel else "", fontfamily=FONTS)
     if matrix.title:
-        ax.set_title(matrix.title, loc="left", fontsize=10, fontfamily=FONTS)
+        ax.set_title(translated(matrix.title), loc="left", fontsize=10, fontfamily=FONTS)
     return ax

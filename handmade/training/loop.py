@@ -155,8 +155,9 @@ class Progress:
             return _("step {step}/{steps} {bar} loss {loss:.4f}").format(
                 step=step, steps=self.steps, bar=bar, loss=value
             )
-        return _("step {step}/{steps} {bar} loss {loss:.4f}, evaluated {held_out:.4f}").format(
-            step=step, steps=self.steps, bar=bar, loss=value, held_out=held_out
+        shown = f"{held_out:.0f}" if float(held_out).is_integer() else f"{held_out:.4f}"  # a count as a whole number
+        return _("step {step}/{steps} {bar} loss {loss:.4f}, evaluation {held_out}").format(
+            step=step, steps=self.steps, bar=bar, loss=value, held_out=shown
         )
 
     def show(self, step, value, held_out=None):

@@ -1,0 +1,82 @@
+"""What the system, json or numpy said, in the learner's language: the reason a message quotes.
+
+An error from the operating system ("No such file or directory"), from ``json`` ("Expecting value")
+or from numpy ("operands could not be broadcast together ...") is English whatever the language.
+``reason(error)`` says it in the current language and, when that is not English, keeps the original
+in brackets, so that it can still be looked up: "没有这个文件或文件夹（No such file or directory）".
+"""
+
+import errno
+import re
+
+from .i18n import N_, _, language
+
+OS_REASONS = {
+    errno.ENOENT: N_("no such file or folder"),
+    errno.EACCES: N_("permission denied"),
+    errno.EPERM: N_("the operation is not permitted"),
+    errno.EISDIR: N_("it is a folder"),
+    errno.ENOTDIR: N_("a part of the path is not a folder"),
+    errno.ENOSPC: N_("no space left on the device"),
+    errno.EROFS: N_("the file system is read-only"),
+    errno.EEXIST: N_("the file exists already"),
+    errno.EFBIG: N_("the file is too large"),
+    errno.ENAMETOOLONG: N_("the file name is too long"),
+    errno.EIO: N_("an input/output error"),
+    errno.EINVAL: N_("an invalid argument"),
+    errno.ELOOP: N_("too many levels of symbolic links"),
+    errno.EMFILE: N_("too many open files"),
+    errno.EPIPE: N_("the pipe is closed at the other end"),
+    errno.EBUSY: N_("the device or file is busy"),
+    errno.ENXIO: N_("no such device or address"),
+    getattr(errno, "EDQUOT", -1): N_("the disk quota is used up"),
+}
+
+# the beginnings of json's messages (json.decoder, Python 3.10 to 3.13)
+JSON_REASONS = (
+    ("Expecting value", N_("a value was expected here")),
+    ("Expecting property name enclosed in double quotes", N_("a key in double quotes was expected here")),
+    ("Expecting ',' delimiter", N_("a comma was expected here")),
+    ("Expecting ':' delimiter", N_("a colon was expected here")),
+    ("Extra data", N_("there is more text after the JSON value")),
+    ("Unterminated string", N_("a string is not closed")),
+    ("Invalid control character", N_("a string holds a control character")),
+    ("Invalid \\escape", N_("a string holds an invalid escape")),
+    ("Invalid \\uXXXX escape", N_("a string holds an invalid \\u escape")),
+    ("Illegal trailing comma", N_("a comma comes before the closing bracket")),
+)
+
+# the beginnings of what numpy and Python say when a learner's code fails
+CODE_REASONS = (
+    (r"operands could not be broadcast together", N_("the shapes do not broadcast together")),
+    (r"matmul: Input operand \d+ has a mismatch in its core dimension", N_("the shapes do not fit a matrix product")),
+    (r"shapes \S+ and \S+ not aligned", N_("the shapes do not fit a matrix product")),
+    (r"index -?\d+ is out of bounds", N_("an index is out of range")),
+    (r"(list|tuple|string) index out of range", N_("an index is out of range")),
+    (r"division by zero", N_("division by zero")),
+    (r"'utf-8' codec can't decode", N_("it is not UTF-8 text")),
+    (r"unsupported operand type", N_("the operation does not take these types")),
+)
+
+
+def reason(error):
+    """The reason ``error`` gives (an exception, or the text of one), in the current language."""
+    original = " ".join(str(_original(error)).split())
+    said = _said(error, original)
+    if said is None or language() == "en":
+        return original
+    return _("{said} ({original})").format(said=_(said), original=original)
+
+
+def _original(error):
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror
+    return getattr(error, "msg", None) if hasattr(error, "doc") else error  # json.JSONDecodeError: msg
+
+
+def _said(error, original):
+    if isinstance(error, OSError):
+        return OS_REASONS.get(error.errno)
+    found = [said for start, said in JSON_REASONS if original.startswith(start)]
+    found += [said for pattern, said in CODE_REASONS if re.match(pattern, original)]
+    return found[0] if found else None

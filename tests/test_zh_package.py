@@ -1,0 +1,349 @@
+"""The Chinese edition of what the package says and draws: the catalogue follows the glossary and
+Chinese typesetting, sentences insert numbers rather than labelled phrases, what the system says
+is put in Chinese, and every plot and the diagram draw Chinese (or code) with glyphs the fonts have."""
+
+import errno
+import html
+import io
+import re
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import handmade
+from handmade.course import checks
+from handmade.course.tasks import get_task, reference
+from handmade.i18n import set_language
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import messages  # noqa: E402
+
+GLOSSARY = ROOT / "handmade" / "locale" / "GLOSSARY.md"
+CJK = "\u3400-\u9fff"
+
+
+@pytest.fixture
+def zh():
+    set_language("zh")
+    yield
+    set_language("en")
+
+
+def translations():
+    """(msgid, msgstr) for every translated message of the Chinese catalogue (each plural form)."""
+    for message in messages.read("zh"):
+        if message.id:
+            msgid = message.id if isinstance(message.id, str) else message.id[0]
+            yield from ((msgid, s) for s in messages.strings(message.string))
+
+
+# ---- the glossary ---------------------------------------------------------------------------
+
+
+def forbidden_words():
+    """The "never" column of the glossary's table: the words no translation may use."""
+    words = {}
+    for line in GLOSSARY.read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 4 and cells[0] not in ("English", "---"):
+            for word in re.split(r"[,，]", re.sub(r"\(.*?\)", "", cells[3])):
+                if word.strip():
+                    words[word.strip()] = cells[0]
+    return words
+
+
+def test_the_glossary_lists_words_to_avoid():
+    words = forbidden_words()
+    assert {"令牌", "标记", "错过", "边距", "小部件"} <= set(words), words
+
+
+def test_the_catalogue_never_uses_a_word_the_glossary_forbids():
+    words = forbidden_words()
+    found = [(word, words[word], s) for _, s in translations() for word in words if word in s]
+    assert not found, found[:10]
+
+
+def test_bias_is_the_parameter_only():
+    """偏置 says bias (the parameter), and only that: a tilt, such as the residual's bias towards
+    repeating a token, is 偏向."""
+    wrong = [(i, s) for i, s in translations() if "偏置" in s and not re.search(r"\bbias", i, re.I)]
+    wrong += [(i, s) for i, s in translations() if re.search(r"residual(’s|'s)? bias", i, re.I) and "偏置" in s]
+    assert not wrong, wrong
+
+
+def test_a_missed_prediction_is_answered_wrong():
+    said = [s for i, s in translations() if re.search(r"\bmissed\b", i)]
+    assert said and all("答错" in s for s in said), said
+
+
+# ---- typesetting --------------------------------------------------------------------------
+
+PUNCTUATION = {
+    "half-width punctuation in a Chinese sentence": rf"[{CJK}）][,;:!?]|[{CJK}]\.(\s|$)",
+    "half-width brackets around Chinese (outside a formula)": rf"(?<![\w.\]])\([^()]*[{CJK}][^()]*\)",
+    "an English term in half-width brackets after Chinese": rf"[{CJK}]\s*\([A-Za-z][A-Za-z -]*\)(?![*\w(])",
+    "doubled brackets": r"）\s*（",
+    "a space beside full-width punctuation": r" [，。；：！？、）]|[，。；：！？、（] ",
+}
+
+
+def _without_code(text):
+    """``text`` with its placeholders and its formulas' arguments, f(梯度, 差), left out."""
+    return re.sub(r"(?<=[A-Za-z0-9_])\([^()]*\)", "(…)", re.sub(r"\{[^{}]*\}", "X", text))
+
+
+@pytest.mark.parametrize("fault", PUNCTUATION)
+def test_the_catalogue_is_typeset_as_chinese(fault):
+    rule = re.compile(PUNCTUATION[fault])
+    found = [s for _, s in translations() if rule.search(_without_code(s))]
+    assert not found, found[:10]
+
+
+@pytest.mark.parametrize(
+    "text, fault",
+    [
+        ("（上下文, 下一个字符）", "half-width punctuation in a Chinese sentence"),
+        ("字母表 (alphabet)", "an English term in half-width brackets after Chinese"),
+        ("平均 (上一步)", "half-width brackets around Chinese (outside a formula)"),
+        ("键（key）（查询看的位置）", "doubled brackets"),
+        ("答对 ，", "a space beside full-width punctuation"),
+    ],
+)
+def test_the_typesetting_rules_find_what_they_describe(text, fault):
+    assert re.search(PUNCTUATION[fault], _without_code(text))
+    clean = "续写 (aab)*：softmax(缩放后的分数 + 掩码)，返回 (inputs, targets)，cosine(梯度, 差)，温度（temperature）"
+    assert not re.search(PUNCTUATION[fault], _without_code(clean))
+
+
+def test_the_catalogue_header_is_the_projects_not_a_template():
+    head = messages.po_path("zh").read_text(encoding="utf-8").split("\n\n")[0]
+    for leftover in ("fuzzy", "YEAR", "FIRST AUTHOR", "EMAIL@ADDRESS", "VERSION", "ORGANIZATION", "PACKAGE"):
+        assert leftover not in head, head
+
+
+# ---- sentences insert numbers, not labelled phrases ------------------------------------------
+
+
+def _score_sentences():
+    blog = handmade.blog_model()
+    return [
+        checks.check_lg_threshold(1024).message,
+        checks.check_lg_threshold(0.5).message,
+        checks.check_lg_threshold(1.0).message,
+        checks.check_values(1, -1).message,
+        checks.check_values(2, 2).message,
+        checks.check_pattern_weights(blog, "abb").message,
+        checks.check_undo_layer_norm(np.sqrt(0.125 + 1e-5), 0.125).message,
+    ]
+
+
+def test_a_sentence_inserts_a_score_as_numbers():
+    sentences = _score_sentences()
+    assert all("ACCURACY" not in s for s in sentences), sentences
+    assert "the model still gets 27 / 27 right" in sentences[0]
+
+
+def test_a_chinese_sentence_inserts_a_score_as_numbers(zh):
+    sentences = _score_sentences()
+    assert all("准确率" not in s for s in sentences), sentences
+    assert "仍然答对 27 / 27" in sentences[0]
+
+
+# ---- what the system, json and numpy say --------------------------------------------------
+
+
+def test_the_systems_reason_is_said_in_chinese_with_the_original(zh, tmp_path):
+    from handmade.reasons import reason
+
+    assert reason(FileNotFoundError(errno.ENOENT, "No such file or directory")) == (
+        "没有这个文件或文件夹（No such file or directory）"
+    )
+    with pytest.raises(handmade.WeightsError, match=r"这里应当是一个值（Expecting value）"):
+        handmade.weights_from_json("[", "w.json")
+    folder = tmp_path / "f.json"
+    folder.mkdir()
+    with pytest.raises(handmade.WeightsError) as caught:
+        handmade.save_weights(handmade.blog_model(), folder / "missing" / "w.json")
+    assert re.search(rf"[{CJK}]+（No such file or directory）", str(caught.value)), caught.value
+
+
+def test_a_reason_nobody_translated_is_kept_as_it_is(zh):
+    from handmade.reasons import reason
+
+    assert reason(ValueError("something new")) == "something new"
+
+
+def test_numpys_reason_in_a_verdict_is_said_in_chinese(zh):
+    verdict = checks.check_matmul(lambda a, b: a + np.ones(7))
+    assert "形状无法相互广播（operands could not be broadcast together" in verdict.message, verdict.message
+
+
+def test_english_reasons_are_unchanged():
+    from handmade.reasons import reason
+
+    assert reason(FileNotFoundError(errno.ENOENT, "No such file or directory")) == "No such file or directory"
+
+
+# ---- what training prints -----------------------------------------------------------------
+
+
+def test_the_progress_line_shows_a_count_whole_and_names_it_with_a_noun(zh):
+    from handmade.training.loop import Progress
+
+    line = Progress(300, stream=io.StringIO()).line(300, 0.5, 27.0)
+    assert line.endswith("损失 0.5000，评估结果 27"), line
+    assert Progress(3, stream=io.StringIO()).line(3, 0.5, 0.25).endswith("评估结果 0.2500")
+
+
+# ---- plots and the diagram ----------------------------------------------------------------
+
+# the words the field writes in English in Chinese texts (handmade/locale/GLOSSARY.md)
+FIELD_WORDS = {"logits", "softmax", "argmax", "MLP", "mlp", "GELU", "gelu", "sqrt", "id", "ids", "attention"}
+
+
+def code_words(params):
+    """The words that are code in a model's tables: its direction and token names, its parts and
+    intermediates, and the names of the forward functions."""
+    weights = handmade.check_weights(params)
+    structure, labels = weights.structure, weights.labels
+    names = list(labels.residual) + list(labels.token_names(structure.n_vocab))
+    for b, block in enumerate(structure.blocks):
+        names += list(labels.attention_basis(b, block.n_attn)) + list(labels.hidden_basis(b, block.n_hidden))
+    names += [p.name for p in structure.parts()] + [t.name for t in structure.taps()]
+    return {w for name in names for w in re.findall(r"[A-Za-z]+", str(name))}
+
+
+def english_words(text, code):
+    """The words of ``text`` that are neither code nor single letters."""
+    words = re.findall(r"[A-Za-z][A-Za-z_0-9.\[\]]*", text)
+    return [w for w in words if len(w) > 1 and not re.search(r"[_0-9.\[]", w) and w not in code | FIELD_WORDS]
+
+
+def drawn_texts(figure):
+    """Every text a matplotlib figure draws: titles, axis labels, tick labels, annotations, legends."""
+    texts = list(t.get_text() for t in figure.texts)
+    for ax in figure.axes:
+        texts += [ax.get_title(loc=loc) for loc in ("left", "center", "right")]
+        texts += [ax.get_xlabel(), ax.get_ylabel()]
+        texts += [t.get_text() for t in ax.get_xticklabels() + ax.get_yticklabels() + ax.texts]
+        if ax.get_legend() is not None:
+            texts += [t.get_text() for t in ax.get_legend().get_texts()]
+    return [t for t in texts if t]
+
+
+def glyphs():
+    """The characters the labels' fonts can draw: matplotlib's own and the packaged CJK subset."""
+    from matplotlib import font_manager
+    from matplotlib.ft2font import FT2Font
+
+    from handmade.display.plots import CJK_FONT
+
+    fonts = [font_manager.findfont("DejaVu Sans"), str(CJK_FONT)]
+    return {chr(c) for path in fonts for c in FT2Font(path).get_charmap()}
+
+
+def models():
+    return {
+        "blog": handmade.blog_model(),
+        **{name: reference(get_task(name)) for name in ("xor", "first_not_last", "induction")},
+    }
+
+
+def heatmaps(params):
+    """Every heatmap the package draws of a model: its weights and every intermediate of a pass."""
+    from handmade.display.plots import KEY, QUERY
+    from handmade.display.trace import trace, weight_tables
+
+    text = (params.labels.alphabet * 5)[: min(5, params.structure.n_ctx)]
+    shown = trace(text, params)
+    tables = [*weight_tables(params).values(), *(shown[name] for name in shown)]
+    for table in tables:
+        yield table, dict(xlabel=KEY, ylabel=QUERY)
+
+
+@pytest.mark.parametrize("name", list(models()))
+def test_every_chinese_plot_draws_chinese_with_glyphs_the_fonts_have(zh, name):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot as plt
+
+    params = handmade.check_weights(models()[name])
+    code, have = code_words(params), glyphs()
+    for table, labels in heatmaps(params):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # "Glyph ... missing from font(s)" fails the test
+            ax = table.heatmap(**labels)
+            ax.figure.canvas.draw()
+        texts = drawn_texts(ax.figure)
+        plt.close(ax.figure)
+        assert re.search(f"[{CJK}]", " ".join(texts)), texts
+        english = [w for t in texts for w in english_words(t, code)]
+        assert not english, (table.title, english)
+        missing = {c for t in texts for c in t if c not in have and not c.isspace()}
+        assert not missing, (table.title, missing)
+
+
+def test_the_plot_check_finds_english():
+    assert english_words("weights of one random head", set()) == ["weights", "of", "one", "random", "head"]
+    assert english_words("分数：q @ k.T, softmax(x), c_proj.w, P0", set()) == []
+
+
+def _svg_texts(svg):
+    """(text, font size, font family, the width of the box it is in or None) for every text of the diagram."""
+    boxes = [tuple(map(float, b)) for b in re.findall(r'<rect x="([\d.]+)" y="([\d.]+)" width="([\d.]+)"', svg)]
+    found = []
+    for x, size, attributes, text in re.findall(
+        r'<text x="([\d.]+)" y="[\d.]+" (?:text-anchor="middle" )?font-size="([\d.]+)"([^>]*)>([^<]*)<', svg
+    ):
+        inside = [w for bx, by, w in boxes if bx < float(x) < bx + w and w < 600]
+        family = "DejaVu Sans Mono" if "monospace" in attributes else "DejaVu Sans"
+        found.append((html.unescape(text), float(size), family, min(inside) if inside else None))
+    return found
+
+
+def _width(text, size, family):
+    """The width of ``text`` drawn in ``family`` (DejaVu, the widest of the usual fonts), with each
+    Chinese character a full em."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import TextToPath
+
+    latin = re.sub(f"[{CJK}]", "", text)
+    measured = TextToPath().get_text_width_height_descent(latin, FontProperties(family=family, size=size), False)[0]
+    return measured + size * (len(text) - len(latin))
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+@pytest.mark.parametrize("name", ["blog", "xor", "first_not_last"])
+def test_every_label_of_the_diagram_fits_its_box(language, name):
+    from handmade.display.diagram import diagram
+
+    set_language(language)
+    try:
+        svg = diagram(models()[name]).markup
+    finally:
+        set_language("en")
+    for text, size, family, width in _svg_texts(svg):
+        if width is not None:
+            assert _width(text, size, family) <= width - 4, (text, width)
+
+
+def test_the_chinese_diagram_says_everything_in_chinese_or_code(zh):
+    from handmade.display.diagram import diagram
+
+    params = handmade.check_weights(models()["xor"])
+    figure = diagram(params)
+    texts = [t for t, *_ in _svg_texts(figure.markup)] + [figure.text]
+    english = [w for t in texts for w in english_words(t, code_words(params) | {"qk"})]
+    assert not english, english
+    assert "词元" in texts
+
+
+def test_a_bias_row_is_named_in_the_learners_language(zh):
+    from handmade.display.trace import weight_tables
+
+    assert weight_tables()["c_proj.b"].rows == ("偏置",)
