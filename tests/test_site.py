@@ -9,7 +9,9 @@ fail. The browser tests (marked ui) are skipped, like tests/ui's, where no Chrom
 import functools
 import http.server
 import importlib.util
+import os
 import re
+import subprocess
 import sys
 import threading
 from html.parser import HTMLParser
@@ -30,10 +32,41 @@ NETWORK = re.compile(r"^(?:[a-zA-Z][\w+.-]*:)?//")  # http://, https://, or prot
 CSS_URL = re.compile(r"""url\(\s*['"]?([^'")\s]+)|@import\s+['"]([^'"]+)""")
 
 
+# Loaded by every Python process of the build (as sitecustomize, through PYTHONPATH): a connection
+# to the network, or a name looked up, is written down and refused.
+NO_NETWORK = """
+import os, socket
+
+def refuse(*args, **kwargs):
+    with open(os.environ["HANDMADE_NETWORK_LOG"], "a", encoding="utf-8") as log:
+        log.write(f"{os.getpid()} {args[:2]!r}\\n")
+    raise OSError("the site's build may not use the network (tests/test_site.py)")
+
+def guarded(method):
+    def call(self, address, *rest):
+        if self.family in (socket.AF_INET, socket.AF_INET6):
+            refuse(address)
+        return method(self, address, *rest)
+    return call
+
+socket.socket.connect = guarded(socket.socket.connect)
+socket.socket.connect_ex = guarded(socket.socket.connect_ex)
+socket.getaddrinfo = socket.gethostbyname = refuse
+"""
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    """The site, built once for this file."""
-    return site_tool.build(tmp_path_factory.mktemp("site") / "site", REPOSITORY)
+    """The site, built once for this file by the command line, in processes that may not use the network."""
+    work = tmp_path_factory.mktemp("site")
+    (work / "sitecustomize.py").write_text(NO_NETWORK, encoding="utf-8")
+    log = work / "network.log"
+    environment = {**os.environ, "PYTHONPATH": str(work), "HANDMADE_NETWORK_LOG": str(log)}
+    command = [sys.executable, str(ROOT / "tools" / "site.py"), str(work / "site"), "--repository", REPOSITORY]
+    built = subprocess.run(command, env=environment, capture_output=True, text=True, encoding="utf-8", errors="replace")
+    assert built.returncode == 0, built.stdout + built.stderr
+    assert not log.exists(), "the build tried the network:\n" + log.read_text(encoding="utf-8")
+    return work / "site"
 
 
 def pages(site):
