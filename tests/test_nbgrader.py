@@ -65,6 +65,7 @@ def test_each_challenge_task_has_an_answer_cell_then_a_graded_cell_that_asserts_
         for (answer, meta), (check, graded_meta) in zip(answers, [(c, m) for c, m in cells if m["grade"]]):
             task = meta["grade_id"].removesuffix("_answer")
             assert answer.source.count(BEGIN) == answer.source.count(END) == 1 and not meta["grade"]
+            assert answer.metadata["jupyter"]["source_hidden"] and "hide-input" in answer.metadata["tags"]  # folded
             assert answer.source.endswith(f"\ngrade(task, my_{task})")
             assert graded_meta == {**graded_meta, "grade_id": f"{task}_graded", "locked": True, "solution": False}
             assert f'grade("{task}", my_{task}, record=False).passed' in check.source and BEGIN not in check.source
@@ -209,6 +210,8 @@ def test_the_learners_edition_has_no_solution_left(course, assignment, folder):
         text = "\n".join(cell.source for cell in released.cells)
         assert len(own) > 20 and not [line for line in own if line in text]
         assert "SOLUTION" not in text and not [cell for cell in released.cells if cell.get("outputs")]
+        folded = [cell for cell in source.cells if cell.metadata.get("jupyter", {}).get("source_hidden")]
+        assert folded and not [cell for cell in released.cells if "jupyter" in cell.metadata]  # answer cells open
     assert (course / "course" / "release" / "challenges" / "shift.py").exists()
 
 
