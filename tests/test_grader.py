@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import handmade
 from handmade.course import explain
 from handmade.course.grader import grade, submission
-from handmade.course.tasks import TASKS, blank, examples, reference
+from handmade.course.tasks import TASKS, blank, examples, get_task, reference
 from handmade.parts import get, with_parts
 from handmade.structure import Structure
 
@@ -105,3 +105,34 @@ def test_the_report_as_json_has_every_failing_context_and_its_shares():
         assert sum(case["contributions"].values()) == pytest.approx(case["margin"])
         example = next(e for e in examples(TASKS["abc"]) if e.context == case["context"])
         assert case["expected"] == example.expected != case["predicted"]
+
+
+def test_a_task_without_a_reference_that_blames_an_embedding_says_what_the_blocks_add():
+    """A teacher's task has no reference to prefer a part: when the embedding's fixed push is the
+    one named, the explanation goes on to the head that could outweigh it, and where it looked."""
+    from handmade.course.builtin_tasks import induction
+
+    @handmade.task(alphabet="abc", n_ctx=6, labels=get_task("induction").labels, n_layer=2)
+    def induction_again(context):
+        """Induction, as a teacher's task: no reference."""
+        return induction(context)
+
+    model = reference("induction")
+    w = model["blocks"][1]["attn"]["c_attn"]["w"]
+    model = handmade.with_parts(model, {"blocks[1].q": np.zeros((w.shape[0], w.shape[1] // 3))})  # looks nowhere
+    diagnosis = grade(induction_again, model, record=False).diagnosis
+    assert "the token embedding (wte) pushes toward" in diagnosis
+    assert "Of the blocks, head 0 of block 1 (through c_proj) pushes most toward" in diagnosis
+    assert (
+        "It reads position 1 (b) with weight 0.5" in diagnosis
+    )  # block 1's head: where it looked, from the learner's model
+
+
+def test_a_task_that_grades_nothing_is_refused_in_one_line():
+    @handmade.task(alphabet="ab", n_ctx=3, n_embd=2)
+    def nothing(context):
+        """Never says."""
+        return None
+
+    with pytest.raises(ValueError, match="grades no context: its rule returns None for every text of 1 to 3 letters"):
+        grade(nothing, blank(nothing), record=False)

@@ -132,8 +132,27 @@ def explain(reading, position, params, example, right, threshold, prefer=None):
     words = {"expected": tokens[right], "wrong": tokens[wrong], "threshold": fmt(threshold)}
     margin = float(logits[right] - logits[wrong])
     sentence, part = _reason(found, margin, words, prefer)
+    if part in ("wte", "wpe"):  # a token's or position's fixed push: say what the blocks do about it
+        sentence, part = sentence + _what_the_blocks_add(found, words), _strongest_block_part(found) or part
     looked = _looked(reading, position, params, part) if part else ""
     return Explanation(example.context, tokens[right], tokens[wrong], margin, found, f"{sentence}{looked}")
+
+
+def _strongest_block_part(found):
+    """The head or MLP that pushes the right way most (the parts a design changes; of equals, the
+    one nearest the logits), or None."""
+    acting = [name for name in found if name.startswith("blocks[") and not name.endswith(".c_proj.b")]
+    return max(reversed(acting), key=found.get, default=None)
+
+
+def _what_the_blocks_add(found, words):
+    """When an embedding is named, a sentence on the head or MLP that could outweigh it."""
+    part = _strongest_block_part(found)
+    if part is None:
+        return ""
+    return " " + _("Of the blocks, {part} pushes most toward {expected}: {amount}.").format(
+        part=phrase(part), amount=fmt(found[part]), expected=words["expected"]
+    )
 
 
 def _reason(found, margin, words, prefer):

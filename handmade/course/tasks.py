@@ -409,6 +409,12 @@ def _examples(task):
             if expected is not None:
                 enumerated.append(Example(context, expected))
     found = (*task.extra_examples, *enumerated)
+    if not found:
+        raise ValueError(
+            _("task {name} grades no context: its rule returns None for every text of 1 to {n_ctx} letters").format(
+                name=task.name, n_ctx=task.n_ctx
+            )
+        )
     if len(found) > MAX_GRADED:
         raise ValueError(
             _("task {name} grades {n} contexts; at most {limit} keep grading fast").format(
