@@ -15,6 +15,7 @@ learner's own model: the part that pushed the wrong way, or the one that did not
 for a head, where it looked.
 """
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -150,8 +151,10 @@ def _what_the_blocks_add(found, words):
     part = _strongest_block_part(found)
     if part is None:
         return ""
-    return " " + _("Of the blocks, {part} pushes most toward {expected}: {amount}.").format(
-        part=phrase(part), amount=fmt(found[part]), expected=words["expected"]
+    return _after(
+        _("Of the blocks, {part} pushes most toward {expected}: {amount}.").format(
+            part=phrase(part), amount=fmt(found[part]), expected=words["expected"]
+        )
     )
 
 
@@ -183,9 +186,11 @@ def missing(mine, theirs, expected):
     part = max(theirs, key=theirs.get, default=None)
     if part is None or part in mine or theirs[part] <= SMALL:
         return ""
-    return " " + _(
-        "{part} is not in this model: in the shape this task is designed for, the push toward {expected} can come from there."
-    ).format(part=phrase(part), expected=expected)
+    return _after(
+        _(
+            "{part} is not in this model: in the shape this task is designed for, the push toward {expected} can come from there."
+        ).format(part=phrase(part), expected=expected)
+    )
 
 
 def lagging(mine, theirs):
@@ -202,12 +207,20 @@ def _looked(reading, position, params, name):
     if not name.startswith("blocks[") or ".head" not in name:
         return ""
     block, head = (int(x) for x in name[len("blocks[") :].replace("].head", " ").split())
-    places = ", ".join(
-        _("position {position} ({token}) with weight {weight}").format(position=k, token=t, weight=fmt(w, 2))
-        for k, t, w in where_it_looked(reading, position, params, block, head)
+    places = functools.reduce(
+        lambda shown, place: _("{places}, {place}").format(places=shown, place=place),
+        [
+            _("position {position} ({token}) with weight {weight}").format(position=k, token=t, weight=fmt(w, 2))
+            for k, t, w in where_it_looked(reading, position, params, block, head)
+        ],
     )
     output = _head_output(reading, position, params, block, head)
-    return " " + _("It reads {places}; before c_proj its output is {output}.").format(places=places, output=output)
+    return _after(_("It reads {places}; before c_proj its output is {output}.").format(places=places, output=output))
+
+
+def _after(sentence):
+    """``sentence`` as it follows another: after a space in English, straight after 。 in Chinese."""
+    return _("{previous} {sentence}").format(previous="", sentence=sentence)
 
 
 def _head_output(reading, position, params, block, head):
