@@ -16,17 +16,19 @@ for a head, where it looked.
 """
 
 import functools
+import inspect
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..display.labelled import fmt
 from ..i18n import N_, _
-from ..model import recording
+from ..model import layer_norm, recording
 from ..structure import T
 from ..weights import forward
 
 ATTENDED = 0.05  # a key whose attention weight is above this is read by the query
+LAYER_NORM_EPS = inspect.signature(layer_norm).parameters["eps"].default  # read from gpt()'s own layer_norm
 SMALL = 1e-9  # a share below this (in size) is no push at all
 
 
@@ -62,7 +64,7 @@ def part_vectors(reading, position, params):
             vectors[f"blocks[{b}].mlp"] = seen[structure.tap_name(T.mlp_output, b)][position]
     if structure.ln_f:
         stream = sum(vectors.values())
-        spread = np.sqrt(np.var(stream) + 1e-5)  # layer_norm's own
+        spread = np.sqrt(np.var(stream) + LAYER_NORM_EPS)
         g, b = params["ln_f"]["g"], params["ln_f"]["b"]
         vectors = {name: g * (v - v.mean()) / spread for name, v in vectors.items()}
         vectors["ln_f.b"] = b

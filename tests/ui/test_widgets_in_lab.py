@@ -187,8 +187,12 @@ def test_an_entry_that_is_not_a_number_shows_a_message_and_keeps_the_model(noteb
     nb = notebook(PLAYGROUND)
     attention, score = nb.html("hm-view-q-attention"), accuracy(nb)
     tab(nb, "c_proj")
+    view = nb.page.locator(".hm-view-prediction").first
+    place = view.bounding_box()
+    assert place is not None
     nb.type_into(nb.cell_box("c-proj-w", 7, 6), "lots")
     nb.wait_for_text("hm-message-c-proj-w", "'lots' is not a number; the model keeps 1024")
+    assert view.bounding_box() == place  # the message appears where it does not move the views
     assert nb.html("hm-view-q-attention") == attention and accuracy(nb) == score
     nb.type_into(nb.cell_box("c-proj-w", 7, 6), "1024")
     nb.page.wait_for_function("() => document.querySelector('.hm-message-c-proj-w').textContent.trim() === ''")
