@@ -23,9 +23,9 @@ import sys
 
 import numpy as np
 
-from .arguments import MAX_MESSAGE, clip
+from .arguments import MAX_MESSAGE, clip, shown_path
 from .blog import ALPHABET, blog_model
-from .files import NotWeightsFile, load_weights, save_weights, writable
+from .files import NotWeightsFile, is_weights_file, load_weights, save_weights, writable
 from .i18n import LANGUAGES, N_, _, from_environment, ngettext, set_language
 from .inference import MAX_NEW_TOKENS, accuracy, complete, predict
 from .reasons import reason as said
@@ -122,8 +122,10 @@ def build_parser():
     commands.add_parser("accuracy", parents=[weights], help=_('score the (aab)* task on "aab" * 10'))
     sub = commands.add_parser("export", help=_("write the blog's weights to a JSON file, to edit by hand"))
     sub.add_argument("path", metavar="FILE.json")
-    sub.add_argument("--force", action="store_true", help=_("replace FILE.json even if it is not a weights file"))
+    sub.add_argument("--force", action="store_true", help=_("replace FILE.json if it exists"))
     _task_commands(commands)
+    sub = commands.add_parser("solution", help=_("show the solution of a challenge, with its reasons: the answer"))
+    sub.add_argument("task", metavar="TASK")
     return parser
 
 
@@ -143,7 +145,7 @@ def _task_commands(commands):
     )
     sub.add_argument("task", metavar="TASK")
     sub.add_argument("path", metavar="FILE.json")
-    sub.add_argument("--force", action="store_true", help=_("replace FILE.json even if it is not a weights file"))
+    sub.add_argument("--force", action="store_true", help=_("replace FILE.json if it exists"))
     sub = commands.add_parser(
         "grade", parents=[task_file], help=_("grade weights on a task: exit 0 on a pass, 1 on a fail, 2 on bad input")
     )
@@ -164,13 +166,17 @@ def _task_commands(commands):
         "--seed", type=_whole(0, MAX_SEED), default=0, metavar="S", help=_("the random start (default: 0)")
     )
     sub.add_argument("--out", metavar="FILE.json", required=True, help=_("where to save the trained weights"))
-    sub.add_argument("--force", action="store_true", help=_("replace FILE.json even if it is not a weights file"))
+    sub.add_argument("--force", action="store_true", help=_("replace FILE.json if it exists"))
 
 
 def run(args):
     """(the command's output as text, exit status); raises ValueError (or another reported error) on bad input."""
     if args.command in ("tasks", "blank", "grade", "train"):
         return _task_command(args)
+    if args.command == "solution":
+        from .course.solutions import solution
+
+        return str(solution(args.task)), 0
     return _model_command(args), 0
 
 
@@ -182,14 +188,14 @@ def _task_command(args):
         return _task_list(loaded or tasks.TASKS), 0
     task = tasks.get_task(args.task, {**tasks.TASKS, **loaded})
     if args.command == "blank":
-        return save_weights(tasks.blank(task), args.path, force=args.force), 0
+        return save_weights(tasks.blank(task), new_file(args.path, args.force), force=args.force), 0
     if args.command == "train":
-        writable(args.out, args.force)  # a file it may not write is said now, not after training
+        writable(new_file(args.out, args.force), args.force)  # a file it may not write is said now, not after training
         params, history = train_task(task, args.steps, seed=args.seed, progress=sys.stderr.isatty())
         saved = save_weights(params, args.out, force=args.force)
-        report = grader.grade(task, params, diagnose=False, record=False)  # training found it, not the learner
+        report = grader.grade(task, params, diagnose=False)  # training found it, not the learner: nothing recorded
         return "\n".join([str(history), saved, *report.lines()[:3]]), 0
-    report = grader.grade(task, load_weights(args.weights), reveal=args.reveal)
+    report = grader.handed_in(task, load_weights(args.weights), reveal=args.reveal)
     if args.json:
         return json.dumps(
             {**report.to_json(), **({"revealed": report.revealed} if args.reveal else {})}, ensure_ascii=False
@@ -203,8 +209,8 @@ def _task_list(listed):
     from .course import progress
 
     current = progress.read()
-    entries = [task.describe(passed=name in current.passed) for name, task in listed.items()]
-    done = sum(name in current.passed for name in listed)
+    entries = [task.describe(passed=current.has(task)) for task in listed.values()]
+    done = sum(current.has(task) for task in listed.values())
     summary = current.problem or _("You have passed {done} of these {total} tasks (recorded in {path}).").format(
         done=done, total=len(listed), path=progress.path()
     )
@@ -213,7 +219,7 @@ def _task_list(listed):
 
 def _model_command(args):
     if args.command == "export":
-        return save_weights(blog_model(), args.path, force=args.force)
+        return save_weights(blog_model(), new_file(args.path, args.force), force=args.force)
     params = None if args.weights is None else load_weights(args.weights)
     if args.command == "complete":
         return complete(args.text, args.n, params, alphabet=args.alphabet)
@@ -227,6 +233,18 @@ def _model_command(args):
         for ex, got in score.failures
     ]
     return "\n".join([str(score), *misses])
+
+
+def new_file(path, force):
+    """``path``, for a command that makes weights (blank, export, train): it never replaces a file
+    that is there, which may be a learner's design, unless ``--force`` says to."""
+    if not force and os.path.lexists(path) and is_weights_file(path):
+        raise ValueError(
+            _(
+                "'{path}' already holds weights, perhaps your own design; it is kept: choose another name, or replace it with --force"
+            ).format(path=shown_path(path))
+        )
+    return path  # a file that is not weights: save_weights refuses it without --force, in its own words
 
 
 def _language(argv):

@@ -1,32 +1,153 @@
-"""The learner's progress: a small file the grader writes when a task passes, atomically, bounded,
-and never replaced when it cannot be read unless the learner asks."""
+"""The learner's progress: a pass of the learner's own, kept per task's identity, by every writer at
+once, atomically and within limits that are said when they are reached; never replaced when it cannot
+be read unless the learner asks."""
 
 import json
+import os
 import re
+import subprocess
+import sys
 
+import numpy as np
 import pytest
 
+import handmade
 from handmade.course import progress
-from handmade.course.grader import grade
-from handmade.course.tasks import blank, reference
+from handmade.course.grader import grade, graded, handed_in
+from handmade.course.tasks import TASKS, blank, load_tasks, reference
+from handmade.parts import with_parts
 
 
 @pytest.fixture
 def data(tmp_path, monkeypatch):
     monkeypatch.setenv("HANDMADE_DATA", str(tmp_path / "data"))
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
     return tmp_path / "data"
 
 
-def test_a_pass_is_recorded_once_and_a_fail_or_an_unrecorded_pass_is_not(data):
+def mine(name="repeat", scale=3):
+    """A model of the learner's own that passes repeat: rows of length 3 (the reference's are 2)."""
+    return with_parts(blank(name), {"wte": scale * np.eye(3)})
+
+
+def test_grading_records_nothing_and_a_pass_of_ones_own_is_recorded_once(data):
+    assert grade("repeat", mine()).passed and progress.read().passed == ()
+    assert handed_in("repeat", blank("repeat")).progress_note is None and progress.read().passed == ()
+    handed_in("repeat", mine())
+    handed_in("repeat", mine(scale=5))
+    assert [name for name, _ in progress.read().passed] == ["repeat"]
+    written = json.loads((data / "progress.json").read_text(encoding="utf-8"))
+    assert written == {"passed": [{"task": "repeat", "fingerprint": progress.identity(TASKS["repeat"])[1]}]}
+    assert sorted(p.name for p in data.iterdir()) == [".progress.lock", "progress.json"]  # no temporary left
+
+
+@pytest.mark.parametrize("name", sorted(TASKS))
+def test_a_model_the_course_shows_passes_but_is_not_recorded(data, name):
+    report = handed_in(name, reference(name))
+    assert report.passed and "not recorded" in report.progress_note and "reference solution" in report.progress_note
+    assert "not recorded" in str(graded(name, reference(name)))
     assert progress.read().passed == ()
-    grade("abc", blank("abc"))
-    grade("first", reference("first"), record=False)
+
+
+def test_the_blogs_models_are_not_the_learners(data):
+    passing = [build for build in (handmade.blog_model, handmade.literal_model, handmade.two_head_model)]
+    notes = {handed_in("aab", build()).progress_note for build in passing if grade("aab", build()).passed}
+    assert len(notes) == 2 and all("not recorded" in note for note in notes)
+    assert any("the blog's model" in note for note in notes) and progress.read().passed == ()
+
+
+ANY_C = """import handmade
+
+@handmade.task(alphabet="abc", n_ctx={n_ctx}, n_embd=3, n_layer=1)
+def any_c(context):
+    'Say c if there is a c in the text, else a.'
+    return "c" if "c" in context else "a"
+"""
+
+
+def test_a_teachers_task_called_like_another_is_another_task(data, tmp_path):
+    for n_ctx in (3, 4):
+        (tmp_path / f"homework{n_ctx}.py").write_text(ANY_C.format(n_ctx=n_ctx), encoding="utf-8")
+    first, second = (load_tasks(tmp_path / f"homework{n}.py")["any_c"] for n in (3, 4))
+    assert progress.identity(first) != progress.identity(second)
+    assert progress.record(first) is None
+    assert progress.read().has(first) and not progress.read().has(second)
+    assert "0 of 1 tasks passed" in progress.shown({"any_c": second}).text
+    assert progress.read().has(load_tasks(tmp_path / "homework3.py")["any_c"])  # loaded again: the same task
+
+
+def test_a_file_of_names_alone_still_counts_for_the_built_in_tasks(data):
+    data.mkdir()
+    (data / "progress.json").write_text(json.dumps({"passed": ["abc", "any_c"]}), encoding="utf-8")
+    assert progress.read().has(TASKS["abc"]) and not progress.read().has(TASKS["first"])
+    handed_in("repeat", mine())
+    assert [name for name, _ in progress.read().passed] == ["abc", "any_c", "repeat"]  # nothing lost
+
+
+WRITER = """
+import sys
+from handmade.course import progress
+from handmade.course.tasks import TASKS, task
+
+
+def made(i):
+    def rule(context):
+        "Say a after an even number of letters, b after an odd one."
+        return "ab"[(i + len(context)) % 2]
+
+    rule.__name__ = rule.__qualname__ = f"{sys.argv[1]}_{i}"
+    return task(alphabet="ab", n_ctx=1, n_embd=2, n_layer=0)(rule)
+
+
+names = sys.argv[2:]
+tasks = [TASKS[name] for name in names] if names != ["200"] else [made(i) for i in range(200)]
+for t in tasks:
+    note = progress.record(t)
+    assert note is None, note
+"""
+
+
+def writers(data, arguments):
+    """One process per entry of ``arguments``, all started at once; their exit statuses."""
+    env = {k: v for k, v in os.environ.items() if k != "HANDMADE_DATA"} | {"HANDMADE_DATA": str(data)}
+    started = [subprocess.Popen([sys.executable, "-c", WRITER, *a], env=env) for a in arguments]
+    return [w.wait(timeout=300) for w in started]
+
+
+@pytest.mark.parametrize("trial", range(3))
+def test_twelve_programs_passing_twelve_tasks_at_once_keep_twelve_passes(data, trial):
+    assert writers(data, [[f"p{trial}", name] for name in TASKS]) == [0] * 12
+    assert sorted(name for name, _ in progress.read().passed) == sorted(TASKS)
+
+
+def test_two_writers_of_200_passes_each_keep_400(data):
+    assert writers(data, [["one", "200"], ["two", "200"]]) == [0, 0]
+    assert len(progress.read().passed) == 400
+
+
+def test_every_limit_is_said_when_it_is_reached(data, monkeypatch):
+    data.mkdir()
+    entries = [{"task": f"t{i}", "fingerprint": "0" * progress.FINGERPRINT} for i in range(progress.MAX_TASKS)]
+    (data / "progress.json").write_text(json.dumps({"passed": entries}), encoding="utf-8")
+    assert "holds 1000 passes" in handed_in("repeat", mine()).progress_note
+    progress.reset()
+    def rule(context):
+        "Say a."
+        return "a"
+
+    rule.__name__ = "x" * (progress.MAX_NAME + 1)
+    long = handmade.task(alphabet="ab", n_ctx=1, n_embd=2, n_layer=0)(rule)
+    assert "names of at most 64 characters" in progress.record(long)
+    monkeypatch.setattr(progress, "MAX_BYTES", 40)
+    assert "more than 40 bytes" in progress.record("abc")
     assert progress.read().passed == ()
-    grade("abc", reference("abc"))
-    grade("abc", reference("abc"))
-    assert progress.read().passed == ("abc",)
-    assert json.loads((data / "progress.json").read_text(encoding="utf-8")) == {"passed": ["abc"]}
-    assert [p.name for p in data.iterdir()] == ["progress.json"]  # written atomically: no temporary left
+
+
+def test_a_writer_that_holds_the_lock_too_long_is_said(data, monkeypatch):
+    monkeypatch.setattr(progress, "LOCK_WAIT", 0.2)
+    with progress._locked():
+        note = handed_in("repeat", mine()).progress_note
+    assert "kept it busy for 0.2 s" in note and progress.read().passed == ()
 
 
 @pytest.mark.parametrize(
@@ -39,38 +160,47 @@ def test_a_file_that_cannot_be_read_is_reported_and_kept_until_the_learner_reset
     before = file.read_bytes()
     state = progress.read()
     assert state.passed == () and "cannot be read" in state.problem and "reset()" in state.problem
-    report = grade("abc", reference("abc"))
+    report = handed_in("repeat", mine())
     assert report.passed and "cannot be read" in str(report) and file.read_bytes() == before
     assert "cannot be read" in progress.shown().markup
-    progress.reset()
-    grade("abc", reference("abc"))
-    assert progress.read().passed == ("abc",)
+    assert progress.reset() is None
+    handed_in("repeat", mine())
+    assert [name for name, _ in progress.read().passed] == ["repeat"]
 
 
 def test_the_file_is_bounded(data):
     data.mkdir()
     (data / "progress.json").write_text(json.dumps({"passed": ["x"] * 100_000}), encoding="utf-8")
-    assert "more than 65536 bytes" in progress.read().problem
-    progress.reset()
-    names = [f"t{i}" for i in range(progress.MAX_TASKS)]
-    (data / "progress.json").write_text(json.dumps({"passed": names}), encoding="utf-8")
-    assert progress.record("one_more") is None and len(progress.read().passed) == progress.MAX_TASKS
+    assert f"more than {progress.MAX_BYTES} bytes" in progress.read().problem
 
 
 def test_a_write_that_fails_is_said_and_loses_nothing(data, monkeypatch):
-    grade("abc", reference("abc"))
+    handed_in("repeat", mine())
     monkeypatch.setattr(
         progress.os, "replace", lambda *a: (_ for _ in ()).throw(OSError(28, "No space left on device"))
     )
-    report = grade("first", reference("first"))
+    report = handed_in("majority", with_parts(reference("majority"), {"v": 2 * np.eye(2)}))
     assert report.passed and "could not record the pass" in str(report) and "No space left" in str(report)
-    assert progress.read().passed == ("abc",) and sorted(p.name for p in data.iterdir()) == ["progress.json"]
+    assert [name for name, _ in progress.read().passed] == ["repeat"]
+    assert sorted(p.name for p in data.iterdir()) == [".progress.lock", "progress.json"]
 
 
 def test_the_table_marks_each_task(data):
-    grade("abc", reference("abc"))
+    handed_in("repeat", mine())
     shown = progress.shown()
-    assert "1 of 12 tasks passed" in shown.markup and re.search(r"^abc +passed$", shown.text, re.M)
+    assert "1 of 12 tasks passed" in shown.markup and re.search(r"^repeat +passed$", shown.text, re.M)
+    assert "1 of 2 tasks passed" in progress.shown(["repeat", "abc"]).text
+
+
+def test_a_graded_cell_says_not_yet_in_a_notebook_and_fails_under_nbgrader(data, monkeypatch):
+    said = graded("repeat", blank("repeat"))
+    assert not said.passed and "not yet" in str(said) and progress.read().passed == ()
+    assert graded("repeat", mine()).passed and progress.read().has(TASKS["repeat"])
+    for execution in ("autograde", "validate"):
+        monkeypatch.setenv("NBGRADER_EXECUTION", execution)
+        with pytest.raises(AssertionError, match="repeat: the model does not pass it yet"):
+            graded("repeat", blank("repeat"))
+        assert graded("repeat", reference("repeat")).passed  # nbgrader gives its points: no progress there
 
 
 def test_the_folder_is_the_setting_or_the_platforms_usual_place(monkeypatch, tmp_path):

@@ -242,13 +242,13 @@ def _in_task_order(params, stated, task):
     return check_weights(moved)
 
 
-def grade(task, params, *, diagnose=True, reveal=False, record=True):
+def grade(task, params, *, diagnose=True, reveal=False):
     """Grade ``params`` on every context of ``task``; a Report. WeightsError for unusable weights.
 
     ``diagnose=False`` skips explaining why (for a quick score after an edit); ``reveal=True`` adds
-    the reference solution's shares on the diagnosed context: the answer, shown only when asked. A
-    pass is written to the learner's progress file (``handmade.course.progress``) unless ``record``
-    is False (for a model the learner did not make: a reference, a trained one).
+    the reference solution's shares on the diagnosed context: the answer, shown only when asked.
+    Grading records nothing: where a learner hands a model in, ``handed_in`` grades it and records
+    a pass of the learner's own in the progress file.
     """
     task = get_task(task)
     params = submission(task, params)
@@ -269,10 +269,7 @@ def grade(task, params, *, diagnose=True, reveal=False, record=True):
         failures=tuple(misses),
         n_failures=len(wrong),
     )
-    if report.passed:
-        note = progress.record(task.name) if record else None
-        return replace(report, progress_note=note) if note else report
-    if not diagnose:
+    if report.passed or not diagnose:
         return report
     return _explained(
         report,
@@ -281,6 +278,62 @@ def grade(task, params, *, diagnose=True, reveal=False, record=True):
         [(examples[i], graded[i]) for i in wrong] or [(examples[smallest], graded[smallest])],
         reveal,
     )
+
+
+def handed_in(task, params, *, reveal=False):
+    """Grade a model the learner hands in (the command line's ``grade``, a task's playground): the
+    Report, and a pass of the learner's own recorded in the progress file (the report's last line
+    says when a pass is not recorded, and why)."""
+    task = get_task(task)
+    report = grade(task, params, reveal=reveal)
+    if not report.passed:
+        return report
+    note = progress.record_pass(task, params)
+    return replace(report, progress_note=note) if note else report
+
+
+# ---- a challenge's graded cell ---------------------------------------------------------------
+
+NBGRADER = "NBGRADER_EXECUTION"  # set by nbgrader while it autogrades ("autograde") or validates a notebook
+
+
+@dataclass(frozen=True)
+class Graded:
+    """What a challenge's graded cell says: whether the model passes, and what was recorded."""
+
+    passed: bool
+    lines: tuple
+
+    def __str__(self):
+        return "\n".join(self.lines)
+
+    __repr__ = __str__
+
+    def _repr_html_(self):
+        colour = "#1a7f37" if self.passed else "#b3261e"
+        style = f"white-space:pre-wrap;border-left:4px solid {colour};padding:4px 8px;margin:0"
+        return f'<pre style="{style}">{html.escape(str(self))}</pre>'
+
+
+def graded(task, params):
+    """A challenge's graded cell: whether ``params`` pass ``task``.
+
+    Under nbgrader (``NBGRADER_EXECUTION`` set, as ``autograde`` and ``validate`` set it), a model
+    that does not pass raises AssertionError, so the cell earns no points. In a learner's notebook
+    it says "not yet" and Run All goes on; a pass of the learner's own is recorded in the progress
+    file (a model the course shows is not: ``progress.record_pass``)."""
+    task = get_task(task)
+    report = grade(task, params, diagnose=False)
+    if os.environ.get(NBGRADER):
+        if not report.passed:
+            raise AssertionError(_("{task}: the model does not pass it yet").format(task=task.name))
+        return Graded(True, (_("{task}: passed").format(task=task.name),))
+    if not report.passed:
+        line = _("{task}: not yet. Your model does not pass it: the report above says where it goes wrong.")
+        return Graded(False, (line.format(task=task.name),))
+    note = progress.record_pass(task, params)
+    recorded = note or _("It is recorded in your progress (notebook 00 shows it).")
+    return Graded(True, (_("{task}: passed.").format(task=task.name), recorded))
 
 
 def _explained(report, task, params, cases, reveal):

@@ -1,31 +1,49 @@
-"""Which tasks this learner has passed: a small file the grader writes when a task passes.
+"""Which tasks this learner has passed: a small file, written when a model of the learner's own passes.
 
 No account and no network: the file, ``progress.json``, is in the learner's own data folder, the
 platform's usual place for an application's data (``%APPDATA%\\handmade`` on Windows,
 ``~/Library/Application Support/handmade`` on macOS, ``$XDG_DATA_HOME/handmade`` or
 ``~/.local/share/handmade`` elsewhere); the setting ``HANDMADE_DATA`` moves it. A teacher can ignore it.
 
-It is written atomically (a temporary file renamed over it), holds at most ``MAX_TASKS`` names and
-``MAX_BYTES`` bytes, and a file that cannot be read is reported, never replaced, until the learner
-asks for a new one with ``reset()``.
+Grading records nothing by itself: the places where a learner hands in a model ask for it (the
+command line's ``grade``, a task's playground, a challenge's graded cell) through ``record_pass``.
+A pass is recorded only for a model of the learner's own: weights that are, number for number,
+a model the course shows (a reference solution, the blog's model, a design a notebook built with the
+learner: ``shown``) are graded as usual and not recorded, and the report says why.
+
+A pass belongs to a task's identity, its name and a fingerprint of its shape and of what its rule
+answers (``identity``), so a teacher's task called like another is another task. Passes are only
+ever added: each write reads the file, adds the pass and renames a whole new file into place while
+holding a lock (``.progress.lock`` beside it), so that several programs grading at once lose
+nothing. Every limit (``MAX_TASKS`` passes, ``MAX_NAME`` characters of a name, ``MAX_BYTES``
+bytes) is said when it is reached, and a file that cannot be read is reported, never replaced,
+until the learner asks for a new one with ``reset()``.
 """
 
+import contextlib
+import hashlib
 import html
 import json
 import os
 import secrets
 import sys
-from dataclasses import dataclass
+import time
+from dataclasses import astuple, dataclass
 from pathlib import Path
 
-from ..arguments import brief, writable
+import numpy as np
+
+from ..arguments import brief
 from ..i18n import _
 from ..reasons import reason as said
 
 FILE = "progress.json"
-MAX_BYTES = 65_536  # the file is refused beyond this: far more than every task's name
-MAX_TASKS = 1000  # names recorded at most
+LOCK = ".progress.lock"  # held while a pass is added: the file is read, extended and replaced under it
+MAX_BYTES = 262_144  # the file is refused beyond this: room for every limit below
+MAX_TASKS = 1000  # passes recorded at most
 MAX_NAME = 64  # characters of a task's name
+LOCK_WAIT = 10.0  # seconds a writer waits for another one to finish, at most
+FINGERPRINT = 16  # hex digits of a fingerprint: 64 bits, enough to tell a class's tasks apart
 
 
 def folder():
@@ -44,29 +62,96 @@ def path():
     return folder() / FILE
 
 
-@dataclass(frozen=True)
-class Progress:
-    """The tasks passed so far, or why the file could not be read (then ``passed`` is empty)."""
+# ---- what a pass is of -----------------------------------------------------------------------
 
-    passed: tuple  # task names, in the order they were first passed
+
+def identity(task):
+    """(name, fingerprint) of a Task: the fingerprint of its alphabet, context length, the shape it is
+    designed for and every graded context with its answer, so that two tasks of one name but another
+    rule or shape are two tasks, and a task written again the same way is the same one."""
+    from .tasks import examples
+
+    described = {
+        "alphabet": task.alphabet,
+        "n_ctx": task.n_ctx,
+        "shape": astuple(task.structure),
+        "answers": [[e.context, e.expected] for e in examples(task)],
+    }
+    text = json.dumps(described, ensure_ascii=False, separators=(",", ":"))
+    return task.name, hashlib.sha256(text.encode("utf-8")).hexdigest()[:FINGERPRINT]
+
+
+def model_fingerprint(params):
+    """A fingerprint of a model's numbers (a checked weights dict, in its task's token order): equal
+    for weights equal number for number (0 and -0 alike), whatever built them."""
+    digest = hashlib.sha256()
+    for name, array in _leaves(params, ""):
+        values = np.asarray(array, dtype="<f8") + 0.0  # + 0.0: -0.0 becomes 0.0
+        digest.update(f"{name}{values.shape}".encode())
+        digest.update(np.ascontiguousarray(values).tobytes())
+    return digest.hexdigest()[:FINGERPRINT]
+
+
+def _leaves(tree, prefix):  # (path, array) of every array in a nested weights dict, in a fixed order
+    if isinstance(tree, dict):
+        for key in sorted(tree):
+            yield from _leaves(tree[key], f"{prefix}/{key}")
+    elif isinstance(tree, (list, tuple)):
+        for i, item in enumerate(tree):
+            yield from _leaves(item, f"{prefix}/{i}")
+    elif tree is not None:
+        yield prefix, tree
+
+
+# ---- reading ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Passes:
+    """The passes recorded so far, as (name, fingerprint) pairs, or why the file could not be read
+    (then ``passed`` is empty). A file written before passes had fingerprints lists names alone
+    (fingerprint None): such a name stands for the built-in task of that name only."""
+
+    passed: tuple  # (name, fingerprint or None), in the order they were first recorded
     problem: str | None = None  # a sentence when the file exists and cannot be read
+
+    def has(self, task):
+        """Whether ``task`` (a Task) has been passed."""
+        from .tasks import TASKS
+
+        name, fingerprint = identity(task)
+        return (name, fingerprint) in self.passed or ((name, None) in self.passed and TASKS.get(name) is task)
 
 
 def read():
-    """The Progress in the file (nothing passed yet when there is no file)."""
+    """The Passes in the file (nothing passed yet when there is no file)."""
     where = path()
     try:
         if where.stat().st_size > MAX_BYTES:
-            return Progress((), _problem(where, _("it has more than {limit} bytes").format(limit=MAX_BYTES)))
+            return Passes((), _problem(where, _("it has more than {limit} bytes").format(limit=MAX_BYTES)))
         data = json.loads(where.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        return Progress(())
+        return Passes(())
     except (OSError, UnicodeDecodeError, ValueError) as error:
-        return Progress((), _problem(where, said(error)[:160]))
-    names = data.get("passed") if isinstance(data, dict) else None
-    if not isinstance(names, list) or not all(isinstance(n, str) and 0 < len(n) <= MAX_NAME for n in names):
-        return Progress((), _problem(where, _("it is not a list of passed tasks")))
-    return Progress(tuple(dict.fromkeys(names))[:MAX_TASKS])
+        return Passes((), _problem(where, said(error)[:160]))
+    entries = data.get("passed") if isinstance(data, dict) else None
+    found = [_entry(item) for item in entries] if isinstance(entries, list) else [None]
+    if None in found or len(found) > MAX_TASKS:
+        return Passes((), _problem(where, _("it is not a list of passed tasks")))
+    return Passes(tuple(dict.fromkeys(found)))
+
+
+def _entry(item):
+    """(name, fingerprint) from an entry of the file: {"task": ..., "fingerprint": ...}, or a
+    name alone as files before fingerprints wrote it; None when it is neither."""
+    if isinstance(item, str):
+        item = {"task": item, "fingerprint": None}
+    if not isinstance(item, dict):
+        return None
+    name, fingerprint = item.get("task"), item.get("fingerprint")
+    named = isinstance(name, str) and 0 < len(name) <= MAX_NAME
+    fingerprinted = fingerprint is None or (isinstance(fingerprint, str) and len(fingerprint) == FINGERPRINT)
+    return (name, fingerprint) if named and fingerprinted else None
 
 
 def _problem(where, reason):
@@ -75,58 +160,162 @@ def _problem(where, reason):
     ).format(path=where, reason=reason)
 
 
-def record(name):
-    """Add the task ``name`` to the passed ones; None, or a sentence saying why it could not."""
-    writable(name, "name")  # a task's name: text that the file can hold
-    current = read()
-    if current.problem:
-        return current.problem
-    if name in current.passed or len(current.passed) >= MAX_TASKS or not 0 < len(name) <= MAX_NAME:
-        return None
-    return _write([*current.passed, name])
+# ---- recording -------------------------------------------------------------------------------
+
+
+def record_pass(task, params):
+    """Record that ``params`` pass ``task`` (a Task, or a built-in task's name; the caller has graded
+    them): None when it is recorded (or was already), else a sentence saying why not: the weights are
+    a model the course shows, a limit of the file is reached, or the file cannot be read or written."""
+    from .shown_models import shown_model
+    from .tasks import get_task
+
+    task = get_task(task)
+    showing = shown_model(task, params)
+    if showing is not None:
+        return _(
+            "this pass is not recorded in your progress: {what}; a pass is recorded for a model of your own"
+        ).format(what=showing)
+    return record(task)
+
+
+def record(task):
+    """Add the pass of ``task`` (a Task, or a built-in task's name) to the file; None, or a sentence
+    saying why it could not. ``record_pass`` is what graders call: it records only the learner's own."""
+    from .tasks import get_task
+
+    name, fingerprint = identity(get_task(task))
+    if len(name) > MAX_NAME:
+        return _(
+            "this pass is not recorded in your progress: the file keeps names of at most {limit} characters, and this task's has {n}"
+        ).format(limit=MAX_NAME, n=len(name))
+    try:
+        with _locked():
+            current = read()
+            if current.problem:
+                return current.problem
+            if (name, fingerprint) in current.passed:
+                return None
+            if len(current.passed) >= MAX_TASKS:
+                return _(
+                    "this pass is not recorded in your progress: the file holds {limit} passes, as many as it keeps"
+                ).format(limit=MAX_TASKS)
+            return _write([*current.passed, (name, fingerprint)])
+    except _Busy:
+        return _("could not record the pass in {path}: another program kept it busy for {seconds} s").format(
+            path=path(), seconds=f"{LOCK_WAIT:g}"
+        )
+    except OSError as error:
+        return _("could not record the pass in {path} ({reason})").format(path=path(), reason=said(error))
 
 
 def reset():
-    """Start a new, empty progress file (the old one, readable or not, is replaced): the learner's consent."""
-    return _write([])
+    """Start a new, empty progress file (the old one, readable or not, is replaced): the learner's
+    consent. None, or a sentence saying why it could not."""
+    try:
+        with _locked():
+            return _write([])
+    except _Busy:
+        return _("could not start a new progress file in {path}: another program kept it busy for {seconds} s").format(
+            path=path(), seconds=f"{LOCK_WAIT:g}"
+        )
+    except OSError as error:
+        return _("could not start a new progress file in {path} ({reason})").format(path=path(), reason=said(error))
 
 
-def _write(names):
-    """Write the names atomically; None, or a sentence saying why it could not."""
+class _Busy(Exception):
+    """Another program held the lock for LOCK_WAIT seconds."""
+
+
+@contextlib.contextmanager
+def _locked():
+    """Hold the progress folder's lock (an OS lock on ``LOCK``, let go when the process ends, even
+    killed): one writer at a time, each waiting LOCK_WAIT seconds at most."""
+    folder().mkdir(parents=True, exist_ok=True)
+    with open(folder() / LOCK, "a+b") as handle:
+        deadline = time.monotonic() + LOCK_WAIT
+        while not _try_lock(handle):
+            if time.monotonic() > deadline:
+                raise _Busy
+            time.sleep(0.01)
+        try:
+            yield
+        finally:
+            _unlock(handle)
+
+
+if os.name == "nt":  # pragma: no cover (Windows)
+    import msvcrt
+
+    def _try_lock(handle):
+        try:
+            handle.seek(0)
+            msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
+            return True
+        except OSError:
+            return False
+
+    def _unlock(handle):
+        handle.seek(0)
+        msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
+
+else:
+    import fcntl
+
+    def _try_lock(handle):
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            return False
+
+    def _unlock(handle):
+        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def _write(passed):
+    """Write the passes atomically (the lock held); None, or a sentence saying why it could not."""
     where = path()
+    entries = [{"task": name, "fingerprint": fingerprint} for name, fingerprint in passed]
+    text = json.dumps({"passed": entries}, ensure_ascii=False)
+    if len(text.encode("utf-8")) > MAX_BYTES:
+        return _("this pass is not recorded in your progress: the file would have more than {limit} bytes").format(
+            limit=MAX_BYTES
+        )
     temporary = where.parent / f".{FILE}.{secrets.token_hex(6)}.tmp"  # named first: whatever stops the rest removes it
     try:
-        where.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            with open(temporary, "x", encoding="utf-8") as file:  # "x": made here, never another's file
-                json.dump({"passed": names}, file, ensure_ascii=False)
-            os.replace(temporary, where)
-        except BaseException as error:
-            if not isinstance(error, FileExistsError):
-                temporary.unlink(missing_ok=True)
-            raise
-    except OSError as error:
-        return _("could not record the pass in {path} ({reason})").format(path=where, reason=said(error))
+        with open(temporary, "x", encoding="utf-8") as file:  # "x": made here, never another's file
+            file.write(text)
+        os.replace(temporary, where)
+    except BaseException as error:
+        if not isinstance(error, FileExistsError):
+            temporary.unlink(missing_ok=True)
+        raise
     return None
 
 
-def shown(tasks=None):
-    """The tasks, each marked passed or not yet, as a table for a notebook (the built-in ones by default)."""
-    from ..display.outputs import Html, text_table
-    from .tasks import TASKS
+# ---- showing ---------------------------------------------------------------------------------
 
-    listed = isinstance(tasks, (list, tuple, dict)) and all(isinstance(name, str) for name in tasks)
-    if tasks is not None and not listed:
+
+def shown(tasks=None):
+    """The tasks, each marked passed or not yet, as a table for a notebook: the built-in ones by
+    default, or a dict of tasks by name (a teacher's, from ``load_tasks``), or a list of them."""
+    from ..display.outputs import Html, text_table
+    from .tasks import TASKS, Task, get_task
+
+    listed = TASKS if tasks is None else tasks
+    if isinstance(listed, (list, tuple)) and all(isinstance(t, (Task, str)) for t in listed):
+        listed = {t.name: t for t in map(get_task, listed)}  # a name: the built-in task of that name
+    if not (isinstance(listed, dict) and all(isinstance(t, Task) for t in listed.values())):
         raise TypeError(
-            _("tasks must be a list of task names, or a dict of tasks by name; found {value}").format(
+            _("tasks must be a list of tasks or of their names, or a dict of tasks by name; found {value}").format(
                 value=brief(tasks)
             )
         )
     current = read()
-    names = list(TASKS if tasks is None else tasks)
-    rows = [(name, _("passed") if name in current.passed else _("not yet")) for name in names]
-    done = sum(name in current.passed for name in names)
-    title = _("{done} of {total} tasks passed").format(done=done, total=len(names))
+    rows = [(name, _("passed") if current.has(task) else _("not yet")) for name, task in listed.items()]
+    done = sum(current.has(task) for task in listed.values())
+    title = _("{done} of {total} tasks passed").format(done=done, total=len(listed))
     table = text_table([_("task"), _("your progress")], rows, title)
     if current.problem:
         return Html(f"<p style='color:#b3261e'>{html.escape(current.problem)}</p>{table.markup}", current.problem)

@@ -76,6 +76,11 @@ def _lines_with(code, phrases):
     return {i for i, line in enumerate(code.splitlines(), 1) if any(p in line for p in phrases)}
 
 
+def code_block(code):
+    """Code given as text (a solution, not a function of the package), highlighted."""
+    return Html(_block(code), code)
+
+
 def show(fn, highlight=(), caption=None):
     """The source of ``fn`` as it is in the package, with the lines holding ``highlight`` marked.
 

@@ -44,4 +44,5 @@ def blog_playground(params=None, **options):
     """A ``Playground`` of the blog's model (or ``params`` of its shape) with the blog's options;
     any option given here replaces the blog's."""
     blog = dict(text="aabaa", score=BlogScore(), strength=lg_strength(), break_at=("c_proj.w", "V", "Tb"))
+    blog["save_path"] = "blog_model.json"  # its own file: a task's playground saves to the task's
     return Playground(blog_model() if params is None else params, **{**blog, **options})

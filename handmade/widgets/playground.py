@@ -54,9 +54,9 @@ class TaskScore:
         self.task, self.label, self.reveal = task, f"{task.name}:", False
 
     def __call__(self, params):
-        from ..course.grader import grade
+        from ..course.grader import handed_in
 
-        report = grade(self.task, params, reveal=self.reveal)
+        report = handed_in(self.task, params, reveal=self.reveal)  # the learner's work: a pass is recorded
         summary = _("{correct} / {total} right, margin {margin} (a pass needs all and more than {threshold})").format(
             correct=report.correct, total=report.total, margin=fmt(report.margin, 3), threshold=fmt(report.threshold)
         )
@@ -75,6 +75,8 @@ class TaskScore:
             )
         if report.revealed:
             details.append(report.revealed.strip())
+        if report.progress_note:
+            details.append(report.progress_note)
         return report.passed, summary, details
 
 
@@ -96,7 +98,7 @@ class Playground:
         self.task, self.original = task, prepare(params)
         self.params, self.score, self.strength_option = self.original, score, strength
         self.text = self._start_text = _first_context(task, self.params) if text is None else text
-        self.save_path, self.break_at = save_path, break_at
+        self.save_path, self.break_at = save_path or _save_name(task), break_at
         self.stages = V.stages(self.params.structure)
         self._choose(edit, views, controls)
         tables = weight_tables(self.params)
@@ -297,6 +299,16 @@ def _with_task(params, task, score):
 
     task = get_task(task)
     return (blank(task) if params is None else params), (TaskScore(task) if score is None else score)
+
+
+def _save_name(task):
+    """Where a playground saves by default: a file named after its task, so that each task's
+    playground keeps its own work."""
+    if task is None:
+        return "my_model.json"
+    from ..course.tasks import get_task
+
+    return f"{get_task(task).name}.json"
 
 
 def _first_context(task, params):

@@ -4,11 +4,15 @@ Each is a row of widgets that acts on a playground through its public surface (`
 ``params``, ``editors``, ``status``), so it works the same on any model.
 """
 
+import hashlib
+import os
+
 import ipywidgets as W
 
 from .. import parts as P
 from ..arguments import shown_path
 from ..display.labelled import fmt
+from ..files import read_bounded
 from ..i18n import N_, _
 from ..weights import WeightsError
 from .editors import NARROW, message_html
@@ -54,47 +58,104 @@ def break_control(playground, at=None):
     return W.HBox([which, rows, cols, action, go], layout=W.Layout(flex_flow="row wrap"))
 
 
-def save_control(playground, save_path=None):
-    """A file name, and buttons that save the weights there and load them back."""
+def save_control(playground, save_path):
+    """A file name, and buttons that save the weights there and load them back.
+
+    A save never replaces a file that holds another model without asking: when the file holds
+    weights other than those this playground last saved there or loaded from it, the row asks
+    whether to replace them, and only a click on "replace it" does.
+    """
     p = playground
-    path = W.Text(
-        value=str(save_path or "my_weights.json"), description=_("file"), layout=W.Layout(width="260px"), style=NARROW
-    )
+    path = W.Text(value=str(save_path), description=_("file"), layout=W.Layout(width="260px"), style=NARROW)
     save = W.Button(description=_("save weights"), layout=W.Layout(width="120px"))
     load = W.Button(description=_("load weights"), layout=W.Layout(width="120px"))
-    for widget, name in ((path, "path"), (save, "save"), (load, "load")):
+    replace = W.Button(description=_("replace it"), button_style="danger", layout=W.Layout(width="100px"))
+    keep = W.Button(description=_("keep it"), layout=W.Layout(width="100px"))
+    asking = W.HBox([replace, keep], layout=W.Layout(display="none"))
+    for widget, name in ((path, "path"), (save, "save"), (load, "load"), (replace, "replace"), (keep, "keep")):
         widget.add_class(f"hm-file-{name}")
+    known = {}  # file name -> digest of the bytes this playground last saved there or loaded from it
 
-    def do_save(_button):
-        from ..files import NotWeightsFile, save_weights
-
-        try:
-            done = save_weights(p.params, path.value)
-        except NotWeightsFile as error:  # no --force here: what the learner can do in the playground
+    def do_save(_button, replacing=False):
+        asking.layout.display = "none"
+        target = path.value.strip()
+        if not target:
+            p.status.value = message_html(_("could not save: type a file name first"))
+            return
+        if not replacing and _holds_another_model(target, known.get(target)):
             p.status.value = message_html(
-                _(
-                    "could not save: '{path}' exists and is not a weights file; it is kept as it is: type another file name above, or move that file away first"
-                ).format(path=shown_path(error.path))
+                _("'{path}' holds another model: replace it with this playground's weights?").format(
+                    path=shown_path(target)
+                )
             )
+            asking.layout.display = "flex"
             return
-        except (OSError, WeightsError) as error:
-            p.status.value = message_html(_("could not save: {error}").format(error=error))
-            return
-        p.status.value = message_html(_("saved: {done}").format(done=done), ok=True)
+        done = _save(p, target, force=False)
+        if done is not None:
+            known[target] = _digest(target)
+            p.status.value = message_html(_("saved: {done}").format(done=done), ok=True)
+
+    def do_keep(_button):
+        asking.layout.display = "none"
+        p.status.value = message_html(
+            _("nothing saved: '{path}' is kept as it was").format(path=shown_path(path.value))
+        )
 
     def do_load(_button):
         from ..files import load_weights
 
+        target = path.value.strip()
         try:
-            loaded = load_weights(path.value)
+            loaded = load_weights(target)
         except (OSError, ValueError) as error:
             p.status.value = message_html(_("{error}; the model is unchanged").format(error=error))
             return
-        p.replace(loaded, _("loaded the weights from {path}").format(path=path.value))
+        known[target] = _digest(target)
+        p.replace(loaded, _("loaded the weights from {path}").format(path=target))
 
     save.on_click(do_save)
+    replace.on_click(lambda button: do_save(button, replacing=True))
+    keep.on_click(do_keep)
     load.on_click(do_load)
-    return W.HBox([path, save, load], layout=W.Layout(flex_flow="row wrap"))
+    return W.HBox([path, save, load, asking], layout=W.Layout(flex_flow="row wrap"))
+
+
+def _save(p, target, force):
+    """Save the playground's weights at ``target``: the sentence saying so, or None after putting
+    why it could not into the status line."""
+    from ..files import NotWeightsFile, save_weights
+
+    try:
+        return save_weights(p.params, target, force=force)
+    except NotWeightsFile as error:  # no --force here: what the learner can do in the playground
+        p.status.value = message_html(
+            _(
+                "could not save: '{path}' exists and is not a weights file; it is kept as it is: type another file name above, or move that file away first"
+            ).format(path=shown_path(error.path))
+        )
+    except (OSError, WeightsError) as error:
+        p.status.value = message_html(_("could not save: {error}").format(error=error))
+    return None
+
+
+def _digest(target):
+    """A digest of the file's bytes, or None when it cannot be read."""
+    try:
+        return hashlib.sha256(read_bounded(target).encode("utf-8")).hexdigest()
+    except (OSError, ValueError):
+        return None
+
+
+def _holds_another_model(target, known):
+    """Whether ``target`` holds weights other than those this playground last saved or loaded there
+    (``known``: their digest): a learner's other work, not to be replaced unasked."""
+    from ..files import is_weights_file
+
+    try:
+        there = os.path.lexists(target) and is_weights_file(target)
+    except (OSError, ValueError):
+        return False  # the save itself says what is wrong with the name
+    return there and _digest(target) != known
 
 
 def reveal_control(playground):

@@ -1,0 +1,55 @@
+"""The models the course shows a learner, known by their fingerprints: a pass by one is not the learner's.
+
+The built-in tasks' reference solutions, the blog's models and the designs that notebooks 14 to 17
+build with the learner all pass a task; the progress file records a pass only for a model of the
+learner's own (``progress.record_pass``). ``SHOWN`` holds their fingerprints (``model_fingerprint``
+of the weights in the task's token order): fingerprints, not weights, so an install without the
+answers knows them too. ``python3 tools/shown_models.py --write`` makes it again from the references,
+the blog's models and the notebooks, and ``tests/test_learners_edition.py`` checks that it is whole.
+A teacher's task is compared with its own reference solution, when it has one.
+"""
+
+from ..i18n import _
+
+# ---- made by tools/shown_models.py: do not edit by hand ----
+SHOWN = {
+    "aab": {"1fba645f630e9634": "blog", "622cd444b338f9b2": "reference"},
+    "abb": {"bd2d282504800cec": "reference"},
+    "abc": {"5169a2003449ffa6": "14", "c547fc051a749960": "reference"},
+    "alternate": {"b19c803aed0c612d": "reference"},
+    "first": {"984d2ffe1b8a053c": "reference"},
+    "first_not_last": {"7862cd4265ecc007": "reference"},
+    "induction": {"52b96745c4654fbc": "reference"},
+    "majority": {"25239661a64d4e83": "reference"},
+    "repeat": {"f408d2eb7d7a1e78": "reference"},
+    "seen_b": {"e20a8bf9393f9334": "reference"},
+    "two_back": {"40dc31d98046db85": "reference"},
+    "xor": {"77df08bf513b052a": "reference", "e751b398b1187c10": "15"},
+}
+# ---- end of what tools/shown_models.py makes ----
+
+
+def shown_model(task, params):
+    """A sentence saying which model the course shows ``params`` are, number for number, or None
+    when they are none of them. ``params``: weights that pass ``task`` (checked by the grader)."""
+    from .grader import submission
+    from .progress import model_fingerprint
+    from .tasks import TASKS, reference
+
+    fingerprint = model_fingerprint(submission(task, params))
+    source = SHOWN.get(task.name, {}).get(fingerprint) if TASKS.get(task.name) is task else None
+    if source is None and TASKS.get(task.name) is not task and task.has_reference:
+        try:
+            theirs = model_fingerprint(submission(task, reference(task)))
+        except ValueError:  # a teacher's reference that fails is the teacher's to fix, not the learner's
+            theirs = None
+        source = "reference" if theirs == fingerprint else None
+    if source is None:
+        return None
+    if source == "reference":
+        return _("these weights are, number for number, the reference solution of {task}").format(task=task.name)
+    if source == "blog":
+        return _("these weights are, number for number, the blog's model")
+    return _("these weights are, number for number, a model that notebook {notebook} builds with you").format(
+        notebook=source
+    )

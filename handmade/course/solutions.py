@@ -1,0 +1,87 @@
+"""The solutions of the challenges, with their reasons: shown to a learner who asks, and nowhere else.
+
+The notebooks a learner opens hold the challenges, their hints and an empty answer cell; the
+answers are here, in one file per language (``answers/en.md``, ``answers/zh.md``): a section per
+task, ``## name``, a line saying where the task is, and the code that goes into its answer cell in
+place of ``# YOUR CODE HERE``, its reasons in comments. ``solution("alternate")`` shows one, saying
+that it is the answer; so does ``python -m handmade solution alternate``. ``tools/teacher_source.py``
+puts them into the answer cells, between nbgrader's markers, to make a teacher's nbgrader source.
+
+An install without the answers (``HANDMADE_NO_REFERENCES``, or a wheel built without them) has no
+solutions either: ``solution()`` then says so.
+"""
+
+import html
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..arguments import UnknownName, brief
+from ..i18n import _, language
+from .tasks import NoReferences, references_off
+
+FOLDER = Path(__file__).parent / "answers"
+PLACEHOLDER = "# YOUR CODE HERE"  # where a solution goes in an answer cell (nbgrader's own words)
+
+
+@dataclass(frozen=True)
+class Solution:
+    """One task's solution: where the task is, and the code of its answer cell with its reasons."""
+
+    name: str  # the task's name, or the Try it's (xor_without_mlp)
+    where: str  # "Notebook 17, challenge 1."
+    code: str  # what replaces PLACEHOLDER in the answer cell
+
+    def heading(self):
+        return _("The solution of {name}: the answer, shown because you asked for it. {where}").format(
+            name=self.name, where=self.where
+        )
+
+    def __str__(self):
+        return f"{self.heading()}\n\n{self.code}"
+
+    __repr__ = __str__
+
+    def _repr_html_(self):
+        from ..display.source import code_block
+
+        head = self.heading()
+        style = "border-left:4px solid #8250df;padding:2px 8px;margin:4px 0"
+        return f'<div style="{style}"><p style="margin:4px 0"><b>{html.escape(head)}</b></p>{code_block(self.code).markup}</div>'
+
+
+def solutions(lang=None):
+    """{name: Solution} of every challenge, in the order of the notebooks, in ``lang`` (the current
+    language by default). NoReferences in an install without the answers."""
+    file = FOLDER / f"{lang or language()}.md"
+    if references_off() or not file.is_file():
+        raise NoReferences(
+            _("the solutions are not installed here (an install for learners, without the answers); grading needs none")
+        )
+    return _parsed(file.read_text(encoding="utf-8"))
+
+
+def _parsed(text):
+    """The sections of an answers file: ``## name``, a line of where, a fenced block of Python."""
+    found = {}
+    for section in re.split(r"^## ", text, flags=re.M)[1:]:
+        name, rest = section.split("\n", 1)
+        code = re.search(r"```python\n(.*?)\n```", rest, re.S)
+        where = " ".join(rest[: code.start()].split())
+        found[name.strip()] = Solution(name.strip(), where, code.group(1))
+    return found
+
+
+def solution(name):
+    """The solution of the challenge ``name`` (a built-in task's name, or ``xor_without_mlp``), with
+    its reasons: the answer, for a learner who asks after the hints."""
+    every = solutions()
+    if not isinstance(name, str):
+        raise TypeError(_("name must be the name of a challenge; found {value}").format(value=brief(name)))
+    if name not in every:
+        raise UnknownName(
+            _("there is no solution called {name}; the solutions are {names}").format(
+                name=brief(name, 40), names=", ".join(every)
+            )
+        )
+    return every[name]
