@@ -34,3 +34,18 @@ def as_lists(params):
     if isinstance(params, np.ndarray):
         return params.tolist()
     return params
+
+
+def own_model(name):
+    """A model of a learner's own that passes the built-in task ``name``: its reference solution with
+    the output written twice as large (c_proj.w of each block, or wte where there is no block), which
+    no notebook shows, so that its pass is recorded where a learner hands it in."""
+    from handmade import parts
+    from handmade.course.grader import grade
+    from handmade.course.tasks import reference
+
+    model = reference(name)
+    names = [n for n in parts.parts(model) if n.endswith("c_proj.w") and "mlp" not in n] or ["wte"]
+    mine = parts.with_parts(model, {n: 2 * parts.get(model, n) for n in names})
+    assert grade(name, mine, diagnose=False).passed
+    return mine

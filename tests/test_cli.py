@@ -58,7 +58,9 @@ def test_export_then_use_the_file(tmp_path):
     path = tmp_path / "blog.json"
     assert run("export", str(path)) == (0, f"wrote the weights to '{path}'\n", "")
     assert run("accuracy", "--weights", str(path))[1] == "ACCURACY: 100.0% (27 / 27)\n"
-    assert run("export", str(path))[1] == f"replaced the weights in '{path}'\n"  # says what it replaced
+    code, out, err = run("export", str(path))  # a weights file there, perhaps a design: kept
+    assert (code, out) == (2, "") and "already holds weights" in err and "--force" in err
+    assert run("export", str(path), "--force")[1] == f"replaced the weights in '{path}'\n"  # says what it replaced
 
 
 def test_export_replaces_a_file_that_is_not_weights_only_with_force(tmp_path):
@@ -264,6 +266,8 @@ def test_tasks_lists_every_task_with_its_statement_and_shape():
 
 
 def test_tasks_marks_the_tasks_this_learner_has_passed_and_only_those(tmp_path):
+    from helpers import own_model
+
     from handmade.course.tasks import TASKS, blank, reference
 
     data = {"HANDMADE_DATA": str(tmp_path / "data")}
@@ -271,9 +275,12 @@ def test_tasks_marks_the_tasks_this_learner_has_passed_and_only_those(tmp_path):
     assert "passed: you" not in first and first.rstrip().endswith(
         f"passed 0 of these {len(TASKS)} tasks (recorded in {tmp_path / 'data' / 'progress.json'})."
     )
-    handmade.save_weights(reference(TASKS["xor"]), tmp_path / "xor.json")
+    handmade.save_weights(own_model("xor"), tmp_path / "xor.json")
+    handmade.save_weights(reference("first"), tmp_path / "first.json")
     handmade.save_weights(blank("abc"), tmp_path / "abc.json")
     assert run("grade", "xor", "--weights", str(tmp_path / "xor.json"), env=data)[0] == 0
+    code, out, _err = run("grade", "first", "--weights", str(tmp_path / "first.json"), env=data)
+    assert code == 0 and "not recorded" in out and "the reference solution of first" in out  # not the learner's
     assert run("grade", "abc", "--weights", str(tmp_path / "abc.json"), env=data)[0] == 1  # a fail records nothing
     assert (
         run("train", "alternate", "--out", str(tmp_path / "t.json"), "--steps", "300", env=data)[0] == 0

@@ -120,7 +120,7 @@ def test_a_task_without_a_reference_that_blames_an_embedding_says_what_the_block
     model = reference("induction")
     w = model["blocks"][1]["attn"]["c_attn"]["w"]
     model = handmade.with_parts(model, {"blocks[1].q": np.zeros((w.shape[0], w.shape[1] // 3))})  # looks nowhere
-    diagnosis = grade(induction_again, model, record=False).diagnosis
+    diagnosis = grade(induction_again, model).diagnosis
     assert "the token embedding (wte) pushes toward" in diagnosis
     assert "Of the blocks, head 0 of block 1 (through c_proj) pushes most toward" in diagnosis
     assert (
@@ -135,4 +135,4 @@ def test_a_task_that_grades_nothing_is_refused_in_one_line():
         return None
 
     with pytest.raises(ValueError, match="grades no context: its rule returns None for every text of 1 to 3 letters"):
-        grade(nothing, blank(nothing), record=False)
+        grade(nothing, blank(nothing))

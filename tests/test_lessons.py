@@ -42,7 +42,8 @@ def test_each_task_has_three_hints_each_folded_alone_then_its_answer(path):
         assert found[-3:] == [1, 2, 3], (path.name, answer, found)  # a nudge, the idea, nearly the solution
         text = "".join("".join(cell["source"]) for cell in notebook[start:answer] if cell["cell_type"] == "markdown")
         assert text.count("<details>") == text.count("</details>")  # each hint opened on its own
-        assert notebook[answer]["metadata"]["jupyter"]["source_hidden"]  # the solution last, folded
+        assert "jupyter" not in notebook[answer]["metadata"]  # the answer cell, open and the learner's
+        assert "solution(" in text.split("</details>")[-1]  # the solution only after the hints, when asked
         start = answer + 1
 
 

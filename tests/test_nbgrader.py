@@ -16,6 +16,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from handmade.course.solutions import PLACEHOLDER, solutions
 from handmade.course.tasks import TASKS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,7 +24,6 @@ NOTEBOOKS = ROOT / "notebooks"
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 TEACHERS = README[README.index("## For teachers") : README.index("## Tests")]
 CHALLENGES = ["17_challenges_tokens_and_positions", "18_challenges_attention", "19_challenges_mlp_heads_blocks"]
-STUB = "# YOUR CODE HERE\nraise NotImplementedError()"  # what nbgrader puts where a solution was
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 EXCHANGE = sys.platform != "win32"  # nbgrader's exchange (release, fetch, submit, collect) is for Unix
 needs_nbgrader = pytest.mark.skipif(find_spec("nbgrader") is None, reason="needs nbgrader (requirements-dev.txt)")
@@ -57,20 +57,23 @@ def test_only_the_challenge_notebooks_carry_nbgrader_metadata_the_same_in_both_e
         assert [(cell.source, meta) for cell, meta in english] == [(cell.source, meta) for cell, meta in chinese]
 
 
-def test_each_challenge_task_has_an_answer_cell_then_a_graded_cell_that_asserts_its_pass():
-    tasks = []
+@pytest.mark.parametrize("folder, lang", [(NOTEBOOKS, "en"), (NOTEBOOKS / "zh", "zh")])
+def test_each_challenge_task_has_an_open_answer_cell_without_a_solution_then_a_graded_cell(folder, lang):
+    tasks, answers = [], solutions(lang)
     for name in CHALLENGES:
-        cells = nbgrader_cells(NOTEBOOKS / f"{name}.ipynb")
-        answers = [(c, m) for c, m in cells if m["solution"] and m["grade_id"].endswith("_answer")]
-        for (answer, meta), (check, graded_meta) in zip(answers, [(c, m) for c, m in cells if m["grade"]]):
+        cells = nbgrader_cells(folder / f"{name}.ipynb")
+        answer_cells = [(c, m) for c, m in cells if m["solution"] and m["grade_id"].endswith("_answer")]
+        for (answer, meta), (check, graded_meta) in zip(answer_cells, [(c, m) for c, m in cells if m["grade"]]):
             task = meta["grade_id"].removesuffix("_answer")
-            assert answer.source.count(BEGIN) == answer.source.count(END) == 1 and not meta["grade"]
-            assert answer.metadata["jupyter"]["source_hidden"] and "hide-input" in answer.metadata["tags"]  # folded
-            assert answer.source.endswith(f"\ngrade(task, my_{task})")
+            assert answer.source.split("\n").count(PLACEHOLDER) == 1 and BEGIN not in answer.source
+            assert "jupyter" not in answer.metadata and "hide-input" not in answer.metadata.get("tags", [])  # open
+            assert answer.source.endswith(f"\n{PLACEHOLDER}\ngrade(task, my_{task})") and not meta["grade"]
             assert graded_meta == {**graded_meta, "grade_id": f"{task}_graded", "locked": True, "solution": False}
-            assert f'grade("{task}", my_{task}, record=False).passed' in check.source and BEGIN not in check.source
+            assert check.source.endswith(f'\ngraded("{task}", my_{task})') and task in answers
             tasks.append(task)
     assert sorted(tasks) == sorted(set(TASKS) - {"abc"})  # every task but notebook 14's, graded once
+    extra = [m["grade_id"] for _, m in nbgrader_cells(folder / f"{CHALLENGES[-1]}.ipynb") if m["solution"]][-1]
+    assert extra == "xor_without_mlp" and sorted(answers) == sorted([*tasks, extra])
 
 
 # ---- nbgrader on a course folder --------------------------------------------------------------
@@ -104,8 +107,9 @@ def nbgrader(steps, env):
 
 def teacher_commands():
     """The README's commands for the teacher, in its order, and the learner's."""
+    nbgrader_blocks = [block for block in blocks(TEACHERS, "bash") if block.startswith("nbgrader ")]
     teacher, learner = (
-        [line.split("  #")[0].split()[1:] for line in block.splitlines()] for block in blocks(TEACHERS, "bash")[:2]
+        [line.split("  #")[0].split()[1:] for line in block.splitlines()] for block in nbgrader_blocks[:2]
     )
     assert [c[0] for c in teacher] == ["generate_assignment", "release_assignment", "collect", "autograde", "export"]
     assert [c[0] for c in learner] == ["fetch_assignment", "submit"]
@@ -147,9 +151,14 @@ def course(tmp_path_factory):
     course, chinese, learner, exchange = top / "course", top / "course_zh", top / "learner", top / "exchange"
     for folder in (course / "source" / "challenges", chinese / "source" / "challenges_zh", learner, exchange):
         folder.mkdir(parents=True)
-    for name in CHALLENGES:
-        shutil.copy(NOTEBOOKS / f"{name}.ipynb", course / "source" / "challenges")
-        shutil.copy(NOTEBOOKS / "zh" / f"{name}.ipynb", chinese / "source" / "challenges_zh")
+    (command,) = [line.split("  #")[0] for line in blocks(TEACHERS, "bash")[0].splitlines()]
+    assert command == "python3 tools/teacher_source.py course/source/challenges"  # then --lang zh
+    for source, more in (
+        (course / "source" / "challenges", []),
+        (chinese / "source" / "challenges_zh", ["--lang", "zh"]),
+    ):
+        argv = [sys.executable, str(ROOT / command.split()[1]), str(source), *more]
+        subprocess.run(argv, check=True, capture_output=True, timeout=120)
     shift_assignment(course / "source" / "challenges")
     for folder in (course, chinese, learner):
         (folder / "nbgrader_config.py").write_text(config(exchange), encoding="utf-8")
@@ -173,45 +182,35 @@ def course(tmp_path_factory):
     return top
 
 
-def solution_lines(source):
-    """The lines inside nbgrader's solution markers, and the rest of the notebook's text."""
-    inside, outside = [], []
-    for cell in nbformat.read(source, as_version=4).cells:
-        region = False
-        for line in cell.source.splitlines():
-            region = (region or BEGIN in line) and END not in line
-            (inside if region and BEGIN not in line else outside).append(line.strip())
-    return inside, "\n".join(outside)
-
-
-def without_solutions(cell):
-    lines, kept, region = cell.source.split("\n"), [], False
-    for line in lines:
-        if BEGIN in line:
-            region = True
-            kept.append(STUB)
-        elif END in line:
-            region = False
-        elif not region:
-            kept.append(line)
-    return "\n".join(kept)
+def code_lines(code):
+    """The lines of a solution that are its own: long enough not to be found by chance elsewhere, and
+    not the lines that name the task and its directions, which a Try it's solution repeats."""
+    lines = [line.strip() for line in code.splitlines() if len(line.strip()) > 20]
+    return [line for line in lines if not line.startswith(("task = ", "B = task.labels"))]
 
 
 @needs_nbgrader
-@pytest.mark.parametrize("assignment, folder", [("challenges", NOTEBOOKS), ("challenges_zh", NOTEBOOKS / "zh")])
-def test_the_learners_edition_has_no_solution_left(course, assignment, folder):
-    release = course / ("course" if assignment == "challenges" else "course_zh") / "release" / assignment
+@pytest.mark.parametrize("assignment, lang", [("challenges", "en"), ("challenges_zh", "zh")])
+def test_the_released_edition_is_the_learners_edition_and_the_source_holds_every_solution(course, assignment, lang):
+    folder = course / ("course" if lang == "en" else "course_zh")
+    edition = NOTEBOOKS / ("zh" if lang == "zh" else "")
+    own = [line for answer in solutions(lang).values() for line in code_lines(answer.code)]
+    assert len(own) > 100
     for name in CHALLENGES:
-        released = nbformat.read(release / f"{name}.ipynb", as_version=4)
-        source = nbformat.read(folder / f"{name}.ipynb", as_version=4)
-        assert [without_solutions(cell) for cell in source.cells] == [cell.source for cell in released.cells]
-        inside, outside = solution_lines(folder / f"{name}.ipynb")
-        own = [line for line in inside if line and line not in outside]  # the solutions' own lines
-        text = "\n".join(cell.source for cell in released.cells)
-        assert len(own) > 20 and not [line for line in own if line in text]
-        assert "SOLUTION" not in text and not [cell for cell in released.cells if cell.get("outputs")]
-        folded = [cell for cell in source.cells if cell.metadata.get("jupyter", {}).get("source_hidden")]
-        assert folded and not [cell for cell in released.cells if "jupyter" in cell.metadata]  # answer cells open
+        released = nbformat.read(folder / "release" / assignment / f"{name}.ipynb", as_version=4)
+        learners = nbformat.read(edition / f"{name}.ipynb", as_version=4)
+        source = nbformat.read(folder / "source" / assignment / f"{name}.ipynb", as_version=4)
+        assert [cell.source for cell in released.cells] == [cell.source for cell in learners.cells]
+        assert not [cell for cell in released.cells if cell.get("outputs") or "jupyter" in cell.metadata]
+        text, taught = "\n".join(c.source for c in released.cells), "\n".join(c.source for c in source.cells)
+        assert "SOLUTION" not in text and not [line for line in own if line in text]
+        assert text.count(PLACEHOLDER) == taught.count(BEGIN) == taught.count(END) > 0
+    taught = "\n".join(
+        c.source
+        for name in CHALLENGES
+        for c in nbformat.read(folder / "source" / assignment / f"{name}.ipynb", 4).cells
+    )
+    assert all(line in taught for line in own)
     assert (course / "course" / "release" / "challenges" / "shift.py").exists()
 
 
@@ -254,9 +253,9 @@ try:
     error = None
 except ValueError as raised:
     error = str(raised)
-empty = grade("xor", blank("xor"), reveal=True, record=False)
+empty = grade("xor", blank("xor"), reveal=True)
 mine = with_parts(blank("repeat"), {"wte": 3 * np.eye(3)})  # a hand-made repeat: rows of length 3
-unsure = grade("repeat", with_parts(mine, {"wte": np.eye(3)}), record=False)  # all right, by a margin of only 1
+unsure = grade("repeat", with_parts(mine, {"wte": np.eye(3)}))  # all right, by a margin of only 1
 playground = Playground(task="abc")
 
 
@@ -271,6 +270,12 @@ try:
     own = reference(last) is None
 except ValueError:
     own = "off"
+try:
+    from handmade.course.solutions import solution
+
+    shown = str(solution("xor"))
+except ValueError as raised:
+    shown = str(raised)
 playground.score.reveal = True
 print(json.dumps({
     "file": __import__("handmade").__file__,
@@ -280,9 +285,10 @@ print(json.dumps({
     "blank": [empty.passed, empty.correct, empty.diagnosis, sum(empty.shares.values()) == empty.margin],
     "revealed": empty.revealed,
     "button": playground.score(playground.params)[2][-1],
-    "mine": grade("repeat", mine, record=False).passed,
+    "mine": grade("repeat", mine).passed,
     "unsure": [unsure.diagnosis, sum(unsure.shares.values()) == unsure.margin == 1],
     "checker": check_acb({"Ta": "Tc", "Tc": "Tb", "Tb": "Ta"}).passed,
+    "solution": shown,
     "own": own,  # a teacher's task's reference: off with the setting, there with the wheel alone
 }))
 """
@@ -311,6 +317,9 @@ def assert_works_without_references(found):
     explained, adds_up = found["unsure"]
     assert "(wte) pushes toward a by 1, not enough" in explained and adds_up
     assert found["mine"] and found["checker"]
+    assert found["solution"] == (
+        "the solutions are not installed here (an install for learners, without the answers); grading needs none"
+    )
 
 
 def test_with_the_setting_on_the_references_are_off_and_the_rest_works(tmp_path):
@@ -344,6 +353,7 @@ def test_a_wheel_built_without_references_leaves_them_out_and_grades(tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     assert (ROOT / "handmade" / "course" / "references.py").exists()
     assert "handmade/course/references.py" not in names
+    assert not [name for name in names if "answers" in name]  # nor the challenges' solutions
     assert {"handmade/course/tasks.py", "handmade/course/builtin_tasks.py", "handmade/course/grader.py"} <= set(names)
     assert "handmade/locale/zh/LC_MESSAGES/handmade.mo" in names
     target = tmp_path / "installed"

@@ -131,6 +131,7 @@ def test_every_limit_is_said_when_it_is_reached(data, monkeypatch):
     (data / "progress.json").write_text(json.dumps({"passed": entries}), encoding="utf-8")
     assert "holds 1000 passes" in handed_in("repeat", mine()).progress_note
     progress.reset()
+
     def rule(context):
         "Say a."
         return "a"

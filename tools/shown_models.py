@@ -57,10 +57,9 @@ def watched_run(path, data):
     notebook = nbformat.read(path, as_version=4)
     notebook.cells.insert(0, nbformat.v4.new_code_cell(WATCH))
     notebook.cells.append(nbformat.v4.new_code_cell(REPORT))
-    os.environ["HANDMADE_DATA"] = str(data)
     client = NotebookClient(notebook, timeout=300, kernel_name="python3", shutdown_kernel="immediate")
     client.resources = {"metadata": {"path": str(path.parent)}}
-    client.execute()
+    client.execute(env={**os.environ, "HANDMADE_DATA": str(data)})  # the kernel's own progress folder
     text = "".join(o.get("text", "") for o in notebook.cells[-1].outputs if o.output_type == "stream")
     return json.loads(text[text.index("WATCHED ") + len("WATCHED ") :])
 

@@ -66,11 +66,13 @@ def path():
 
 
 def identity(task):
-    """(name, fingerprint) of a Task: the fingerprint of its alphabet, context length, the shape it is
-    designed for and every graded context with its answer, so that two tasks of one name but another
-    rule or shape are two tasks, and a task written again the same way is the same one."""
-    from .tasks import examples
+    """(name, fingerprint) of a Task (or a built-in task's name): the fingerprint of its alphabet,
+    context length, the shape it is designed for and every graded context with its answer, so that
+    two tasks of one name but another rule or shape are two tasks, and a task written again the same
+    way is the same one."""
+    from .tasks import examples, get_task
 
+    task = get_task(task)
     described = {
         "alphabet": task.alphabet,
         "n_ctx": task.n_ctx,
@@ -182,9 +184,7 @@ def record_pass(task, params):
 def record(task):
     """Add the pass of ``task`` (a Task, or a built-in task's name) to the file; None, or a sentence
     saying why it could not. ``record_pass`` is what graders call: it records only the learner's own."""
-    from .tasks import get_task
-
-    name, fingerprint = identity(get_task(task))
+    name, fingerprint = identity(task)
     if len(name) > MAX_NAME:
         return _(
             "this pass is not recorded in your progress: the file keeps names of at most {limit} characters, and this task's has {n}"
