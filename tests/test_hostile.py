@@ -1469,6 +1469,56 @@ def test_the_playground_asks_before_it_replaces_another_model_and_says_what_it_d
     assert not handmade.load_weights(path)["blocks"][0]["attn"]["c_proj"]["b"].any()
 
 
+# ---- 11. the progress file: whatever is put there, read bounded and said, never a hang or a lost pass --
+
+
+def _fifo(path):
+    os.mkfifo(path)
+
+
+PROGRESS_FILES = {  # what the progress file (or its folder, or its lock) is made into
+    "a named pipe": lambda data: _fifo(data / progress.FILE),
+    "a link to /dev/zero": lambda data: (data / progress.FILE).symlink_to("/dev/zero"),
+    "a folder": lambda data: (data / progress.FILE).mkdir(),
+    "a lone surrogate": lambda data: (data / progress.FILE).write_text('{"passed": ["\\udcff"]}', encoding="utf-8"),
+    "a number of 5000 digits": lambda data: (data / progress.FILE).write_text(
+        '{"passed": [' + "9" * 5000 + "]}", encoding="utf-8"
+    ),
+    "nested 100000 deep": lambda data: (data / progress.FILE).write_text(
+        "[" * 100_000 + "]" * 100_000, encoding="utf-8"
+    ),
+    "not UTF-8": lambda data: (data / progress.FILE).write_bytes(b'{"passed": ["\xff"]}'),
+    "too large": lambda data: (data / progress.FILE).write_text(" " * (progress.MAX_BYTES + 1), encoding="utf-8"),
+    "the lock a named pipe": lambda data: _fifo(data / progress.LOCK),
+    "the folder a file": lambda data: (data.rmdir(), data.write_text("x", encoding="utf-8")),
+}
+
+
+@posix_only
+@pytest.mark.parametrize("case", list(PROGRESS_FILES))
+def test_the_progress_file_is_read_bounded_and_any_problem_said_in_one_line(tmp_path, monkeypatch, case):
+    """The library and the commands that read or write it: a sentence, at once, never a hang, a
+    traceback or Python's words; the learner's pass is graded and reported all the same."""
+    data = tmp_path / "data"
+    data.mkdir()
+    PROGRESS_FILES[case](data)
+    monkeypatch.setenv("HANDMADE_DATA", str(data))
+    read, note = progress.read(), progress.record("abc")
+    stated = read.problem if case not in ("the lock a named pipe", "the folder a file") else note
+    assert stated and "\n" not in stated and ("cannot" in stated or "could not" in stated), stated
+    assert note and "Traceback" not in note and "Exceeds the limit" not in note
+    own = parts.with_parts(tasks.reference("abc"), {"c_proj.w": 2 * parts.get(tasks.reference("abc"), "c_proj.w")})
+    handmade.save_weights(own, tmp_path / "abc.json")
+    env = {**os.environ, "HANDMADE_DATA": str(data), "HANDMADE_LANG": "zh"}
+    for args, status in ((["tasks"], 0), (["grade", "abc", "--weights", str(tmp_path / "abc.json")], 0)):
+        done = subprocess.run([sys.executable, "-m", "handmade", *args], env=env, capture_output=True, timeout=60)
+        out = done.stdout.decode("utf-8")
+        assert done.returncode == status and done.stderr == b"", (args, done.stderr[-300:])
+        last = out.splitlines()[-1]  # the summary, or the sentence on the file: in Chinese, naming it
+        own_words = re.sub(r"（[^（）]*(（[^（）]*）[^（）]*)*）", "", last)  # what the system said stays, in brackets
+        assert "Exceeds" not in out and progress.FILE in last and not re.search("[a-z]{3,} [a-z]{3,}", own_words), last
+
+
 # ---- the figures in README.md ("Reliability"): python tests/test_hostile.py ------------------------
 
 
@@ -1492,6 +1542,7 @@ def counts(tmp):
         "9. the Chinese command line": len(SAMPLE_USAGES) * len(LANGUAGE_SETTINGS)
         + len(EVERY_USAGE_SETTINGS) * len(every_usage(tmp)),
         "10. the playground's save": len(KEPT_BY_THE_PLAYGROUND) + 1,
+        "11. the progress file": len(PROGRESS_FILES) * 3,  # the library, tasks and a passing grade
     }
 
 

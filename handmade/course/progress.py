@@ -26,6 +26,7 @@ import html
 import json
 import os
 import secrets
+import stat
 import sys
 import time
 from dataclasses import astuple, dataclass
@@ -33,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..arguments import brief
+from ..arguments import SURROGATE, brief
 from ..i18n import _
 from ..reasons import reason as said
 
@@ -126,21 +127,35 @@ class Passes:
 
 
 def read():
-    """The Passes in the file (nothing passed yet when there is no file)."""
+    """The Passes in the file (nothing passed yet when there is no file). Only a regular file is
+    read, and at most MAX_BYTES of it: a pipe, a device or a link to one is refused unopened."""
     where = path()
     try:
-        if where.stat().st_size > MAX_BYTES:
+        info = where.stat()
+        if not stat.S_ISREG(info.st_mode):
+            return Passes((), _problem(where, _("it is not a regular file")))
+        if info.st_size > MAX_BYTES:
             return Passes((), _problem(where, _("it has more than {limit} bytes").format(limit=MAX_BYTES)))
-        data = json.loads(where.read_text(encoding="utf-8"))
+        with open(where, "rb") as file:
+            text = file.read(MAX_BYTES + 1).decode("utf-8")
+        data = json.loads(text, parse_int=_number, parse_float=_number, parse_constant=_number)  # none is wanted
     except FileNotFoundError:
         return Passes(())
-    except (OSError, UnicodeDecodeError, ValueError) as error:
-        return Passes((), _problem(where, said(error)[:160]))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
+        reason = _("it is nested too deeply") if isinstance(error, RecursionError) else said(error)[:160]
+        return Passes((), _problem(where, reason))
     entries = data.get("passed") if isinstance(data, dict) else None
     found = [_entry(item) for item in entries] if isinstance(entries, list) else [None]
     if None in found or len(found) > MAX_TASKS:
         return Passes((), _problem(where, _("it is not a list of passed tasks")))
     return Passes(tuple(dict.fromkeys(found)))
+
+
+def _number(text):  # a number in the file: kept as neither a name nor a fingerprint, and never converted
+    return _NUMBER
+
+
+_NUMBER = object()
 
 
 def _entry(item):
@@ -151,7 +166,7 @@ def _entry(item):
     if not isinstance(item, dict):
         return None
     name, fingerprint = item.get("task"), item.get("fingerprint")
-    named = isinstance(name, str) and 0 < len(name) <= MAX_NAME
+    named = isinstance(name, str) and 0 < len(name) <= MAX_NAME and not SURROGATE.search(name)
     fingerprinted = fingerprint is None or (isinstance(fingerprint, str) and len(fingerprint) == FINGERPRINT)
     return (name, fingerprint) if named and fingerprinted else None
 
@@ -206,7 +221,7 @@ def record(task):
             path=path(), seconds=f"{LOCK_WAIT:g}"
         )
     except OSError as error:
-        return _("could not record the pass in {path} ({reason})").format(path=path(), reason=said(error))
+        return _("could not record the pass in {path} ({reason})").format(path=path(), reason=_os_reason(error))
 
 
 def reset():
@@ -220,7 +235,16 @@ def reset():
             path=path(), seconds=f"{LOCK_WAIT:g}"
         )
     except OSError as error:
-        return _("could not start a new progress file in {path} ({reason})").format(path=path(), reason=said(error))
+        return _("could not start a new progress file in {path} ({reason})").format(
+            path=path(), reason=_os_reason(error)
+        )
+
+
+def _os_reason(error):
+    """Why the folder or the file could not be written: a folder that is a file said so, else the system's words."""
+    if isinstance(error, (FileExistsError, NotADirectoryError)) and not folder().is_dir():
+        return _("{folder} is not a folder").format(folder=folder())
+    return said(error)
 
 
 class _Busy(Exception):
@@ -232,7 +256,12 @@ def _locked():
     """Hold the progress folder's lock (an OS lock on ``LOCK``, let go when the process ends, even
     killed): one writer at a time, each waiting LOCK_WAIT seconds at most."""
     folder().mkdir(parents=True, exist_ok=True)
-    with open(folder() / LOCK, "a+b") as handle:
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NONBLOCK", 0)  # a pipe put there cannot make it wait
+    descriptor = os.open(folder() / LOCK, flags, 0o644)
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        os.close(descriptor)
+        raise OSError(None, _("{lock} is not a regular file").format(lock=folder() / LOCK))
+    with open(descriptor, "r+b") as handle:
         deadline = time.monotonic() + LOCK_WAIT
         while not _try_lock(handle):
             if time.monotonic() > deadline:
