@@ -65,59 +65,62 @@ def save_control(playground, save_path):
     weights other than those this playground last saved there or loaded from it, the row asks
     whether to replace them, and only a click on "replace it" does.
     """
-    p = playground
-    path = W.Text(value=str(save_path), description=_("file"), layout=W.Layout(width="260px"), style=NARROW)
-    save = W.Button(description=_("save weights"), layout=W.Layout(width="120px"))
-    load = W.Button(description=_("load weights"), layout=W.Layout(width="120px"))
-    replace = W.Button(description=_("replace it"), button_style="danger", layout=W.Layout(width="100px"))
-    keep = W.Button(description=_("keep it"), layout=W.Layout(width="100px"))
-    asking = W.HBox([replace, keep], layout=W.Layout(display="none"))
-    for widget, name in ((path, "path"), (save, "save"), (load, "load"), (replace, "replace"), (keep, "keep")):
-        widget.add_class(f"hm-file-{name}")
-    known = {}  # file name -> digest of the bytes this playground last saved there or loaded from it
+    return _SaveRow(playground, save_path).row
 
-    def do_save(_button, replacing=False):
-        asking.layout.display = "none"
-        target = path.value.strip()
+
+class _SaveRow:
+    """The widgets of ``save_control`` and what their buttons do."""
+
+    def __init__(self, playground, save_path):
+        self.p, self.known = playground, {}  # file name -> digest of the bytes last saved there or loaded
+        self.path = W.Text(value=str(save_path), description=_("file"), layout=W.Layout(width="260px"), style=NARROW)
+        buttons = {
+            "save": W.Button(description=_("save weights"), layout=W.Layout(width="120px")),
+            "load": W.Button(description=_("load weights"), layout=W.Layout(width="120px")),
+            "replace": W.Button(description=_("replace it"), button_style="danger", layout=W.Layout(width="100px")),
+            "keep": W.Button(description=_("keep it"), layout=W.Layout(width="100px")),
+        }
+        for name, widget in {"path": self.path, **buttons}.items():
+            widget.add_class(f"hm-file-{name}")
+        self.asking = W.HBox([buttons["replace"], buttons["keep"]], layout=W.Layout(display="none"))
+        buttons["save"].on_click(lambda _button: self.save())
+        buttons["replace"].on_click(lambda _button: self.save(replacing=True))
+        buttons["keep"].on_click(lambda _button: self.keep())
+        buttons["load"].on_click(lambda _button: self.load())
+        self.row = W.HBox([self.path, buttons["save"], buttons["load"], self.asking])
+        self.row.layout.flex_flow = "row wrap"
+
+    def say(self, sentence, ok=False):
+        self.p.status.value = message_html(sentence, ok=ok)
+
+    def save(self, replacing=False):
+        self.asking.layout.display = "none"
+        target = self.path.value.strip()
         if not target:
-            p.status.value = message_html(_("could not save: type a file name first"))
-            return
-        if not replacing and _holds_another_model(target, known.get(target)):
-            p.status.value = message_html(
-                _("'{path}' holds another model: replace it with this playground's weights?").format(
-                    path=shown_path(target)
-                )
-            )
-            asking.layout.display = "flex"
-            return
-        done = _save(p, target, force=False)
+            return self.say(_("could not save: type a file name first"))
+        if not replacing and _holds_another_model(target, self.known.get(target)):
+            self.asking.layout.display = "flex"
+            question = _("'{path}' holds another model: replace it with this playground's weights?")
+            return self.say(question.format(path=shown_path(target)))
+        done = _save(self.p, target, force=False)
         if done is not None:
-            known[target] = _digest(target)
-            p.status.value = message_html(_("saved: {done}").format(done=done), ok=True)
+            self.known[target] = _digest(target)
+            self.say(_("saved: {done}").format(done=done), ok=True)
 
-    def do_keep(_button):
-        asking.layout.display = "none"
-        p.status.value = message_html(
-            _("nothing saved: '{path}' is kept as it was").format(path=shown_path(path.value))
-        )
+    def keep(self):
+        self.asking.layout.display = "none"
+        self.say(_("nothing saved: '{path}' is kept as it was").format(path=shown_path(self.path.value)))
 
-    def do_load(_button):
+    def load(self):
         from ..files import load_weights
 
-        target = path.value.strip()
+        target = self.path.value.strip()
         try:
             loaded = load_weights(target)
         except (OSError, ValueError) as error:
-            p.status.value = message_html(_("{error}; the model is unchanged").format(error=error))
-            return
-        known[target] = _digest(target)
-        p.replace(loaded, _("loaded the weights from {path}").format(path=target))
-
-    save.on_click(do_save)
-    replace.on_click(lambda button: do_save(button, replacing=True))
-    keep.on_click(do_keep)
-    load.on_click(do_load)
-    return W.HBox([path, save, load, asking], layout=W.Layout(flex_flow="row wrap"))
+            return self.say(_("{error}; the model is unchanged").format(error=error))
+        self.known[target] = _digest(target)
+        self.p.replace(loaded, _("loaded the weights from {path}").format(path=target))
 
 
 def _save(p, target, force):
