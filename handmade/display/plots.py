@@ -8,7 +8,7 @@ from matplotlib import pyplot as plt
 from matplotlib.colors import LinearSegmentedColormap
 
 from ..i18n import N_, translated
-from .labelled import shade
+from .labelled import ink, shade
 
 # the HTML tables' colours: blue below zero, white at zero, red above
 SIGNED = LinearSegmentedColormap.from_list("handmade", [[c / 255 for c in shade(t)] for t in np.linspace(-1, 1, 21)])
@@ -28,7 +28,7 @@ def heatmap(matrix, ax=None, annotate=True, cmap=None, vmin=None, vmax=None, xla
 
     Values are coloured as the HTML tables colour them: blue below zero, white at zero, red above,
     on a scale symmetric about zero (attention weights, all zero or more, run from white to red).
-    Cells carry their numbers. A label or title that is a message of the catalogue (``KEY``, ``QUERY``)
+    Cells carry their numbers, in black or white by the cell's colour (at least 4.5:1). A label or title that is a message of the catalogue (``KEY``, ``QUERY``)
     is drawn in the learner's language; any other is drawn as given.
     """
     values = np.clip(matrix.values, -1e6, 1e6)  # a huge or infinite entry would wash out everything else
@@ -47,8 +47,9 @@ def heatmap(matrix, ax=None, annotate=True, cmap=None, vmin=None, vmax=None, xla
     if annotate:
         texts = matrix.texts()
         for (i, j), value in np.ndenumerate(values):
-            dark = abs(image.norm(value) - 0.5) > 0.3  # far from white: a deep colour
-            ax.text(j, i, texts[i][j], ha="center", va="center", fontsize=8, color="white" if dark else "black")
+            background = [round(255 * c) for c in image.cmap(image.norm(value))[:3]]
+            colour = [c / 255 for c in ink(background)]  # black or white, whichever stands out more
+            ax.text(j, i, texts[i][j], ha="center", va="center", fontsize=8, color=colour)
     ax.set_xlabel(translated(xlabel) if xlabel else "", fontfamily=FONTS)  # gettext("") is the header
     ax.set_ylabel(translated(ylabel) if ylabel else "", fontfamily=FONTS)
     if matrix.title:

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from handmade.display.labelled import CHANGED
+
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 
 
@@ -177,7 +179,7 @@ def test_editing_a_q_entry_changes_the_attention_heatmap(notebook):
     tab(nb, "q")
     nb.type_into(nb.cell_box("q", 2, 2), "0")  # position 2 no longer looks at itself
     changed = nb.wait_for_change("hm-view-q-attention", before)
-    assert "outline:2px solid" in changed  # the cells that changed are marked
+    assert CHANGED in changed  # the cells that changed are marked
     nb.page.locator(".hm-reset").click()
     nb.page.wait_for_function("() => document.querySelector('.hm-cell-q-2-2 input').value === '1024'")
     assert nb.html("hm-view-q-attention") == before  # views back as they started (reset compares with nothing)
@@ -295,7 +297,7 @@ def test_lg_keeps_what_is_typed_from_any_state_with_outlines_and_the_right_accur
         right = handmade.accuracy(with_lg(handmade.blog_model(), float(typed))).correct
         assert box.input_value() == typed and nb.cell_box("c-proj-b", 0, 5).input_value() == typed
         assert f"({right} / 27)" in nb.text("hm-view-accuracy")
-        assert "outline:2px" in nb.html("hm-view-residual")  # what the change changed is outlined
+        assert CHANGED in nb.html("hm-view-residual")  # what the change changed is outlined
     nb.page.locator(".hm-reset").click()
     nb.wait_for_text("hm-view-accuracy", "(27 / 27)")
 
