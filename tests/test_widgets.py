@@ -357,7 +357,8 @@ def test_a_task_playground_edits_the_blank_and_shows_the_grade_with_its_margin()
     from handmade.course.tasks import TASKS, reference
 
     p = Playground(task="abc")
-    assert "5 / 15 right, margin 0" in accuracy_text(p) and "why, for &#x27;a&#x27; -&gt; b" in accuracy_text(p)
+    assert "5 / 15 right, margin 0" in accuracy_text(p)
+    assert "why, for &#x27;a&#x27; -&gt; b" in p.summary["diagnosis"].value  # below the grids, whole
     assert "strength" not in p.controls  # the blog's Lg rule means nothing here
     assert p.replace(reference(TASKS["abc"]))
     assert "PASS: 15 / 15 right" in accuracy_text(p)

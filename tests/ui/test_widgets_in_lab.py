@@ -110,7 +110,7 @@ def test_giving_b_the_value_of_a_breaks_the_model(notebook):
 def test_lg_slider_breaks_predictions_when_small(notebook):
     nb = notebook("07_projection_and_residual.ipynb")
     before = nb.html("hm-view-accuracy")
-    handle = nb.page.locator(".hm-lg .noUi-handle")
+    handle = nb.page.locator(".hm-lg input[type=range]")
     handle.focus()
     handle.press("Home")  # Lg = 1/16: the residual's 1 wins
     assert "(27 / 27)" not in nb.wait_for_change("hm-view-accuracy", before)
@@ -158,7 +158,7 @@ def accuracy(nb):
 
 def tab(nb, title):
     """Open the playground's tab called ``title`` (its grids are hidden until then)."""
-    nb.page.locator(".hm-stages .lm-TabBar-tab", has_text=title).first.click()
+    nb.tab(title)
 
 
 def test_zeroing_lg_in_c_proj_drops_accuracy_and_reset_restores_it(notebook):

@@ -1,0 +1,65 @@
+"""A slider on a log scale that a screen reader can name: the browser's own range input.
+
+ipywidgets' sliders draw a ``role="slider"`` handle that no trait can give a name (neither
+``description`` nor ``tooltip`` reaches it), so a screen reader announces an unnamed slider. This
+one is an ``<input type="range">`` (anywidget runs the few lines of JavaScript below, shipped
+here, nothing fetched), named by ``label`` and read out by ``valuetext``; the keyboard moves it
+as any range input (arrows, Page Up/Down, Home, End). Its ``value`` is a number on the scale
+``base ** min`` to ``base ** max`` in steps of ``step`` in the exponent, like ``FloatLogSlider``.
+"""
+
+import anywidget
+import traitlets
+
+ESM = """
+function render({ model, el }) {
+  const input = document.createElement("input");
+  input.type = "range";
+  const draw = () => {
+    const base = model.get("base");
+    input.min = model.get("min");
+    input.max = model.get("max");
+    input.step = model.get("step");
+    input.value = Math.log(model.get("value")) / Math.log(base);
+    input.setAttribute("aria-label", model.get("label"));
+    input.setAttribute("aria-valuetext", model.get("valuetext"));
+    input.title = model.get("label");
+  };
+  input.addEventListener("change", () => {
+    model.set("value", model.get("base") ** Number(input.value));
+    model.save_changes();
+  });
+  model.on("change", draw);
+  draw();
+  el.appendChild(input);
+}
+export default { render };
+"""
+CSS = """
+.hm-log-slider input[type="range"] { width: 200px; margin: 0 8px; accent-color: #1f5fbf; }
+"""
+
+
+class LogSlider(anywidget.AnyWidget):
+    """A range input from ``base ** min`` to ``base ** max``; ``label`` names it, ``valuetext``
+    is what a screen reader says its value is (by default the value itself)."""
+
+    _esm, _css = ESM, CSS
+    value = traitlets.Float(1.0).tag(sync=True)
+    base = traitlets.Float(10.0).tag(sync=True)
+    min = traitlets.Float(0.0).tag(sync=True)
+    max = traitlets.Float(4.0).tag(sync=True)
+    step = traitlets.Float(0.1).tag(sync=True)
+    label = traitlets.Unicode("").tag(sync=True)
+    valuetext = traitlets.Unicode("").tag(sync=True)
+
+    def __init__(self, **traits):
+        super().__init__(**traits)
+        self.add_class("hm-log-slider")
+        self.observe(self._say_value, names="value")
+        self._say_value()
+
+    def _say_value(self, _change=None):
+        from ..display.labelled import fmt
+
+        self.valuetext = fmt(self.value)
