@@ -2,6 +2,7 @@
 
 import json
 
+import ipywidgets as W
 import numpy as np
 import pytest
 from helpers import random_params
@@ -12,6 +13,8 @@ from handmade.display import views
 from handmade.display.labelled import CHANGED, fmt
 from handmade.widgets import Playground, ProductExplorer, SoftmaxExplorer, blog_playground
 from handmade.widgets.blog import with_lg
+from handmade.widgets.editors import QUIET_LABEL
+from handmade.widgets.slider import LogSlider
 
 
 def type_into(playground, name, i, j, text):
@@ -378,3 +381,44 @@ def test_break_it_works_in_every_task_playground_from_its_first_choice(task):
 def test_a_playground_needs_a_model_or_a_task():
     with pytest.raises(ValueError, match="a playground needs a model"):
         Playground()
+
+
+# ---- for a screen reader: every control has a name, every message is announced ----------------
+
+
+def _controls(widget):
+    """Every widget a person can operate in ``widget``'s tree, with the tabs' grids built."""
+    if isinstance(widget, W.Tab):
+        for k in range(len(widget.children)):
+            widget.selected_index = k  # a tab's grids are built when it is first shown
+        widget.selected_index = 0
+    found = (
+        [widget] if isinstance(widget, (W.Text, W.FloatText, W.Dropdown, W.Button, W.ToggleButton, LogSlider)) else []
+    )
+    for child in getattr(widget, "children", ()):
+        found += _controls(child)
+    return found
+
+
+@pytest.mark.parametrize("make", [blog_playground, lambda: Playground(task="induction")], ids=["blog", "induction"])
+def test_every_control_of_a_playground_has_a_name(make):
+    p = make()
+    controls = _controls(p.widget)
+    assert len(controls) > 100
+    for control in controls:
+        name = control.label if isinstance(control, LogSlider) else control.description
+        assert name.strip(), control
+    for name, editor in p.editors.items():
+        matrix = editor.matrix
+        for (i, j), box in np.ndenumerate(np.array(editor.boxes, dtype=object)):
+            assert box.description == f"{name}, row {matrix.rows[i]}, column {matrix.cols[j]}"
+            assert QUIET_LABEL in box._dom_classes  # read out, not shown: the grid's own labels show it
+            assert box.placeholder == ""  # not ipywidgets' zero-width space, which passes for a name
+
+
+def test_a_refusal_is_an_alert_and_other_news_a_status():
+    p = blog_playground()
+    type_into(p, "q", 1, 0, "lots")
+    assert 'role="alert" aria-live="assertive"' in p.editors["q"].message.value
+    p.reset()
+    assert 'role="status" aria-live="polite"' in p.status.value and "reset" in p.status.value

@@ -7,7 +7,7 @@ from matplotlib import font_manager
 from matplotlib import pyplot as plt
 from matplotlib.colors import LinearSegmentedColormap
 
-from ..i18n import N_, translated
+from ..i18n import N_, _, translated
 from .labelled import ink, shade
 
 # the HTML tables' colours: blue below zero, white at zero, red above
@@ -54,4 +54,30 @@ def heatmap(matrix, ax=None, annotate=True, cmap=None, vmin=None, vmax=None, xla
     ax.set_ylabel(translated(ylabel) if ylabel else "", fontfamily=FONTS)
     if matrix.title:
         ax.set_title(translated(matrix.title), loc="left", fontsize=10, fontfamily=FONTS)
+    return ax
+
+
+# Reference lines tell apart by their dashes, their darkness and a label at their end, never by hue
+# alone (red and green are one colour to a deuteranope).
+REFERENCE_STYLES = (
+    {"color": "0.35", "linestyle": ":", "linewidth": 1.2},
+    {"color": "#1f5fbf", "linestyle": "--", "linewidth": 1.2},
+    {"color": "0.1", "linestyle": "-.", "linewidth": 1.2},
+    {"color": "#8a4b08", "linestyle": (0, (6, 2, 1, 2, 1, 2)), "linewidth": 1.2},
+)
+
+
+def reference_lines(ax, lines):
+    """Draw each (label, y) of ``lines`` across ``ax`` as a horizontal line of its own dash pattern,
+    its label written above its right end (and in the legend): yardsticks a plot is read against."""
+    if len(lines) > len(REFERENCE_STYLES):
+        raise ValueError(
+            _("at most {n} reference lines, one dash pattern each; got {count}").format(
+                n=len(REFERENCE_STYLES), count=len(lines)
+            )
+        )
+    right = ax.get_yaxis_transform()  # x in axes (0 to 1), y in data
+    for (label, y), style in zip(lines, REFERENCE_STYLES):
+        ax.axhline(y, label=label, **style)
+        ax.text(0.995, y, label, transform=right, ha="right", va="bottom", fontsize=8, color=style["color"])
     return ax

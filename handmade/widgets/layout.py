@@ -63,7 +63,7 @@ def build(playground):
         "accuracy": _html("hm-view-accuracy", flex="1 1 320px"),
     }
     if p.score is not None:  # the score's details, below the stages: however long, they never move the grids
-        summary["diagnosis"] = _html("hm-view-diagnosis", margin="2px 0 0 0")
+        summary["diagnosis"] = _html("hm-diagnosis", margin="2px 0 0 0")
     outcomes = {name: _html(f"hm-view-{name}") for name in ("predictions", "completion") if name in p.view_names}
     status, text_message = _html("hm-status"), _html("hm-text-message")
     text_box = _context_box(p) if "text" in p.controls else None

@@ -11,9 +11,12 @@ as any range input (arrows, Page Up/Down, Home, End). Its ``value`` is a number 
 import anywidget
 import traitlets
 
+from ..display.labelled import fmt
+
 ESM = """
 function render({ model, el }) {
   const input = document.createElement("input");
+  const readout = document.createElement("span");
   input.type = "range";
   const draw = () => {
     const base = model.get("base");
@@ -24,6 +27,7 @@ function render({ model, el }) {
     input.setAttribute("aria-label", model.get("label"));
     input.setAttribute("aria-valuetext", model.get("valuetext"));
     input.title = model.get("label");
+    readout.textContent = model.get("readout") ? model.get("valuetext") : "";
   };
   input.addEventListener("change", () => {
     model.set("value", model.get("base") ** Number(input.value));
@@ -31,18 +35,20 @@ function render({ model, el }) {
   });
   model.on("change", draw);
   draw();
-  el.appendChild(input);
+  el.append(input, readout);
 }
 export default { render };
 """
 CSS = """
+.hm-log-slider { display: flex; align-items: center; }
 .hm-log-slider input[type="range"] { width: 200px; margin: 0 8px; accent-color: #1f5fbf; }
 """
 
 
 class LogSlider(anywidget.AnyWidget):
     """A range input from ``base ** min`` to ``base ** max``; ``label`` names it, ``valuetext``
-    is what a screen reader says its value is (by default the value itself)."""
+    is what a screen reader says its value is (the value, as the tables write numbers), and
+    ``readout`` writes it beside the slider too."""
 
     _esm, _css = ESM, CSS
     value = traitlets.Float(1.0).tag(sync=True)
@@ -52,6 +58,7 @@ class LogSlider(anywidget.AnyWidget):
     step = traitlets.Float(0.1).tag(sync=True)
     label = traitlets.Unicode("").tag(sync=True)
     valuetext = traitlets.Unicode("").tag(sync=True)
+    readout = traitlets.Bool(False).tag(sync=True)  # whether the value is also written beside it
 
     def __init__(self, **traits):
         super().__init__(**traits)
@@ -60,6 +67,4 @@ class LogSlider(anywidget.AnyWidget):
         self._say_value()
 
     def _say_value(self, _change=None):
-        from ..display.labelled import fmt
-
-        self.valuetext = fmt(self.value)
+        self.valuetext = fmt(self.value, 3)

@@ -81,7 +81,7 @@ def test_editing_q_changes_the_scores_and_attention(notebook):
 def test_softmax_scale_slider_and_bad_rows(notebook):
     nb = notebook("05_softmax_and_mask.ipynb")
     before = nb.html("hm-softmax-view")
-    handle = nb.page.locator(".hm-softmax-scale .noUi-handle")
+    handle = nb.page.locator(".hm-softmax-scale input[type=range]")
     handle.focus()
     handle.press("End")  # the largest scale: softmax becomes argmax
     after = nb.wait_for_change("hm-softmax-view", before)
