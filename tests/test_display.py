@@ -106,3 +106,27 @@ def test_two_head_model_splits_the_work_between_self_and_previous():
     previous[0, 0] = 1  # the first token has nothing before it
     np.testing.assert_allclose(t["head1.attention_weights"].values, previous, atol=1e-100)
     assert t["blocks[0].attention_output"].cols[3] == "h0·V"
+
+
+def test_reference_lines_differ_by_more_than_their_hue():
+    """Issue 30: two yardsticks in red and green are one colour to a deuteranope."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot as plt
+
+    from handmade.display.plots import REFERENCE_STYLES, reference_lines
+
+    figure, ax = plt.subplots()
+    ax.plot([0, 1], [3, 2])
+    reference_lines(ax, [("guessing evenly", 4.19), ("character frequencies", 3.3), ("counting pairs", 2.5)])
+    lines = ax.get_lines()[1:]
+    assert [line.get_linestyle() for line in lines] == [":", "--", "-."]  # by their dashes
+    darkness = {round(sum(matplotlib.colors.to_rgb(line.get_color())), 2) for line in lines}
+    assert len(darkness) == 3  # by their darkness
+    assert [t.get_text() for t in ax.texts] == ["guessing evenly", "character frequencies", "counting pairs"]
+    assert ax.get_legend_handles_labels()[1] == [t.get_text() for t in ax.texts]
+    assert len({str(style["linestyle"]) for style in REFERENCE_STYLES}) == len(REFERENCE_STYLES)
+    with pytest.raises(ValueError, match="at most 4 reference lines"):
+        reference_lines(ax, [("x", 1.0)] * (len(REFERENCE_STYLES) + 1))
+    plt.close(figure)

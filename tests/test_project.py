@@ -28,13 +28,13 @@ def test_pyproject_and_requirements_txt_state_the_same_ranges():
     listed = re.findall(r"^(?:dependencies|notebooks) = \[(.*?)\]", pyproject, re.M)
     in_pyproject = {spec for line in listed for spec in re.findall(r'"([^"]+)"', line)}
     in_requirements = {line for line in requirements.splitlines() if line and not line.startswith(("#", "-e"))}
-    assert in_pyproject == in_requirements and len(in_requirements) == 4
+    assert in_pyproject == in_requirements and len(in_requirements) == 5
 
 
 def test_every_floor_says_why_it_is_what_it_is():
     requirements = (ROOT / "requirements.txt").read_text(encoding="utf-8")
     floors = re.findall(r"^([\w-]+)>=([\d.]+),<\d+$", requirements, re.M)
-    assert len(floors) == 4
+    assert len(floors) == 5
     for name, version in floors:
         assert re.search(rf"^# - {name} {re.escape(version)}: \S", requirements, re.M), name
 
@@ -163,7 +163,7 @@ def conditions_tool():
 def test_the_floors_ci_installs_are_the_lowest_versions_requirements_txt_allows():
     floors = conditions_tool().floors()
     requirements = (ROOT / "requirements.txt").read_text(encoding="utf-8")
-    assert set(floors) == {"numpy", "matplotlib", "ipywidgets", "jupyterlab"}
+    assert set(floors) == {"numpy", "matplotlib", "ipywidgets", "jupyterlab", "anywidget"}
     assert all(f"{name}>={version}," in requirements for name, version in floors.items())
 
 

@@ -188,7 +188,7 @@ def test_html_rendering_marks_splits_highlights_and_zeros():
     assert html.count("<tr>") == 3 and "<caption" in html
     assert "border-left:2px solid" in html  # the split before column 1
     assert "background:#ffd866" in html  # the highlighted cell
-    assert "color:#bbb" in html  # the zero
+    assert "color:#6b6b6b" in html  # the zero
 
 
 def test_html_escapes_labels():

@@ -2,6 +2,7 @@
 
 import json
 
+import ipywidgets as W
 import numpy as np
 import pytest
 from helpers import random_params
@@ -9,9 +10,11 @@ from helpers import random_params
 import handmade
 from handmade import parts
 from handmade.display import views
-from handmade.display.labelled import fmt
+from handmade.display.labelled import CHANGED, fmt
 from handmade.widgets import Playground, ProductExplorer, SoftmaxExplorer, blog_playground
 from handmade.widgets.blog import with_lg
+from handmade.widgets.editors import QUIET_LABEL
+from handmade.widgets.slider import LogSlider
 
 
 def type_into(playground, name, i, j, text):
@@ -60,11 +63,11 @@ def test_the_stages_put_each_grid_beside_the_views_it_changes():
 def test_editing_a_weight_changes_the_model_and_marks_what_changed():
     p = blog_playground()
     before = view(p, "attention")
-    assert "outline" not in before  # nothing changed yet
+    assert CHANGED not in before  # nothing changed yet
     type_into(p, "q", 1, 0, "0")  # position 1 no longer looks back at position 0
     assert p.params["blocks"][0]["attn"]["c_attn"]["w"][1, 0] == 0
     after = view(p, "attention")
-    assert after != before and "outline:2px solid" in after
+    assert after != before and CHANGED in after
 
 
 def test_one_edit_costs_one_traced_pass_and_the_accuracys_passes(monkeypatch):
@@ -183,7 +186,7 @@ def test_a_change_that_changes_nothing_keeps_the_outlines_of_the_last_one():
     p = blog_playground()
     p.strength.box.value = 1.0
     outlined = view(p, "attention") + view(p, "residual")
-    assert "outline" in outlined
+    assert CHANGED in outlined
     settle(p.strength.slider)
     p.refresh()  # the same weights again
     assert view(p, "attention") + view(p, "residual") == outlined
@@ -357,7 +360,8 @@ def test_a_task_playground_edits_the_blank_and_shows_the_grade_with_its_margin()
     from handmade.course.tasks import TASKS, reference
 
     p = Playground(task="abc")
-    assert "5 / 15 right, margin 0" in accuracy_text(p) and "why, for &#x27;a&#x27; -&gt; b" in accuracy_text(p)
+    assert "5 / 15 right, margin 0" in accuracy_text(p)
+    assert "why, for &#x27;a&#x27; -&gt; b" in p.summary["diagnosis"].value  # below the grids, whole
     assert "strength" not in p.controls  # the blog's Lg rule means nothing here
     assert p.replace(reference(TASKS["abc"]))
     assert "PASS: 15 / 15 right" in accuracy_text(p)
@@ -377,3 +381,44 @@ def test_break_it_works_in_every_task_playground_from_its_first_choice(task):
 def test_a_playground_needs_a_model_or_a_task():
     with pytest.raises(ValueError, match="a playground needs a model"):
         Playground()
+
+
+# ---- for a screen reader: every control has a name, every message is announced ----------------
+
+
+def _controls(widget):
+    """Every widget a person can operate in ``widget``'s tree, with the tabs' grids built."""
+    if isinstance(widget, W.Tab):
+        for k in range(len(widget.children)):
+            widget.selected_index = k  # a tab's grids are built when it is first shown
+        widget.selected_index = 0
+    found = (
+        [widget] if isinstance(widget, (W.Text, W.FloatText, W.Dropdown, W.Button, W.ToggleButton, LogSlider)) else []
+    )
+    for child in getattr(widget, "children", ()):
+        found += _controls(child)
+    return found
+
+
+@pytest.mark.parametrize("make", [blog_playground, lambda: Playground(task="induction")], ids=["blog", "induction"])
+def test_every_control_of_a_playground_has_a_name(make):
+    p = make()
+    controls = _controls(p.widget)
+    assert len(controls) > 100
+    for control in controls:
+        name = control.label if isinstance(control, LogSlider) else control.description
+        assert name.strip(), control
+    for name, editor in p.editors.items():
+        matrix = editor.matrix
+        for (i, j), box in np.ndenumerate(np.array(editor.boxes, dtype=object)):
+            assert box.description == f"{name}, row {matrix.rows[i]}, column {matrix.cols[j]}"
+            assert QUIET_LABEL in box._dom_classes  # read out, not shown: the grid's own labels show it
+            assert box.placeholder == ""  # not ipywidgets' zero-width space, which passes for a name
+
+
+def test_a_refusal_is_an_alert_and_other_news_a_status():
+    p = blog_playground()
+    type_into(p, "q", 1, 0, "lots")
+    assert 'role="alert" aria-live="assertive"' in p.editors["q"].message.value
+    p.reset()
+    assert 'role="status" aria-live="polite"' in p.status.value and "reset" in p.status.value

@@ -15,8 +15,9 @@ README's test command itself. A stored output passes only if it is the same unde
   their last bits, as they would on another machine.
 - floors: a separate environment, `.venv-floors`, with the lowest version of every requirement that
   requirements.txt states (its comments say why each floor is what it is), and the test tools. It
-  runs the notebooks, then opens the playground in JupyterLab in Chromium (skipped without one), so
-  the floors of JupyterLab and ipywidgets are tried where they matter.
+  runs the notebooks, then opens the playground in JupyterLab in Chromium (skipped without one) and
+  checks it with axe-core, so the floors of JupyterLab, ipywidgets and anywidget are tried where they
+  matter.
 - nudged: the notebooks that train, with every array of every starting point multiplied by
   1 + 1e-9 x noise (tools/nudged/sitecustomize.py). That is about ten million times the rounding
   noise of one operation, so an output that survives it does not hang on the last bits of any sum,
@@ -41,7 +42,8 @@ ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 FLOORS_VENV = ROOT / ".venv-floors"
 THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
-FLOOR_UI_TESTS = "09_playground or lg_takes_exactly"  # the playground renders and keeps what is typed
+# the playground renders, keeps what is typed, and is accessible (axe, names, focus, nothing clipped)
+FLOOR_UI_TESTS = "09_playground or lg_takes_exactly or accessibility"
 
 
 def notebook_command(python, paths=("notebooks",)):
@@ -78,7 +80,7 @@ def floors(requirements=ROOT / "requirements.txt"):
 
 
 def dev_requirement(name):
-    """The line of requirements-dev.txt that asks for ``name`` (pytest, nbval, playwright)."""
+    """The line of requirements-dev.txt that asks for ``name`` (pytest, nbval, playwright, axe-playwright-python)."""
     lines = (ROOT / "requirements-dev.txt").read_text(encoding="utf-8").splitlines()
     return next(line.split("#")[0].strip() for line in lines if re.match(rf"{name}\b", line))
 
@@ -88,7 +90,7 @@ def make_floors_venv():
     subprocess.run([sys.executable, "-m", "venv", str(FLOORS_VENV)], check=True)
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False, encoding="utf-8") as constraints:
         constraints.write("".join(f"{name}=={version}\n" for name, version in floors().items()))
-    tools = [dev_requirement(name) for name in ("pytest", "nbval", "playwright")]
+    tools = [dev_requirement(name) for name in ("pytest", "nbval", "playwright", "axe-playwright-python")]
     install = ["-m", "pip", "install", "-q", "-r", str(ROOT / "requirements.txt"), *tools, "-c", constraints.name]
     try:
         subprocess.run([str(venv_python(FLOORS_VENV)), *install], check=True, cwd=ROOT)

@@ -13,7 +13,7 @@ from ..inference import prepare
 from ..structure import BlockShape
 from .outputs import Svg
 
-INK, FAINT, ACCENT = "#222", "#aaa", "#c0392b"
+INK, FAINT, ACCENT = "#222", "#767676", "#c0392b"  # FAINT: 4.5:1 on white, and dashed
 
 
 def _box(x, y, w, h, label, sub="", present=True, fill="#fff"):

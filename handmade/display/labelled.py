@@ -136,9 +136,11 @@ class LabelledMatrix:
 
         With ``heat=True`` every cell is shaded by its value (a heatmap that is also a table):
         blue below zero, red above, white at zero, the colours the matplotlib heatmaps use too
-        (values beyond ±1e6 are shaded as ±1e6, and -∞, the mask's, as the lowest).
-        ``caption=False`` leaves the title out, for a page that shows it as a heading.
-        ``changed``: cells {(row, col), ...} to outline, such as those an edit just changed.
+        (values beyond ±1e6 are shaded as ±1e6, and -∞, the mask's, as the lowest), and its number
+        is written in black or white, whichever stands out more from the shade (WCAG AA: at least
+        4.5:1). ``caption=False`` leaves the title out, for a page that shows it as a heading.
+        ``changed``: cells {(row, col), ...} to outline, such as those an edit just changed: a
+        black line around the cell and a white one inside it (one of the two stands out from any shade).
         """
         esc = html.escape
         shades = _shades(self.values) if heat else None
@@ -154,13 +156,13 @@ class LabelledMatrix:
             for j, text in enumerate(cells):
                 style = pad + top + (edge if j in self.col_splits else "")
                 if (i, j) in changed:
-                    style += "outline:2px solid #e8710a;outline-offset:-2px;"
+                    style += CHANGED
                 if (i, j) in self.highlight:
-                    style += "background:#ffd866;font-weight:bold;"
+                    style += f"background:{HIGHLIGHT};color:#000;font-weight:bold;"
                 elif shades is not None:
                     style += shades[i][j]
                 elif text in ("0", "≈0"):
-                    style += "color:#bbb;"
+                    style += f"color:{PALE};"
                 tds.append(f'<td style="{style}text-align:right">{esc(text)}</td>')
             rows.append(
                 f'<tr><th style="{pad}{top}text-align:left;white-space:nowrap">{esc(label)}</th>{"".join(tds)}</tr>'
@@ -170,7 +172,7 @@ class LabelledMatrix:
             title = f'<caption style="caption-side:top;text-align:left;white-space:nowrap">{esc(self.title)}</caption>'
         return (
             '<table class="handmade-matrix" style="border-collapse:collapse;font-family:monospace">'
-            f"{title}<thead><tr><th></th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+            f"{title}<thead><tr><td></td>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
         )
 
     def latex(self, name=None, labels=False):
@@ -196,8 +198,11 @@ class LabelledMatrix:
         return heatmap(self, ax=ax, **kwargs)
 
 
-POSITIVE = (255, 55, 55)  # the colour of the largest positive value, in tables and in heatmaps
-NEGATIVE = (55, 55, 255)  # and of the most negative one; 0 is white
+POSITIVE = (200, 35, 35)  # the colour of the largest positive value, in tables and in heatmaps
+NEGATIVE = (40, 60, 200)  # and of the most negative one; 0 is white
+PALE = "#6b6b6b"  # a zero's grey: paler than the other numbers, 5.3:1 on white
+HIGHLIGHT = "#ffd866"  # a cell the page points at (black on it: 15:1)
+CHANGED = "outline:2px solid #000;box-shadow:inset 0 0 0 2px #fff;"  # a changed cell: black around, white inside
 
 
 def shade(t):
@@ -206,8 +211,32 @@ def shade(t):
     return tuple(round(255 + (c - 255) * min(abs(t), 1.0)) for c in end)
 
 
+def luminance(rgb):
+    """The relative luminance of an sRGB colour (0-255 each), as WCAG 2.1 defines it."""
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in (v / 255 for v in rgb)]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast(a, b):
+    """WCAG 2.1's contrast ratio of two sRGB colours, 1 to 21."""
+    light, dark = sorted((luminance(a), luminance(b)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def ink(background):
+    """Black or white, whichever stands out more from ``background``: at least 4.58:1 on any colour."""
+    black, white = (0, 0, 0), (255, 255, 255)
+    return black if contrast(black, background) >= contrast(white, background) else white
+
+
+def hex_colour(rgb):
+    """ "#rrggbb" of (r, g, b)."""
+    return "#{:02x}{:02x}{:02x}".format(*rgb)
+
+
 def _shades(values):
-    """A background colour per cell: white at 0, deepening to red (max) or blue (min)."""
+    """A background and a text colour per cell: white at 0, deepening to red (max) or blue (min);
+    the number in black or white by its shade, and a zero (on white) in grey."""
     with np.errstate(invalid="ignore"):
         clipped = np.nan_to_num(np.clip(values, -1e6, 1e6), nan=0.0)
     scale = np.abs(clipped).max() or 1.0
@@ -215,9 +244,9 @@ def _shades(values):
     for row in clipped:
         cells = []
         for x in row:
-            t = x / scale  # -1 .. 1
-            ink = "color:white;" if abs(t) > 0.6 else ("color:#bbb;" if x == 0 else "")
-            cells.append("background:rgb({},{},{});{}".format(*shade(t), ink))
+            background = shade(x / scale)  # x / scale: -1 .. 1
+            text = PALE if x == 0 else hex_colour(ink(background))
+            cells.append(f"background:{hex_colour(background)};color:{text};")
         out.append(cells)
     return out
 

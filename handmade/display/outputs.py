@@ -55,7 +55,7 @@ def pipeline(*current):
         style = "background:#ffd866;font-weight:bold;" if here else "background:#eee;color:#666;"
         boxes.append(f'<span style="{style}padding:2px 8px;border-radius:4px">{html.escape(name)}</span>')
         plain.append(f"[{name}]" if here else name)
-    arrow = ' <span style="color:#999">→</span> '
+    arrow = ' <span style="color:#6b6b6b">→</span> '
     return Html(f'<div style="font-family:sans-serif;margin:4px 0">{arrow.join(boxes)}</div>', " → ".join(plain))
 
 

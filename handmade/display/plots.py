@@ -7,8 +7,8 @@ from matplotlib import font_manager
 from matplotlib import pyplot as plt
 from matplotlib.colors import LinearSegmentedColormap
 
-from ..i18n import N_, translated
-from .labelled import shade
+from ..i18n import N_, _, translated
+from .labelled import ink, shade
 
 # the HTML tables' colours: blue below zero, white at zero, red above
 SIGNED = LinearSegmentedColormap.from_list("handmade", [[c / 255 for c in shade(t)] for t in np.linspace(-1, 1, 21)])
@@ -28,7 +28,7 @@ def heatmap(matrix, ax=None, annotate=True, cmap=None, vmin=None, vmax=None, xla
 
     Values are coloured as the HTML tables colour them: blue below zero, white at zero, red above,
     on a scale symmetric about zero (attention weights, all zero or more, run from white to red).
-    Cells carry their numbers. A label or title that is a message of the catalogue (``KEY``, ``QUERY``)
+    Cells carry their numbers, in black or white by the cell's colour (at least 4.5:1). A label or title that is a message of the catalogue (``KEY``, ``QUERY``)
     is drawn in the learner's language; any other is drawn as given.
     """
     values = np.clip(matrix.values, -1e6, 1e6)  # a huge or infinite entry would wash out everything else
@@ -47,10 +47,37 @@ def heatmap(matrix, ax=None, annotate=True, cmap=None, vmin=None, vmax=None, xla
     if annotate:
         texts = matrix.texts()
         for (i, j), value in np.ndenumerate(values):
-            dark = abs(image.norm(value) - 0.5) > 0.3  # far from white: a deep colour
-            ax.text(j, i, texts[i][j], ha="center", va="center", fontsize=8, color="white" if dark else "black")
+            background = [round(255 * c) for c in image.cmap(image.norm(value))[:3]]
+            colour = [c / 255 for c in ink(background)]  # black or white, whichever stands out more
+            ax.text(j, i, texts[i][j], ha="center", va="center", fontsize=8, color=colour)
     ax.set_xlabel(translated(xlabel) if xlabel else "", fontfamily=FONTS)  # gettext("") is the header
     ax.set_ylabel(translated(ylabel) if ylabel else "", fontfamily=FONTS)
     if matrix.title:
         ax.set_title(translated(matrix.title), loc="left", fontsize=10, fontfamily=FONTS)
+    return ax
+
+
+# Reference lines tell apart by their dashes, their darkness and a label at their end, never by hue
+# alone (red and green are one colour to a deuteranope).
+REFERENCE_STYLES = (
+    {"color": "0.35", "linestyle": ":", "linewidth": 1.2},
+    {"color": "#1f5fbf", "linestyle": "--", "linewidth": 1.2},
+    {"color": "0.1", "linestyle": "-.", "linewidth": 1.2},
+    {"color": "#8a4b08", "linestyle": (0, (6, 2, 1, 2, 1, 2)), "linewidth": 1.2},
+)
+
+
+def reference_lines(ax, lines):
+    """Draw each (label, y) of ``lines`` across ``ax`` as a horizontal line of its own dash pattern,
+    its label written above its right end (and in the legend): yardsticks a plot is read against."""
+    if len(lines) > len(REFERENCE_STYLES):
+        raise ValueError(
+            _("at most {n} reference lines, one dash pattern each; got {count}").format(
+                n=len(REFERENCE_STYLES), count=len(lines)
+            )
+        )
+    right = ax.get_yaxis_transform()  # x in axes (0 to 1), y in data
+    for (label, y), style in zip(lines, REFERENCE_STYLES):
+        ax.axhline(y, label=label, **style)
+        ax.text(0.995, y, label, transform=right, ha="right", va="bottom", fontsize=8, color=style["color"])
     return ax

@@ -62,7 +62,7 @@ def _block(code, marked=(), numbers=False):
     lines = _highlighted(code)
     out = []
     for i, line in enumerate(lines, 1):
-        number = f'<span style="color:#999;user-select:none">{i:>3}  </span>' if numbers else ""
+        number = f'<span style="color:#6b6b6b;user-select:none">{i:>3}  </span>' if numbers else ""
         text = number + (line or " ")
         out.append(f'<span style="{MARK}">{text}</span>' if i in marked else text)
     return f'<pre class="handmade-code" style="{CODE_STYLE}">' + "\n".join(out) + "</pre>"
@@ -116,7 +116,7 @@ def listing(functions, notes=(), caption=None):
         f'<div style="font-size:12px;color:#555;margin-top:6px">{html.escape(caption or "")}</div>' if caption else ""
     )
     table = "".join(
-        f"<tr><td style='text-align:right;padding:0 8px;color:#777'>{n}</td>"
+        f"<tr><td style='text-align:right;padding:0 8px;color:#6b6b6b'>{n}</td>"
         f"<td style='padding:0 8px'><code>{html.escape(phrase)}</code></td><td style='padding:0 8px'>{note}</td></tr>"
         for n, phrase, note in rows
     )

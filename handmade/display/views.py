@@ -155,14 +155,18 @@ def completion_html(params, text):
     return f"<pre>{html.escape(complete(text, 10, params))}</pre>"
 
 
-def score_html(label, passed, summary, details):
+def score_html(label, passed, summary, details=()):
     """A score's verdict in colour, then its details, each line whole (wrapped, never cut)."""
     colour = "#1a7f37" if passed else "#b3261e"
-    lines = "".join(f"<div style='font-size:11px'>{html.escape(d)}</div>" for d in details)
     return (
         f"<div style='line-height:1.3'><span style='color:{colour}'>{html.escape(label)} "
-        f"<b>{html.escape(summary)}</b></span>{lines}</div>"
+        f"<b>{html.escape(summary)}</b></span>{details_html(details)}</div>"
     )
+
+
+def details_html(details):
+    """A score's details (its first miss, why), a line each, wrapped, never cut."""
+    return "".join(f"<div style='font-size:12px;overflow-wrap:anywhere'>{html.escape(d)}</div>" for d in details)
 
 
 def snapshot_html(summary, heading, sections):

@@ -12,9 +12,15 @@ import numpy as np
 
 from ..display.labelled import fmt
 from ..i18n import _
+from .slider import LogSlider
 
 CELL = "46px"
 NARROW = {"description_width": "initial"}  # a widget's label takes only the room it needs
+QUIET_LABEL = "hm-quiet-label"  # a widget whose label a screen reader reads but the page does not show
+QUIET_LABEL_STYLE = f"""<style>
+.{QUIET_LABEL}.jupyter-widgets > .widget-label {{position: absolute; width: 1px; height: 1px; overflow: hidden;
+  clip: rect(0 0 0 0); clip-path: inset(50%); white-space: nowrap; margin: 0; padding: 0}}
+</style>"""
 
 
 class Quiet(W.VBox):
@@ -29,8 +35,12 @@ class Quiet(W.VBox):
 
 
 def message_html(text, ok=False):
-    colour = "#1a7f37" if ok else "#b3261e"
-    return f'<span style="color:{colour}">{html.escape(text, quote=False)}</span>' if text else ""
+    """What an editor or the playground says, in a live region: a screen reader reads a refusal out
+    at once (an alert) and any other news when it is free (a status)."""
+    if not text:
+        return ""
+    colour, role, live = ("#1a7f37", "status", "polite") if ok else ("#b3261e", "alert", "assertive")
+    return f'<span role="{role}" aria-live="{live}" style="color:{colour}">{html.escape(text, quote=False)}</span>'
 
 
 def css(name):
@@ -103,11 +113,20 @@ class MatrixEditor:
         box = W.Text(
             value=fmt(self.values[i, j]),
             continuous_update=False,
+            description=self.box_name(i, j),  # its label, for a screen reader only (see QUIET_LABEL)
+            placeholder="",  # not ipywidgets' zero-width space, which a checker would take for a name
             layout=W.Layout(width=CELL, height="24px", margin="0"),
         )
         box.add_class(f"hm-cell-{css(self.name)}-{i}-{j}")
+        box.add_class(QUIET_LABEL)
         box.observe(lambda change: self._typed(i, j, change["new"]), names="value")
         return box
+
+    def box_name(self, i, j):
+        """What the box at row ``i``, column ``j`` is called: "q, row P3, column P2"."""
+        return _("{matrix}, row {row}, column {column}").format(
+            matrix=self.name, row=self.matrix.rows[i], column=self.matrix.cols[j]
+        )
 
     def _typed(self, i, j, text):
         if self._quiet:
@@ -175,9 +194,9 @@ class NumberControl:
         self.apply, self.value, self._quiet = apply, float(value), False
         self.box = W.FloatText(value=self.value, description=label, layout=W.Layout(width="160px"), style=NARROW)
         self.box.tooltip = tooltip
-        self.slider = W.FloatLogSlider(
+        self.slider = LogSlider(
             value=self._on_slider(self.value), base=self.BASE, min=self.LOWEST, max=self.HIGHEST,
-            step=self.STEP, readout=False, layout=W.Layout(width="200px"),
+            step=self.STEP, label=_("{name}, on a log scale").format(name=label),
         )  # fmt: skip
         self.message = W.HTML()
         for widget, css in (

@@ -8,6 +8,7 @@ from ..display.labelled import fmt
 from ..display.outputs import softmax_story
 from ..i18n import _
 from .editors import Quiet, message_html
+from .slider import LogSlider
 
 
 class ProductExplorer:
@@ -44,13 +45,14 @@ class SoftmaxExplorer:
     def __init__(self, row=(1.0, 0.0, 0.0), scale=1.0):
         self.row, self._scale = np.array(row, dtype=float), float(scale)
         self.text = W.Text(value=", ".join(fmt(x) for x in self.row), description=_("row"), continuous_update=False)
-        self.scale = W.FloatLogSlider(value=scale, base=10, min=-2, max=3, step=0.05, description=_("scale"))
+        self.scale = LogSlider(value=scale, base=10, min=-2, max=3, step=0.05, label=_("scale"), readout=True)
         self.message, self.view = W.HTML(), W.HTML()
         for widget, name in ((self.text, "row"), (self.scale, "scale"), (self.message, "message"), (self.view, "view")):
             widget.add_class(f"hm-softmax-{name}")
         self.text.observe(lambda change: self._typed(change["new"]), names="value")
         self.scale.observe(lambda change: self._scaled(change["new"]), names="value")
-        self.widget = Quiet([W.HBox([self.text, self.message]), self.scale, self.view], "SoftmaxExplorer")
+        scale = W.HBox([W.HTML(_("scale")), self.scale], layout=W.Layout(align_items="center"))
+        self.widget = Quiet([W.HBox([self.text, self.message]), scale, self.view], "SoftmaxExplorer")
         self.refresh()
 
     def _typed(self, text):

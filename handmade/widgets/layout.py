@@ -1,8 +1,9 @@
 """Where the playground's pieces go: a bar on top, then a tab per stage with its grids beside its views.
 
-The bar always shows the context, the model's prediction and its score, and keeps its size
-whatever they say: long lines wrap inside a box of fixed height that scrolls. Grids are built
-when their tab is first shown (a big model has thousands of boxes). Nothing here computes
+The bar always shows the context, the model's prediction and its score, with room for two lines of
+what the last action said; the score's details (why a task fails) sit below the stages, wrapped
+and whole, so however long they are they never move the grids. Grids are built when their tab
+is first shown (a big model has thousands of boxes). Nothing here computes
 anything: ``build(playground)`` makes the widgets and gives the playground its slots to fill.
 """
 
@@ -14,15 +15,28 @@ from ..display.labelled import width as text_width
 from ..display.trace import trace
 from ..display.views import view_names
 from ..i18n import _
-from .editors import NARROW, Quiet, css
+from .editors import NARROW, QUIET_LABEL_STYLE, Quiet, css
 
 STYLE = """<style>
 .hm-playground .hm-grid .widget-text {height: 22px; margin: 0; width: 46px}
 .hm-playground .hm-grid .widget-text input {font-size: 12px; padding: 0 3px; height: 22px}
 .hm-playground .hm-grid .widget-html, .hm-playground .hm-grid .widget-html-content {height: 22px; line-height: 22px; margin: 0}
 .hm-playground table.handmade-matrix th, .hm-playground table.handmade-matrix td {line-height: 18px; font-size: 12px}
-</style>"""  # compact grids: a row of text boxes 23 px tall instead of 33
-BAR_LINES = "4.2em"  # the score's box, and the messages' box: fixed heights, so the views never move
+.hm-playground :is(input, select, button, textarea, .lm-TabBar-tab):focus-visible {
+  outline: 2px solid #1f5fbf !important; outline-offset: 1px; box-shadow: 0 0 0 1px #fff; position: relative; z-index: 1}
+.hm-playground .hm-stages.jupyter-widgets > .lm-TabBar {height: auto; min-height: 0}
+.hm-playground .hm-stages.jupyter-widgets > .lm-TabBar .lm-TabBar-content {flex-wrap: wrap}
+.hm-playground .hm-stages.jupyter-widgets > .lm-TabBar .lm-TabBar-tab {flex: 0 0 auto; max-width: none; color: #333}
+.hm-playground .hm-stages.jupyter-widgets > .lm-TabBar .lm-TabBar-tabLabel {overflow: visible; text-overflow: clip}
+.hm-playground .jupyter-button.mod-warning {background-color: #b34a00; color: #fff}
+.hm-playground .jupyter-button.mod-warning:hover:enabled {background-color: #8f3b00}
+</style>"""
+# Compact grids (a row of text boxes 23 px tall instead of 33); a focus ring that stands out from
+# anything around it (a blue line at 6:1 on white, a white line inside it; important, as ipywidgets
+# sets its inputs' outline to none with !important); every tab's title whole
+# (the tabs wrap onto a second line rather than cutting a title short), in text at 12:1; "break it"
+# in a darker orange, its white text at 5.4:1 (ipywidgets' warning orange gives 2.7:1).
+MESSAGE_LINES = "2.6em"  # room for two lines of what the last action said: a longer message is shown whole
 
 
 @dataclass
@@ -49,16 +63,21 @@ def build(playground):
     p = playground
     summary = {
         "prediction": _html("hm-view-prediction"),
-        "accuracy": _html("hm-view-accuracy", max_height=BAR_LINES, overflow="auto", flex="1 1 320px"),
+        "accuracy": _html("hm-view-accuracy", flex="1 1 320px"),
     }
+    if p.score is not None:  # the score's details, below the stages: however long, they never move the grids
+        summary["diagnosis"] = _html("hm-diagnosis", margin="2px 0 0 0")
     outcomes = {name: _html(f"hm-view-{name}") for name in ("predictions", "completion") if name in p.view_names}
     status, text_message = _html("hm-status"), _html("hm-text-message")
     text_box = _context_box(p) if "text" in p.controls else None
     screen = Screen(None, {}, summary, outcomes, status, text_box, text_message)
     bar = _bar(p, screen)
     body = _stages(p, screen)
+    below = [summary["diagnosis"]] if "diagnosis" in summary else []
     screen.widget = Quiet(
-        [W.HTML(STYLE), bar, *outcomes.values(), body], "Playground", layout=W.Layout(max_width="100%")
+        [W.HTML(STYLE + QUIET_LABEL_STYLE), bar, *outcomes.values(), body, *below],
+        "Playground",
+        layout=W.Layout(max_width="100%"),
     )
     screen.widget.add_class("hm-playground")
     return screen
@@ -74,8 +93,8 @@ def _context_box(p):
 
 
 def _bar(p, screen):
-    """Above the stages: the context, reset, the prediction and the score; then one box of fixed
-    height for what the last action said."""
+    """Above the stages: the context, reset, the prediction and the score; then a box, two lines
+    high or more, for what the last action said."""
     first = [screen.text_box] if screen.text_box is not None else []
     if "reset" in p.controls:
         reset = W.Button(
@@ -90,7 +109,7 @@ def _bar(p, screen):
     if p.score is not None:
         first.append(screen.summary["accuracy"])
     row = W.HBox(first, layout=W.Layout(flex_flow="row wrap", align_items="center", grid_gap="4px 12px"))
-    messages = W.VBox([screen.text_message, screen.status], layout=W.Layout(height="2.6em", overflow="auto"))
+    messages = W.VBox([screen.text_message, screen.status], layout=W.Layout(min_height=MESSAGE_LINES))
     bar = W.VBox([row, messages], layout=W.Layout(border="1px solid #ddd", padding="4px 8px", margin="0 0 6px 0"))
     bar.add_class("hm-bar")
     return bar

@@ -143,7 +143,7 @@ class Playground:
     def snapshot(self):
         """The current views as static HTML, collapsed, titled as the state saved with the notebook."""
         _t, shown = self._render(self.params, self.text, None)  # the live views' markup, unmarked
-        heading = [f"<p>{shown['prediction']} {shown['accuracy']}</p>"]
+        heading = [f"<p>{shown['prediction']} {shown['accuracy']}</p>{shown.get('diagnosis', '')}"]
         heading += [shown[outcome] for outcome in ("predictions", "completion") if outcome in shown]
         sections, seen = [], set()  # a view two tabs share (q and k both show the scores) is shown once
         for stage in self.stages:
@@ -194,7 +194,7 @@ class Playground:
         """(trace, {what: html}) for the bar and every panel, the cells that changed since the trace
         ``before`` (None: nothing to compare with) outlined; raises if these weights cannot run on ``text``."""
         t = trace(text, params)
-        shown = {"prediction": V.prediction_html(t), "accuracy": self._score_html(params)}
+        shown = {"prediction": V.prediction_html(t), **self._score_html(params)}
         if "predictions" in self.outcomes:
             shown["predictions"] = V.predictions_html(t)
         if "completion" in self.outcomes:
@@ -215,10 +215,14 @@ class Playground:
         self._last = self._last if same else t
 
     def _score_html(self, params):
+        """{"accuracy": the score's verdict, "diagnosis": its details} (shown below the grids)."""
         if self.score is None:
-            return ""
+            return {"accuracy": ""}
         passed, summary, details = self.score(params)
-        return V.score_html(getattr(self.score, "label", ""), passed, summary, details)
+        return {
+            "accuracy": V.score_html(getattr(self.score, "label", ""), passed, summary),
+            "diagnosis": V.details_html(details),
+        }
 
     # ---- editing
 

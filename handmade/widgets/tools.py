@@ -15,7 +15,7 @@ from ..display.labelled import fmt
 from ..files import read_bounded
 from ..i18n import N_, _
 from ..weights import WeightsError
-from .editors import NARROW, message_html
+from .editors import NARROW, QUIET_LABEL, message_html
 
 ACTIONS = {N_("set to 0"): lambda x: 0.0, N_("flip sign"): lambda x: -x, N_("add 1"): lambda x: x + 1}
 
@@ -29,9 +29,11 @@ def break_control(playground, at=None):
     p, names = playground, list(playground.editors)
     part, row, col = at if at is not None and at[0] in names else (names[0], None, None)
     which = W.Dropdown(options=names, value=part, description=_("break"), layout=W.Layout(width="170px"), style=NARROW)
-    rows, cols = W.Dropdown(layout=W.Layout(width="90px")), W.Dropdown(layout=W.Layout(width="90px"))
+    rows = W.Dropdown(description=_("row"), layout=W.Layout(width="120px"), style=NARROW)
+    cols = W.Dropdown(description=_("column"), layout=W.Layout(width="130px"), style=NARROW)
     labels = {_(name): action for name, action in ACTIONS.items()}
-    action = W.Dropdown(options=list(labels), layout=W.Layout(width="100px"))
+    action = W.Dropdown(options=list(labels), description=_("what to do to it"), layout=W.Layout(width="100px"))
+    action.add_class(QUIET_LABEL)  # its options say what it is
     go = W.Button(description=_("break it"), button_style="warning", layout=W.Layout(width="90px"))
     for widget, name in ((which, "matrix"), (rows, "row"), (cols, "col"), (action, "action"), (go, "go")):
         widget.add_class(f"hm-break-{name}")

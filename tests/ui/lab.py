@@ -161,6 +161,11 @@ class NotebookPage:
     def widget(self, css_class):
         return self.page.locator(f".{css_class}").first
 
+    def tab(self, title):
+        """Open the first playground's tab whose title holds ``title`` (its grids are built when first shown)."""
+        self.page.locator(".hm-stages .lm-TabBar-tab", has_text=title).first.click()
+        self.page.wait_for_function(JS_KERNEL_IDLE)
+
     def cell_box(self, matrix, i, j):
         return self.page.locator(f".hm-cell-{matrix}-{i}-{j} input").first
 

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from handmade.display.labelled import CHANGED
+
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 
 
@@ -79,7 +81,7 @@ def test_editing_q_changes_the_scores_and_attention(notebook):
 def test_softmax_scale_slider_and_bad_rows(notebook):
     nb = notebook("05_softmax_and_mask.ipynb")
     before = nb.html("hm-softmax-view")
-    handle = nb.page.locator(".hm-softmax-scale .noUi-handle")
+    handle = nb.page.locator(".hm-softmax-scale input[type=range]")
     handle.focus()
     handle.press("End")  # the largest scale: softmax becomes argmax
     after = nb.wait_for_change("hm-softmax-view", before)
@@ -108,7 +110,7 @@ def test_giving_b_the_value_of_a_breaks_the_model(notebook):
 def test_lg_slider_breaks_predictions_when_small(notebook):
     nb = notebook("07_projection_and_residual.ipynb")
     before = nb.html("hm-view-accuracy")
-    handle = nb.page.locator(".hm-lg .noUi-handle")
+    handle = nb.page.locator(".hm-lg input[type=range]")
     handle.focus()
     handle.press("Home")  # Lg = 1/16: the residual's 1 wins
     assert "(27 / 27)" not in nb.wait_for_change("hm-view-accuracy", before)
@@ -156,7 +158,7 @@ def accuracy(nb):
 
 def tab(nb, title):
     """Open the playground's tab called ``title`` (its grids are hidden until then)."""
-    nb.page.locator(".hm-stages .lm-TabBar-tab", has_text=title).first.click()
+    nb.tab(title)
 
 
 def test_zeroing_lg_in_c_proj_drops_accuracy_and_reset_restores_it(notebook):
@@ -177,7 +179,7 @@ def test_editing_a_q_entry_changes_the_attention_heatmap(notebook):
     tab(nb, "q")
     nb.type_into(nb.cell_box("q", 2, 2), "0")  # position 2 no longer looks at itself
     changed = nb.wait_for_change("hm-view-q-attention", before)
-    assert "outline:2px solid" in changed  # the cells that changed are marked
+    assert CHANGED in changed  # the cells that changed are marked
     nb.page.locator(".hm-reset").click()
     nb.page.wait_for_function("() => document.querySelector('.hm-cell-q-2-2 input').value === '1024'")
     assert nb.html("hm-view-q-attention") == before  # views back as they started (reset compares with nothing)
@@ -295,7 +297,7 @@ def test_lg_keeps_what_is_typed_from_any_state_with_outlines_and_the_right_accur
         right = handmade.accuracy(with_lg(handmade.blog_model(), float(typed))).correct
         assert box.input_value() == typed and nb.cell_box("c-proj-b", 0, 5).input_value() == typed
         assert f"({right} / 27)" in nb.text("hm-view-accuracy")
-        assert "outline:2px" in nb.html("hm-view-residual")  # what the change changed is outlined
+        assert CHANGED in nb.html("hm-view-residual")  # what the change changed is outlined
     nb.page.locator(".hm-reset").click()
     nb.wait_for_text("hm-view-accuracy", "(27 / 27)")
 

@@ -1,0 +1,70 @@
+"""A slider on a log scale that a screen reader can name: the browser's own range input.
+
+ipywidgets' sliders draw a ``role="slider"`` handle that no trait can give a name (neither
+``description`` nor ``tooltip`` reaches it), so a screen reader announces an unnamed slider. This
+one is an ``<input type="range">`` (anywidget runs the few lines of JavaScript below, shipped
+here, nothing fetched), named by ``label`` and read out by ``valuetext``; the keyboard moves it
+as any range input (arrows, Page Up/Down, Home, End). Its ``value`` is a number on the scale
+``base ** min`` to ``base ** max`` in steps of ``step`` in the exponent, like ``FloatLogSlider``.
+"""
+
+import anywidget
+import traitlets
+
+from ..display.labelled import fmt
+
+ESM = """
+function render({ model, el }) {
+  const input = document.createElement("input");
+  const readout = document.createElement("span");
+  input.type = "range";
+  const draw = () => {
+    const base = model.get("base");
+    input.min = model.get("min");
+    input.max = model.get("max");
+    input.step = model.get("step");
+    input.value = Math.log(model.get("value")) / Math.log(base);
+    input.setAttribute("aria-label", model.get("label"));
+    input.setAttribute("aria-valuetext", model.get("valuetext"));
+    input.title = model.get("label");
+    readout.textContent = model.get("readout") ? model.get("valuetext") : "";
+  };
+  input.addEventListener("change", () => {
+    model.set("value", model.get("base") ** Number(input.value));
+    model.save_changes();
+  });
+  model.on("change", draw);
+  draw();
+  el.append(input, readout);
+}
+export default { render };
+"""
+CSS = """
+.hm-log-slider { display: flex; align-items: center; }
+.hm-log-slider input[type="range"] { width: 200px; margin: 0 8px; accent-color: #1f5fbf; }
+"""
+
+
+class LogSlider(anywidget.AnyWidget):
+    """A range input from ``base ** min`` to ``base ** max``; ``label`` names it, ``valuetext``
+    is what a screen reader says its value is (the value, as the tables write numbers), and
+    ``readout`` writes it beside the slider too."""
+
+    _esm, _css = ESM, CSS
+    value = traitlets.Float(1.0).tag(sync=True)
+    base = traitlets.Float(10.0).tag(sync=True)
+    min = traitlets.Float(0.0).tag(sync=True)
+    max = traitlets.Float(4.0).tag(sync=True)
+    step = traitlets.Float(0.1).tag(sync=True)
+    label = traitlets.Unicode("").tag(sync=True)
+    valuetext = traitlets.Unicode("").tag(sync=True)
+    readout = traitlets.Bool(False).tag(sync=True)  # whether the value is also written beside it
+
+    def __init__(self, **traits):
+        super().__init__(**traits)
+        self.add_class("hm-log-slider")
+        self.observe(self._say_value, names="value")
+        self._say_value()
+
+    def _say_value(self, _change=None):
+        self.valuetext = fmt(self.value, 3)

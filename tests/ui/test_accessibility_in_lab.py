@@ -1,0 +1,200 @@
+"""The playground for a keyboard and a screen reader, in JupyterLab in Chromium (WCAG 2.1 AA): axe-core
+finds no serious or critical violation in any of its tabs, every control has a name (the grid's
+boxes say which matrix, row and column), a refused edit is announced, focus stays where the learner
+typed, a focused control shows a ring that stands out, and nothing is cut short: the task's
+diagnosis is whole and every tab's title too, on a 1280 x 800 screen.
+
+axe-core is the copy bundled in the axe-playwright-python wheel (requirements-dev.txt), injected
+from the installed file: nothing is fetched.
+"""
+
+from pathlib import Path
+
+import pytest
+from lab import JS_KERNEL_IDLE
+
+PLAYGROUND, TASK = "09_playground.ipynb", "18_challenges_attention.ipynb"  # the blog's model, and a task's
+SERIOUS = ("serious", "critical")
+
+# axe over one element's subtree: (violations, incomplete) as [{id, impact, nodes: [target, summary]}].
+# JupyterLab's <body> is 0 px tall with overflow: hidden, which axe takes for a clip of everything in
+# it (its colour check then tests nothing): the body is given the window's height first. Short texts
+# ("0", "1") are checked for contrast too (ignoreLength, added to the check's own options: configure
+# replaces them all, and the check then fails on every node as "an error", testing nothing). Also
+# returned: how many texts the colour check passed, to show that it ran.
+JS_AXE = """async (element) => {
+  document.body.style.height = '100vh';
+  const check = axe._audit.checks['color-contrast'];
+  axe.configure({checks: [{id: 'color-contrast', options: {...check.options, ignoreLength: true}}]});
+  const result = await axe.run(element, {resultTypes: ['violations', 'incomplete', 'passes']});
+  const brief = (rule) => ({id: rule.id, impact: rule.impact,
+                            nodes: rule.nodes.map(n => [n.target.join(' '), n.failureSummary])});
+  const contrasted = result.passes.filter(r => r.id === 'color-contrast').map(r => r.nodes.length);
+  return [result.violations.map(brief), result.incomplete.map(brief), contrasted.reduce((a, b) => a + b, 0)];
+}"""
+# Every control a person can reach in the element's visible part, with the name a screen reader gives it.
+JS_NAMES = """(element) => {
+  axe.setup(element);
+  const controls = [...element.querySelectorAll('input, select, button, textarea, [role=slider], [role=tab]')]
+    .filter(e => e.getClientRects().length > 0);
+  const named = controls.map(e => [e.outerHTML.slice(0, 120), axe.commons.text.accessibleTextVirtual(axe.utils.getNodeFromTree(e))]);
+  axe.teardown();
+  return named;
+}"""
+
+
+def axe_source():
+    axe = pytest.importorskip("axe_playwright_python", reason="python3 -m pip install -r requirements-dev.txt")
+    return Path(axe.__file__).parent / "axe.min.js"
+
+
+def with_axe(nb):
+    if not nb.page.evaluate("() => typeof axe !== 'undefined'"):
+        nb.page.add_script_tag(path=str(axe_source()))
+    return nb
+
+
+def tabs(nb):
+    return nb.page.locator(".hm-playground").first.locator(".hm-stages .lm-TabBar-tab")
+
+
+def each_tab(nb):
+    """Open each tab of the notebook's first playground in turn; yield its title."""
+    found = tabs(nb)
+    for k in range(found.count()):
+        found.nth(k).click()
+        nb.page.wait_for_function(JS_KERNEL_IDLE)
+        yield found.nth(k).text_content()
+    found.first.click()
+
+
+def serious(results):
+    return [(rule["id"], len(rule["nodes"]), rule["nodes"][:3]) for rule in results if rule["impact"] in SERIOUS]
+
+
+@pytest.fixture
+def tall(notebook):
+    """A page tall enough to show the whole playground, so that axe sees all of it on screen."""
+    pages = []
+
+    def get(name):
+        nb = with_axe(notebook(name))
+        nb.page.set_viewport_size({"width": 1280, "height": 2400})
+        nb.page.locator(".hm-playground").first.evaluate("e => e.scrollIntoView({block: 'start'})")
+        pages.append(nb.page)
+        return nb
+
+    yield get
+    for page in pages:
+        page.set_viewport_size({"width": 1400, "height": 1000})
+
+
+@pytest.mark.parametrize("name", [PLAYGROUND, TASK])
+def test_axe_finds_no_serious_or_critical_violation_in_any_tab(tall, name):
+    nb = tall(name)
+    playground = nb.page.locator(".hm-playground").first
+    found, contrasted = {}, 0
+    for title in each_tab(nb):
+        violations, _incomplete, passed = playground.evaluate(JS_AXE)
+        found[title] = serious(violations)
+        contrasted += passed
+    assert len(found) >= 5 and contrasted > 500  # every tab, and the colour check read the tables' cells
+    assert all(not v for v in found.values()), found
+
+
+@pytest.mark.parametrize("name", [PLAYGROUND, TASK])
+def test_every_control_has_a_name_a_screen_reader_reads(tall, name):
+    nb = tall(name)
+    playground = nb.page.locator(".hm-playground").first
+    controls = 0
+    for title in each_tab(nb):
+        named = playground.evaluate(JS_NAMES)
+        controls += len(named)
+        assert all(text.strip() for _html, text in named), (title, [h for h, text in named if not text.strip()])
+    assert controls > 80  # the grids' boxes are among them
+
+
+def test_a_grid_box_says_which_matrix_row_and_column_and_the_other_controls_say_what_they_are(notebook):
+    """By the accessible names Playwright computes (its own reading of the ARIA rules, not axe's)."""
+    nb = notebook(PLAYGROUND)
+    page = nb.page
+    nb.tab("q")
+    box = page.get_by_role("textbox", name="q, row P3, column P2", exact=True)
+    assert box.count() == 1 and box.evaluate("e => e.closest('.hm-cell-q-3-2') !== null")
+    nb.tab("c_proj")
+    assert page.get_by_role("slider", name="c_proj Lg, on a log scale").count() == 1
+    assert page.get_by_role("spinbutton", name="c_proj Lg").count() == 1
+    nb.tab("break")
+    for name in ("break", "row", "column", "what to do to it"):
+        assert page.get_by_role("combobox", name=name, exact=True).count() == 1, name
+    for name in ("break it", "save weights", "load weights", "reset"):
+        assert page.get_by_role("button", name=name, exact=True).count() == 1, name
+    assert page.get_by_role("textbox", name="context", exact=True).count() == 1
+
+
+def test_a_refused_edit_is_announced_and_focus_stays_in_the_box(notebook):
+    nb = notebook(PLAYGROUND)
+    page = nb.page
+    nb.tab("c_proj")
+    box = nb.cell_box("c-proj-w", 7, 6)
+    nb.type_into(box, "lots")
+    nb.wait_for_text("hm-message-c-proj-w", "'lots' is not a number")
+    alert = page.locator(".hm-message-c-proj-w [aria-live]")
+    assert alert.get_attribute("role") == "alert" and alert.get_attribute("aria-live") == "assertive"
+    assert box.evaluate("e => e === document.activeElement")  # Enter left the learner where they were
+    before = nb.html("hm-view-accuracy")
+    nb.type_into(box, "0")  # a good edit: the views change, and focus still stays in the box
+    nb.wait_for_change("hm-view-accuracy", before)
+    assert box.evaluate("e => e === document.activeElement")
+    page.keyboard.press("Tab")  # and the keyboard goes on to the next box of the row
+    assert page.evaluate("() => document.activeElement.closest('.hm-cell-c-proj-w-7-7') !== null")
+    page.locator(".hm-reset").click()
+    nb.wait_for_text("hm-view-accuracy", "(27 / 27)")
+
+
+def test_a_focused_control_shows_a_ring_that_stands_out(notebook):
+    from handmade.display.labelled import contrast
+
+    nb = notebook(PLAYGROUND)
+    nb.tab("q")
+    context, reset = nb.page.locator(".hm-context input"), nb.page.locator(".hm-reset")
+    for control, reach in ((nb.cell_box("q", 2, 2), None), (context, None), (reset, "Tab")):
+        if reach:  # a button shows its ring when the keyboard brings focus to it (as browsers do)
+            nb.page.keyboard.press(reach)
+            assert control.evaluate("e => e === document.activeElement")
+        else:
+            control.focus()
+        ring = control.evaluate(
+            "e => { const s = getComputedStyle(e); return [s.outlineStyle, parseFloat(s.outlineWidth), s.outlineColor]; }"
+        )
+        assert ring[0] == "solid" and ring[1] >= 2, ring
+        colour = tuple(int(c) for c in ring[2][ring[2].index("(") + 1 : -1].split(",")[:3])
+        assert contrast(colour, (255, 255, 255)) >= 3  # against the white around every control
+
+
+def test_at_1280_by_800_the_diagnosis_is_whole_and_every_tab_title_too(notebook):
+    nb = notebook(TASK)
+    page = nb.page
+    page.set_viewport_size({"width": 1280, "height": 800})
+    try:
+        diagnosis = page.locator(".hm-diagnosis").first
+        assert "why, for" in diagnosis.text_content()
+        clipped = diagnosis.evaluate(JS_CLIPPED)
+        assert clipped == [], clipped
+        assert diagnosis.bounding_box()["height"] > 10
+        for label in page.locator(".hm-playground").first.locator(".hm-stages .lm-TabBar-tabLabel").all():
+            whole = label.evaluate("e => e.scrollWidth <= e.clientWidth + 1")
+            assert whole, label.text_content()
+        assert tabs(nb).last.text_content() == "break · save · answer"
+    finally:
+        page.set_viewport_size({"width": 1400, "height": 1000})
+
+
+# Each element from e up to its playground whose content does not fit in it (scrolled or cut off).
+JS_CLIPPED = """(e) => {
+  const found = [];
+  for (; e && !e.classList.contains('hm-playground'); e = e.parentElement) {
+    if (e.scrollHeight > e.clientHeight + 1 || e.scrollWidth > e.clientWidth + 1) found.push(e.className);
+  }
+  return found;
+}"""
