@@ -13,8 +13,9 @@ import numpy as np
 from .arguments import function, is_real, is_whole, seeded, text_of, whole
 from .basis import brief
 from .blog import TASK_TEXT, blog_model
+from .cost import generation_flops
 from .i18n import _
-from .model import softmax
+from .model import KVCache, softmax
 from .tokenizer import check_alphabet, tokenize, untokenize
 from .weights import Weights, WeightsError, check_weights, forward, with_alphabet
 
@@ -138,8 +139,6 @@ def check_request(max_new_tokens, n_context, params, choose=None):
     whole(max_new_tokens, "max_new_tokens", 0, MAX_NEW_TOKENS)
     params = params if isinstance(params, Weights) else check_weights(params)
     whole(n_context, "n_context", 1, params.structure.n_ctx)
-    from .course.efficiency import generation_flops  # the closed form of what each pass costs
-
     cost = generation_flops(params.structure, n_context, max_new_tokens)
     if cost > MAX_GENERATION_FLOPS:
         raise ValueError(
@@ -296,41 +295,3 @@ def _examples(examples):
             raise TypeError(wrong.format(value=brief(example)))
         pairs.append(Example(*pair))
     return pairs
-
-
-# ---- the key/value cache ------------------------------------------------------------------
-
-
-class KVCache:
-    """The keys and values of the positions processed so far, one pair of arrays per block.
-
-    Pass it to ``gpt(..., cache=...)``: the new tokens get the next positions, attend to the
-    cached keys and values and to each other, and their own keys and values are appended.
-    """
-
-    def __init__(self):
-        self.layers = []
-        self.length = 0  # positions run so far (a model with no blocks caches nothing, but positions count)
-
-    def __len__(self):  # how many positions are cached
-        return self.length
-
-    def advance(self, n):
-        """Count ``n`` new positions; returns how many came before them (where they start)."""
-        start, self.length = self.length, self.length + n
-        return start
-
-    def layer(self, i):
-        while len(self.layers) <= i:
-            self.layers.append(_LayerCache())
-        return self.layers[i]
-
-
-class _LayerCache:
-    def __init__(self):
-        self.k = self.v = None
-
-    def extend(self, k, v):  # append this pass's keys and values; return all of them
-        self.k = k if self.k is None else np.vstack([self.k, k])
-        self.v = v if self.v is None else np.vstack([self.v, v])
-        return self.k, self.v

@@ -2,8 +2,8 @@
 
 Parameter names equal the keys of the weights dict, so ``gpt(tokens, **weights)`` wires itself.
 The parts of GPT-2 that the blog removed (``ln_1``, ``ln_2``, ``mlp``, ``ln_f`` and several
-heads) are optional: absent, the block is exactly the blog's. ``cache`` (a
-``handmade.inference.KVCache``) lets new tokens attend to the keys and values of earlier ones.
+heads) are optional: absent, the block is exactly the blog's. ``cache`` (a ``KVCache``, below)
+lets new tokens attend to the keys and values of earlier ones.
 
 Every intermediate passes through ``tap(name, array)``, which returns its argument. Nobody
 listens unless a caller asks, ``with recording(listener): gpt(...)``; that is how the trace and
@@ -90,6 +90,44 @@ def gpt(inputs, wte, wpe, blocks, ln_f=None, cache=None):  # [n_seq] -> [n_seq, 
     if ln_f is not None:
         x = tap("ln_f", layer_norm(x, **ln_f))
     return tap("logits", x @ wte.T)  # [n_seq, n_embd] -> [n_seq, n_vocab]: a score per token
+
+
+# ---- the key/value cache ----------------------------------------------------------------------
+
+
+class KVCache:
+    """The keys and values of the positions processed so far, one pair of arrays per block.
+
+    Pass it to ``gpt(..., cache=...)``: the new tokens get the next positions, attend to the
+    cached keys and values and to each other, and their own keys and values are appended.
+    """
+
+    def __init__(self):
+        self.layers = []
+        self.length = 0  # positions run so far (a model with no blocks caches nothing, but positions count)
+
+    def __len__(self):  # how many positions are cached
+        return self.length
+
+    def advance(self, n):
+        """Count ``n`` new positions; returns how many came before them (where they start)."""
+        start, self.length = self.length, self.length + n
+        return start
+
+    def layer(self, i):
+        while len(self.layers) <= i:
+            self.layers.append(_LayerCache())
+        return self.layers[i]
+
+
+class _LayerCache:
+    def __init__(self):
+        self.k = self.v = None
+
+    def extend(self, k, v):  # append this pass's keys and values; return all of them
+        self.k = k if self.k is None else np.vstack([self.k, k])
+        self.v = v if self.v is None else np.vstack([self.v, v])
+        return self.k, self.v
 
 
 # ---- listening in ---------------------------------------------------------------------------

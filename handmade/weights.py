@@ -12,7 +12,7 @@ import numpy as np
 
 from .basis import Basis, Labels, brief, default_alphabet
 from .i18n import _, ngettext
-from .model import gpt, recording
+from .model import KVCache, gpt, recording
 from .structure import Structure, T, attention_width
 
 TOP_KEYS = ("wte", "wpe", "blocks", "ln_f")
@@ -416,7 +416,7 @@ def forward(inputs, params, cache=None):  # [n_seq] -> [n_seq, n_vocab], never i
     ``params`` that have not been through ``check_weights`` go through it here; so do the tokens.
     """
     params = params if isinstance(params, Weights) else check_weights(params)
-    if cache is not None and type(cache).__name__ != "KVCache":  # handmade.inference's, which imports this
+    if cache is not None and not isinstance(cache, KVCache):
         raise TypeError(
             _("cache must be a handmade.inference.KVCache, or None; found {value}").format(value=brief(cache))
         )

@@ -18,8 +18,8 @@ the rule with ``@shift.reference``. The grader grades what a model says, not its
 design of another shape passes too. The reference is there to be compared with, in the grader's
 diagnosis, and is never printed unasked.
 
-The built-in tasks are written the same way, in ``builtin_tasks``; ``TASKS`` holds them by name.
-Their references are apart, in ``references``, so that learners can have the package without the
+The built-in tasks are written the same way, in ``builtin_tasks``; ``TASKS`` holds them by name
+(``handmade.course`` puts them there as it is imported, before this module can be used). Their references are apart, in ``references``, so that learners can have the package without the
 answers (``HANDMADE_NO_REFERENCES``; ``withheld`` says whether this install has them).
 A teacher's own tasks live in the teacher's own Python file: ``load_tasks(path)`` runs it and
 gathers what it defines (``python -m handmade tasks --tasks FILE.py``).
@@ -34,8 +34,6 @@ Every task is small enough to grade exhaustively: all strings over its alphabet 
 
 import contextlib
 import functools
-import importlib
-import importlib.util
 import inspect
 import itertools
 import os
@@ -600,17 +598,3 @@ def reference(task):
         problem = _("its reference solution returned {kind}, not weights").format(kind=type(built).__name__)
         raise ValueError(_("task {name}: {problem}").format(name=task.name, problem=problem))
     return built if labels_of(built) is not None else Weights(built, task.labels)
-
-
-from . import builtin_tasks  # noqa: E402, F401  (the built-in tasks, which fill TASKS)
-
-
-def _load_references():
-    """Attach the built-in tasks' reference solutions, unless this install goes without them: the
-    setting is on, or the module was left out of the wheel (``HANDMADE_NO_REFERENCES=1`` when it
-    was built). Either way ``reference()`` then says so, and everything else works as before."""
-    if not references_off() and importlib.util.find_spec(f"{__package__}.references") is not None:
-        importlib.import_module(f"{__package__}.references")
-
-
-_load_references()

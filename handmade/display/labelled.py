@@ -13,6 +13,7 @@ import numpy as np
 from ..arguments import UnknownName, brief
 from ..basis import few
 from ..i18n import _
+from .colours import shade
 
 
 def width(text):
@@ -194,16 +195,6 @@ class LabelledMatrix:
         from .plots import heatmap
 
         return heatmap(self, ax=ax, **kwargs)
-
-
-POSITIVE = (255, 55, 55)  # the colour of the largest positive value, in tables and in heatmaps
-NEGATIVE = (55, 55, 255)  # and of the most negative one; 0 is white
-
-
-def shade(t):
-    """The colour of a value scaled to -1..1: white at 0, POSITIVE at 1, NEGATIVE at -1."""
-    end = POSITIVE if t > 0 else NEGATIVE
-    return tuple(round(255 + (c - 255) * min(abs(t), 1.0)) for c in end)
 
 
 def _shades(values):

@@ -8,7 +8,7 @@ from matplotlib import pyplot as plt
 from matplotlib.colors import LinearSegmentedColormap
 
 from ..i18n import N_, translated
-from .labelled import shade
+from .colours import shade
 
 # the HTML tables' colours: blue below zero, white at zero, red above
 SIGNED = LinearSegmentedColormap.from_list("handmade", [[c / 255 for c in shade(t)] for t in np.linspace(-1, 1, 21)])
