@@ -44,7 +44,6 @@ from .inference import (
     unambiguous_examples,
 )
 from .model import (
-    TAPS,
     attention,
     causal_mask,
     causal_self_attention,
@@ -58,6 +57,7 @@ from .model import (
     softmax,
     transformer_block,
 )
+from .names import TAPS
 from .parts import with_part, with_parts, with_qkv
 from .tokenizer import tokenize, untokenize
 from .weights import NonFiniteError, Weights, WeightsError, check_weights, forward

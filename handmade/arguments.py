@@ -21,6 +21,7 @@ import numpy as np
 
 from .i18n import _
 
+NUMBER_KINDS = "iuf"  # numpy's kinds for integers and floats: not booleans, complex numbers or text
 MAX_MESSAGE = 200  # characters of an error message: enough to name the problem, never a wall of text
 SHOWN_PATH = 40  # characters of a file name quoted in a message: its start and its end
 
@@ -37,6 +38,12 @@ def brief(value, limit=60):
     """``repr(value)`` cut to ``limit`` characters, for messages (numpy numbers shown plainly)."""
     text = repr(value.item() if isinstance(value, np.generic) else value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def few(names, between=", ", limit=80):
+    """``names`` joined for a message, cut after ``limit`` characters with an ellipsis."""
+    shown = between.join(map(str, names))
+    return shown if len(shown) <= limit else shown[: limit - 1] + "…"
 
 
 def is_whole(value):

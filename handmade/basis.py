@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .arguments import UnknownName, brief, is_real
+from .arguments import UnknownName, brief, few, is_real
 from .i18n import _
 from .tokenizer import check_alphabet, check_writable
 
@@ -128,12 +128,6 @@ def _groups(groups):
             _("a basis is a list of names, or a dict of groups of names; found {value}").format(value=brief(groups))
         )
     return {str(group): tuple(names) for group, names in groups.items()}
-
-
-def few(names, between=", ", limit=80):
-    """``names`` joined for a message, cut after ``limit`` characters with an ellipsis."""
-    shown = between.join(map(str, names))
-    return shown if len(shown) <= limit else shown[: limit - 1] + "…"
 
 
 # ---- q, k and v inside c_attn -------------------------------------------------------------

@@ -17,7 +17,7 @@ from .cost import generation_flops
 from .i18n import _
 from .model import KVCache, softmax
 from .tokenizer import check_alphabet, tokenize, untokenize
-from .weights import Weights, WeightsError, check_weights, forward, with_alphabet
+from .weights import WeightsError, check_weights, forward, with_alphabet
 
 MAX_NEW_TOKENS = 10_000  # tokens one completion may write
 MAX_GENERATION_FLOPS = 10**11  # operations one completion may cost: a few seconds to a minute, never an hour
@@ -44,7 +44,7 @@ def prepare(params=None, alphabet=None):
 
 def context_tokens(text, params):
     """The ids the model sees for ``text``: its last n_ctx tokens. Empty text is an error."""
-    params = params if isinstance(params, Weights) else prepare(params)
+    params = prepare(params)
     alphabet = params.labels.alphabet
     if alphabet is None:
         n = len(params["wte"])
@@ -137,7 +137,7 @@ def check_request(max_new_tokens, n_context, params, choose=None):
     """``choose``, wrapped so that what it returns is checked, if writing ``max_new_tokens`` after
     ``n_context`` tokens is allowed; else a one-line error saying what the request would cost."""
     whole(max_new_tokens, "max_new_tokens", 0, MAX_NEW_TOKENS)
-    params = params if isinstance(params, Weights) else check_weights(params)
+    params = check_weights(params)
     whole(n_context, "n_context", 1, params.structure.n_ctx)
     cost = generation_flops(params.structure, n_context, max_new_tokens)
     if cost > MAX_GENERATION_FLOPS:

@@ -6,8 +6,9 @@ heads) are optional: absent, the block is exactly the blog's. ``cache`` (a ``KVC
 lets new tokens attend to the keys and values of earlier ones.
 
 Every intermediate passes through ``tap(name, array)``, which returns its argument. Nobody
-listens unless a caller asks, ``with recording(listener): gpt(...)``; that is how the trace and
-the FLOP counter see the very arithmetic that ran. ``gpt()`` trusts its inputs and weights, as
+listens unless a caller asks, ``with recording(listener): gpt(...)``: the listener then hears each
+array under its ``handmade.names.Name``, which says its block and head too. That is how the trace,
+the FLOP counter, the grader and training see the very arithmetic that ran. ``gpt()`` trusts its inputs and weights, as
 picoGPT does: ``handmade.weights.forward`` checks them where they come from people. Every function
 also takes a batch, [B, n_seq] tokens at once (each shape gains a leading B), which is how
 ``handmade.training`` runs a whole batch through the same pass.
@@ -33,6 +34,7 @@ def layer_norm(x, g, b, eps=1e-5):  # [m, n], [n], [n] -> [m, n]
 
 
 def gelu(x):  # [...] -> [...]: GPT-2's smooth ReLU
+    x = tap("mlp_pre", x)  # the MLP's pre-activation: gelu is the MLP's alone
     return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x**3)))
 
 
@@ -131,24 +133,46 @@ class _LayerCache:
 
 
 # ---- listening in ---------------------------------------------------------------------------
-# Everything below serves the trace and the FLOP counter; the maths above does not depend on it.
-
-TAPS = (  # every name the forward pass taps, in the order a pass taps them
-    "token_embedding", "position_embedding", "embedding", "ln_1", "qkv",
-    "scores", "scaled_scores", "masked_scores", "attention_weights", "attention_output",
-    "c_proj_output", "residual", "ln_2", "mlp_hidden", "mlp_output", "mlp_residual", "ln_f", "logits",
-)  # fmt: skip
+# Everything below serves the trace, the FLOP counter, the grader and training; the maths above
+# does not depend on it.
 
 
-_listener = None  # called as _listener(full_name, array) at every tap, while someone is recording
-_prefix = ""  # the scopes the pass is in, such as "blocks[0].head1."
+class Name(str):
+    """A full name, such as ``"blocks[1].head0.scores"``: the string, with its ``kind`` (``"scores"``;
+    None for a head itself), ``block`` and ``head`` (None where there is none). Equal to, and hashed
+    as, the string it spells. ``handmade.names`` has the naming rule and declares every tap."""
+
+    def __new__(cls, kind, block=None, head=None):
+        scopes = _scopes(block, head)
+        name = super().__new__(cls, ".".join([*scopes, kind] if kind is not None else scopes))
+        name.kind, name.block, name.head = kind, block, head
+        return name
+
+    def __getnewargs__(self):  # a copy or a pickle is made again from the parts, not from the string
+        return self.kind, self.block, self.head
+
+    @property
+    def scope(self):
+        """Where it is, ``"blocks[1].head0"`` (``""`` at the model's level): what a heading adds to a title."""
+        return ".".join(_scopes(self.block, self.head))
+
+    def forms(self):
+        """The ways to say it, longest first: in full, then with its leading scopes left out one by one."""
+        scopes, kind = _scopes(self.block, self.head), [self.kind] if self.kind is not None else []
+        return [".".join(scopes[start:] + kind) for start in range(len(scopes) + len(kind))]
 
 
-def _heard(name, array):
-    """``tap`` while someone is recording: hand ``array`` over as ``name`` in the current scope."""
-    if name not in TAPS:
-        raise ValueError(f"tap name {name!r} is not declared in handmade.model.TAPS")
-    _listener(_prefix + name, array)
+def _scopes(block, head):
+    return [f"blocks[{block}]"] * (block is not None) + [f"head{head}"] * (head is not None)
+
+
+_listener = None  # called as _listener(name, array) at every tap, while someone is recording
+_where = (None, None)  # the block and the head the pass is in, while someone is recording
+
+
+def _heard(kind, array):
+    """``tap`` while someone is recording: hand ``array`` over under its Name, ``blocks[0].head1.scores``."""
+    _listener(Name(kind, *_where), array)
     return array
 
 
@@ -158,22 +182,23 @@ tap = _unheard  # tap(name, array) returns array; `recording` makes it _heard, t
 
 
 def scope(kind, i):
-    """``with scope("blocks", 0):`` names every array tapped inside ``blocks[0].<name>``
-    (``scope("head", 1)``: ``head1.<name>``)."""
+    """``with scope("blocks", 0):`` every array tapped inside is block 0's (``scope("head", 1)``: head 1's),
+    and the Name it is heard under says so."""
     return _Scope(kind, i) if _listener is not None else _UNHEARD
 
 
 class _Scope:
     def __init__(self, kind, i):
-        self.name = f"blocks[{i}]" if kind == "blocks" else f"{kind}{i}"
+        self.kind, self.i = kind, i
 
     def __enter__(self):
-        global _prefix
-        self.outer, _prefix = _prefix, f"{_prefix}{self.name}."
+        global _where
+        block, _head = self.outer = _where
+        _where = (self.i, None) if self.kind == "blocks" else (block, self.i)
 
     def __exit__(self, *exc_info):
-        global _prefix
-        _prefix = self.outer
+        global _where
+        _where = self.outer
 
 
 class _Unheard:  # the scope when nobody listens: nothing to name
@@ -199,11 +224,11 @@ class recording:
         self.listener = listener
 
     def __enter__(self):
-        global tap, _listener, _prefix
-        self.outer = (tap, _listener, _prefix)
-        tap, _listener, _prefix = _heard, self.listener, ""
+        global tap, _listener, _where
+        self.outer = (tap, _listener, _where)
+        tap, _listener, _where = _heard, self.listener, (None, None)
         return self.listener
 
     def __exit__(self, *exc_info):
-        global tap, _listener, _prefix
-        tap, _listener, _prefix = self.outer
+        global tap, _listener, _where
+        tap, _listener, _where = self.outer

@@ -19,7 +19,7 @@ from handmade import training
 from handmade.course.tasks import TASKS, blank
 from handmade.display.source import show
 from handmade.model import attention, causal_mask, gelu, layer_norm, linear, recording, softmax
-from handmade.structure import INTERMEDIATES, T
+from handmade.names import INTERMEDIATES, T
 from handmade.training import IGNORE, AdamW, loss, loss_and_grads
 from handmade.weights import BLOCK_KEYS, TOP_KEYS, NonFiniteError, Weights, iter_matrices
 

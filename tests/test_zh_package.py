@@ -213,7 +213,7 @@ def code_words(params):
     names = list(labels.residual) + list(labels.token_names(structure.n_vocab))
     for b, block in enumerate(structure.blocks):
         names += list(labels.attention_basis(b, block.n_attn)) + list(labels.hidden_basis(b, block.n_hidden))
-    names += [p.name for p in structure.parts()] + [t.name for t in structure.taps()]
+    names += [p.name for p in structure.parts()] + structure.taps()
     return {w for name in names for w in re.findall(r"[A-Za-z]+", str(name))}
 
 

@@ -26,8 +26,8 @@ from ..display.trace import trace
 from ..i18n import _
 from ..inference import accuracy, continuation, next_in_pattern, predict, prefix_examples, unambiguous_examples
 from ..model import causal_mask, layer_norm, recording, softmax
+from ..names import T
 from ..parts import with_parts, with_qkv
-from ..structure import T
 from ..weights import NonFiniteError, WeightsError, check_weights, forward
 from .builtin_tasks import abc_model
 from .efficiency import blog_flops, count_flops
@@ -1070,7 +1070,7 @@ def dot_products(n_seq):
     sizes = []
 
     def listen(name, values):
-        if name.split(".")[-1] in PRODUCTS:
+        if name.kind in PRODUCTS:
             sizes.append(values.size)
 
     with recording(listen):

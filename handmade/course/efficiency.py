@@ -16,9 +16,9 @@ from ..cost import GELU_FLOPS, layer_norm_flops, linear_flops, matmul_flops, sof
 from ..i18n import _
 from ..inference import check_request, context_tokens, next_logits, prepare
 from ..model import recording, softmax
-from ..structure import Structure, T
+from ..names import T
 from ..tokenizer import untokenize
-from ..weights import forward
+from ..weights import check_weights, forward
 
 
 class FlopCounter:
@@ -31,8 +31,8 @@ class FlopCounter:
 
     def __init__(self, params):
         self.by_name = {}
-        self.structure = Structure.of(params)
-        self.tapped = {tapped.name: tapped for tapped in self.structure.taps(derived=False)}
+        self.structure = check_weights(params).structure
+        self.tapped = {name: name for name in self.structure.taps(derived=False)}  # each with its kind, block, head
         self._n_k = 0  # keys the current head attended over
 
     def __call__(self, name, array):

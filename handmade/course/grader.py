@@ -32,6 +32,7 @@ from ..arguments import brief
 from ..display.labelled import fmt
 from ..i18n import _
 from ..inference import Example
+from ..parts import with_part
 from ..weights import (
     NonFiniteError,
     Weights,
@@ -199,7 +200,10 @@ def submission(task, params):
                 "grade takes the weights themselves (a dict or handmade.Weights); load a file first with handmade.load_weights"
             )
         )
-    checked = check_weights(dict(params) if isinstance(params, dict) else params)  # the numbers alone
+    if isinstance(params, Weights) and params.checked:  # checked where it came in: taken as it is
+        checked = params
+    else:  # checked here, once: the numbers alone, then the names that fit them
+        checked = check_weights(dict(params) if isinstance(params, dict) else params)
     n_vocab, n_ctx = len(checked["wte"]), len(checked["wpe"])
     if n_vocab != task.n_vocab:
         raise WeightsError(
@@ -237,9 +241,8 @@ def _in_task_order(params, stated, task):
                 "these weights say their tokens are {stated}, but the task {task} has {alphabet}: grade them on a task of their alphabet, or label them with {alphabet}"
             ).format(stated=brief(stated), task=task.name, alphabet=repr(task.alphabet))
         )
-    moved = Weights(params, replace(params.labels, alphabet=task.alphabet))
-    moved["wte"] = params["wte"][[stated.index(char) for char in task.alphabet]]
-    return check_weights(moved)
+    moved = check_weights(params, replace(params.labels, alphabet=task.alphabet))
+    return with_part(moved, "wte", params["wte"][[stated.index(char) for char in task.alphabet]])
 
 
 def grade(task, params, *, diagnose=True, reveal=False, record=True):

@@ -42,8 +42,8 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..arguments import UnknownName, file_name, shown_path, text_of, whole
-from ..basis import Basis, Labels, brief, few
+from ..arguments import UnknownName, brief, few, file_name, shown_path, text_of, whole
+from ..basis import Basis, Labels
 from ..i18n import _, ngettext
 from ..inference import Example
 from ..reasons import reason as said

@@ -10,8 +10,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..arguments import UnknownName, brief
-from ..basis import few
+from ..arguments import UnknownName, brief, few
 from ..i18n import _
 from .colours import shade
 

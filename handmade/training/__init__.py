@@ -33,6 +33,7 @@ The package, in the order a step uses it:
 - ``limits``: the bounds on what may be asked, and the checks that keep to them.
 """
 
+from ..weights import map_arrays
 from .backward import (
     GELU_CUBIC,
     GELU_SCALE,
@@ -57,7 +58,7 @@ from .init import init_params
 from .limits import MAX_BATCH, MAX_BATCH_TOKENS, MAX_LR, MAX_SEED, MAX_STEPS, check_batch
 from .loop import TASK_STD, History, Progress, train, train_task
 from .losses import IGNORE, cross_entropy, cross_entropy_backward, log_softmax
-from .optimizer import AdamState, AdamW, leaves, map_arrays
+from .optimizer import AdamState, AdamW, leaves
 from .recorded import Recorded, RecordedBlock, record
 
 __all__ = [

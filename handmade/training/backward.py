@@ -6,8 +6,8 @@ with the function's inputs and weights, working from the last line of its forwar
 where the forward pass has one sequence, ``[n_seq, n_embd]``, these have ``[B, n_seq, n_embd]``.
 
 What the forward pass made (its q, k and v, its attention weights, ...) they read from ``seen``,
-the ``Recorded`` pass (``seen.blocks[i]`` for block i), never by recomputing it, with two
-exceptions noted where they happen. ``loss_and_grads`` puts them together.
+the ``Recorded`` pass (``seen.blocks[i]`` for block i), never by recomputing it, but for one
+exception noted where it happens (layer norm's normalised rows, made by the forward's own function). ``loss_and_grads`` puts them together.
 """
 
 import inspect
@@ -16,12 +16,12 @@ import math
 import numpy as np
 
 from ..i18n import _
-from ..model import gpt, layer_norm, linear
+from ..model import gpt, layer_norm
 from ..structure import attention_width
-from ..weights import NonFiniteError, iter_matrices, largest_weight, where_non_finite
+from ..weights import NonFiniteError, check_weights, iter_matrices, largest_weight, where_non_finite
 from .limits import check_batch
 from .losses import cross_entropy, cross_entropy_backward
-from .recorded import checked, record
+from .recorded import record
 
 LAYER_NORM_EPS = inspect.signature(layer_norm).parameters["eps"].default  # the forward's own eps
 GELU_SCALE = math.sqrt(2 / math.pi)  # gelu(x) = 0.5 x (1 + tanh(GELU_SCALE (x + GELU_CUBIC x^3)))
@@ -85,8 +85,7 @@ def gelu_backward(d_y, x):  # [...], [...] -> [...]
 def ffn_backward(d_y, x, c_fc, c_proj, seen):  # [B, n_seq, n_embd], [B, n_seq, n_embd] -> same, grads
     """Undoes ``ffn``: a = gelu(linear(x, **c_fc)), then y = linear(a, **c_proj)."""
     d_a, d_c_proj = linear_backward(d_y, seen.mlp_hidden, c_proj["w"])  # [B, n_seq, n_hidden]
-    u = linear(x, **c_fc)  # [B, n_seq, n_hidden]: the hidden layer before gelu (not tapped, so made again)
-    d_u = gelu_backward(d_a, u)
+    d_u = gelu_backward(d_a, seen.mlp_pre)  # seen.mlp_pre: [B, n_seq, n_hidden], linear(x, **c_fc), gelu's input
     d_x, d_c_fc = linear_backward(d_u, x, c_fc["w"])  # [B, n_seq, n_embd]
     return d_x, {"c_fc": d_c_fc, "c_proj": d_c_proj}
 
@@ -183,7 +182,7 @@ def loss_and_grads(params, inputs, targets):
     ``targets[i, j]`` is the token that should follow ``inputs[i, :j + 1]``, or IGNORE (-1) where
     nothing should. ``grads`` has the keys and nesting of ``params``, without ``n_head``.
     """
-    params = checked(params)
+    params = check_weights(params)
     inputs, targets = check_batch(inputs, targets, params)
     seen = record(params, inputs)  # every array the forward pass made, for the backward pass
     value, d_logits = cross_entropy_backward(seen.logits, targets)  # the loss, and where its gradient starts
@@ -192,7 +191,7 @@ def loss_and_grads(params, inputs, targets):
 
 def loss(params, inputs, targets):
     """The mean cross-entropy of gpt()'s predictions against ``targets`` (as in ``loss_and_grads``), alone."""
-    params = checked(params)
+    params = check_weights(params)
     inputs, targets = check_batch(inputs, targets, params)
     with np.errstate(all="ignore"):  # an overflow is reported below, in words
         value = cross_entropy(np.stack([gpt(sequence, **params) for sequence in inputs]), targets)

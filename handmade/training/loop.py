@@ -10,11 +10,11 @@ import numpy as np
 from ..arguments import function
 from ..basis import Basis, Labels, brief
 from ..i18n import _
-from ..weights import NonFiniteError, Weights, check_weights
+from ..weights import NonFiniteError, check_weights, copied, map_arrays
 from .backward import loss_and_grads
 from .batching import example_batches
 from .limits import MAX_SEED, MAX_STEPS, check_whole, generator
-from .optimizer import AdamW, leaves, map_arrays
+from .optimizer import AdamW, leaves
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ def train(
     line, updated in place, in a notebook or a terminal. The same weights, batches and settings
     give the same result, bit for bit. ``params`` itself is left as it is.
     """
-    params = check_weights(params)  # our own float64 copy, labelled, which the steps change in place
+    params = copied(params)  # checked, with float64 arrays of our own, which the steps change in place
     _check_functions(batch_fn, evaluate)
     check_whole(steps, "steps", 0, MAX_STEPS)
     check_whole(eval_every, "eval_every", 1, MAX_STEPS)
@@ -105,7 +105,7 @@ def _check_functions(batch_fn, evaluate):
 
 
 def _evaluated(evaluate, params):
-    value = evaluate(Weights(map_arrays(np.copy, params), params.labels))  # a copy: the steps go on in place
+    value = evaluate(copied(params))  # a copy: the steps go on in place
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise ValueError(_("evaluate(params) must return a number; it returned {value}").format(value=brief(value)))
     return float(value)
