@@ -11,11 +11,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .arguments import UnknownName, brief, few, is_real
+from .arguments import UnknownName, brief, few, is_real, writable
 from .i18n import _
-from .tokenizer import check_alphabet, check_writable
+from .tokenizer import check_alphabet
 
-MAX_NAME = 40  # characters in one direction's name
+MAX_DIRECTION_NAME = 40  # characters in one direction's name
 MAX_NAMES = 4096  # names in one basis
 
 
@@ -25,11 +25,11 @@ class Basis:
     def __init__(self, groups):
         self.groups = _groups(groups)
         self.names = tuple(name for names in self.groups.values() for name in names)
-        bad = [name for name in self.names if not isinstance(name, str) or not 0 < len(name) <= MAX_NAME]
+        bad = [name for name in self.names if not isinstance(name, str) or not 0 < len(name) <= MAX_DIRECTION_NAME]
         if bad:
             raise ValueError(
                 _("a direction's name is a string of 1 to {limit} characters; found {name}").format(
-                    limit=MAX_NAME, name=brief(bad[0])
+                    limit=MAX_DIRECTION_NAME, name=brief(bad[0])
                 )
             )
         if len(self.names) > MAX_NAMES:
@@ -37,7 +37,7 @@ class Basis:
                 _("a basis has at most {limit} names; this one has {n}").format(limit=MAX_NAMES, n=len(self.names))
             )
         for name in self.names:
-            check_writable(name, _("a direction's name"))
+            writable(name, _("a direction's name"))
         self._index = {name: i for i, name in enumerate(self.names)}
         if len(self._index) != len(self.names):
             repeated = sorted({n for n in self.names if self.names.count(n) > 1})

@@ -17,8 +17,7 @@ import stat
 
 import numpy as np
 
-from .arguments import SHOWN_PATH, file_name, shown_path, text_of, whole
-from .arguments import writable as check_writable
+from .arguments import SHOWN_PATH, file_name, shown_path, text_of, whole, writable
 from .basis import Basis, Labels, brief
 from .i18n import _
 from .reasons import reason as said
@@ -122,7 +121,7 @@ def may_replace(path, force=False):
     return True
 
 
-def writable(path, force=False):
+def check_can_save(path, force=False):
     """WeightsError now, before any long work, if ``save_weights(..., path, force)`` would fail for
     want of a folder, a permission or ``force``: a temporary file is made beside it, then removed."""
     path = file_name(path)
@@ -151,7 +150,7 @@ def write_atomically(path, text):
     """Write ``text`` to a temporary file beside ``path``, then rename it over ``path``. Whatever
     stops it (a full disk, a size limit, Ctrl-C), the temporary file is removed and ``path`` is as it was."""
     path = file_name(path)
-    text = check_writable(text_of(text, "text", MAX_FILE_BYTES), "text")  # UTF-8 can write every character of it
+    text = writable(text_of(text, "text", MAX_FILE_BYTES), "text")  # UTF-8 can write every character of it
     temporary, made = _temporary(path), False  # named before it is made: whatever stops what follows, it is removed
     try:
         with open(temporary, "x", encoding="utf-8") as file:  # "x": made here, never another's file

@@ -22,8 +22,10 @@ import numpy as np
 from .arguments import brief
 from .basis import Basis
 from .i18n import N_, _, translated
-from .model import Name
+from .model import Name, layer_norm
 from .names import INTERMEDIATES, T, resolve, shortest
+
+LAYER_NORM_EPS = layer_norm.__defaults__[0]  # the eps of gpt()'s layer norms, read off its own function
 
 # ---- spaces: what the rows or the columns of an array stand for ------------------------------
 

@@ -4,8 +4,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from .arguments import brief
-from .arguments import writable as check_writable  # a lone surrogate cannot be shown: refused where text comes in
+from .arguments import brief, writable  # writable: a lone surrogate cannot be shown, refused where text comes in
 from .i18n import _
 
 MAX_TEXT = 1_000_000  # characters one call may tokenize (the longest text in the series is 165,000)
@@ -19,7 +18,7 @@ def check_alphabet(alphabet):
                 limit=MAX_ALPHABET, value=brief(alphabet)
             )
         )
-    check_writable(alphabet, _("the alphabet"))
+    writable(alphabet, _("the alphabet"))
     if len(set(alphabet)) != len(alphabet):
         repeated = sorted({c for c in alphabet if alphabet.count(c) > 1})
         raise ValueError(

@@ -29,7 +29,7 @@ def test_the_shares_add_up_to_the_margin_for_any_shape(shape, ln_f, seed):
     params = handmade.check_weights(random_params(np.random.default_rng(seed), ln_f=ln_f, **shape))
     tokens = [0, 2, 1, 1]
     logits = handmade.gpt(np.array(tokens), **params)[-1]
-    found = explain.shares(explain.read(tokens, params), 3, params, 2, 0)
+    found = explain.shares(explain.read_window(tokens, params), 3, params, 2, 0)
     assert sum(found.values()) == pytest.approx(logits[2] - logits[0], rel=1e-9, abs=1e-9)
     heads = sum(b.n_head for b in Structure.of(params).blocks)
     assert len(found) == 2 + heads + shape["n_layer"] * (1 + shape["mlp"]) + ln_f  # every part, once

@@ -248,7 +248,7 @@ VALID_FOR = {  # where a parameter's valid value depends on the function (or on 
     "files.labels_from_json": lambda tmp: {"labels": handmade.LABELS.to_json()},
     "files.write_atomically": lambda tmp: {"text": "{}"},
     "files.weights_from_json": lambda tmp: {"text": handmade.weights_to_json(_blog())},
-    "tokenizer.check_writable": lambda tmp: {"text": "abc"},
+    "arguments.writable": lambda tmp: {"text": "abc"},
     "inference.check_request": lambda tmp: {"params": handmade.check_weights(_blog())},
     "basis.Basis.index": lambda tmp: {"name": "Ta"},
     "basis.Basis.matrix": lambda tmp: {"entries": {("Ta", "V"): 1.0}},
@@ -1260,7 +1260,7 @@ WRITE_STEPS = {  # the calls a save makes, each where a signal may land just aft
 }
 SAVERS = {  # what makes a temporary file: a save, train's check that --out can be written, a recorded pass
     "save_weights": (lambda path: handmade.save_weights(handmade.flip_model(), path), files),
-    "writable": (lambda path: files.writable(path), files),
+    "check_can_save": (lambda path: files.check_can_save(path), files),
     "progress.record": (lambda path: progress.record("abc"), progress),
 }
 

@@ -116,13 +116,22 @@ def defined(path):
             yield from (n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name))
 
 
+TWICE = {  # a name defined in two modules still, each with the reason
+    "record": (
+        ["handmade.course.progress", "handmade.training.recorded"],
+        "training.record stays: notebook 20 shows loss_and_grads, which calls it; progress.py is issue 26's",
+    ),
+}
+
+
 def test_no_public_name_is_defined_in_two_modules():
     homes = {}
     for name, path in MODULES.items():
         for defined_name in set(defined(path)) - {"__all__"}:
             if not defined_name.startswith("_"):
                 homes.setdefault(defined_name, []).append(name)
-    assert {name: where for name, where in homes.items() if len(where) > 1} == {}
+    twice = {name: where for name, where in homes.items() if len(where) > 1}
+    assert twice == {name: where for name, (where, _reason) in TWICE.items() if homes.get(name) == where}
 
 
 @pytest.mark.parametrize("name", ["handmade.model", "handmade.structure", "handmade.weights"])

@@ -192,11 +192,11 @@ def test_english_reasons_are_unchanged():
 
 
 def test_the_progress_line_shows_a_count_whole_and_names_it_with_a_noun(zh):
-    from handmade.training.loop import Progress
+    from handmade.training.loop import ProgressLine
 
-    line = Progress(300, stream=io.StringIO()).line(300, 0.5, 27.0)
+    line = ProgressLine(300, stream=io.StringIO()).line(300, 0.5, 27.0)
     assert line.endswith("损失 0.5000，评估结果 27"), line
-    assert Progress(3, stream=io.StringIO()).line(3, 0.5, 0.25).endswith("评估结果 0.2500")
+    assert ProgressLine(3, stream=io.StringIO()).line(3, 0.5, 0.25).endswith("评估结果 0.2500")
 
 
 # ---- plots and the diagram ----------------------------------------------------------------

@@ -10,25 +10,24 @@ then its centred vector, divided by the whole stream's spread, times ``ln_f.g``,
 has a share of its own: they still add up to the margin exactly (the spread is the stream's, shared
 by all). Layer norms inside the blocks change what a head or an MLP computes, not this sum.
 
-``shares`` computes them from one recorded pass; ``explain`` turns them into a sentence about the
+``shares`` computes them from one recorded pass (``read_window``); ``explain`` turns them into a sentence about the
 learner's own model: the part that pushed the wrong way, or the one that did not push enough, and,
 for a head, where it looked.
 """
 
 import functools
-import inspect
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..display.labelled import fmt
 from ..i18n import N_, _
-from ..model import Name, layer_norm, recording
+from ..model import Name, recording
 from ..names import T
+from ..structure import LAYER_NORM_EPS
 from ..weights import forward
 
 ATTENDED = 0.05  # a key whose attention weight is above this is read by the query
-LAYER_NORM_EPS = inspect.signature(layer_norm).parameters["eps"].default  # read from gpt()'s own layer_norm
 SMALL = 1e-9  # a share below this (in size) is no push at all
 
 
@@ -40,7 +39,7 @@ class Reading:
     tapped: dict  # every array the pass tapped, by its full name
 
 
-def read(tokens, params):
+def read_window(tokens, params):
     """Run ``tokens`` through the model (checked weights), keeping every tapped array."""
     tapped = {}
     with recording(tapped.__setitem__):

@@ -44,7 +44,7 @@ from ..weights import (
     with_alphabet,
 )
 from . import progress
-from .explain import explain, lagging, missing, read, shares
+from .explain import explain, lagging, missing, read_window, shares
 from .tasks import examples as task_examples
 from .tasks import get_task, graded_tokens, reference, withheld
 
@@ -316,7 +316,7 @@ def _explained(report, task, params, cases, reveal):
 def _explain(params, example, tokens, right, threshold, readings, prefer=None):
     window = tuple(tokens[-len(params["wpe"]) :])
     if window not in readings:
-        readings[window] = read(window, params)
+        readings[window] = read_window(window, params)
     return explain(readings[window], len(window) - 1, params, example, right, threshold, prefer)
 
 
@@ -333,7 +333,7 @@ def _shares_in(model, tokens, right, explanation, window):
     if tuple(tokens[-len(model["wpe"]) :]) != window:
         return None
     wrong = model.labels.token_names(model.structure.n_vocab).index(explanation.wrong)
-    return shares(read(window, model), len(window) - 1, model, right, wrong)
+    return shares(read_window(window, model), len(window) - 1, model, right, wrong)
 
 
 def _revealed(theirs, task):

@@ -10,20 +10,19 @@ the ``Recorded`` pass (``seen.blocks[i]`` for block i), never by recomputing it,
 exception noted where it happens (layer norm's normalised rows, made by the forward's own function). ``loss_and_grads`` puts them together.
 """
 
-import inspect
 import math
 
 import numpy as np
 
 from ..i18n import _
 from ..model import gpt, layer_norm
-from ..structure import attention_width
-from ..weights import NonFiniteError, check_weights, iter_matrices, largest_weight, where_non_finite
+from ..structure import LAYER_NORM_EPS, attention_width
+from ..weights import NonFiniteError, iter_matrices, largest_weight, where_non_finite
+from ..weights import check_weights as checked  # weights are checked once, where they come in
 from .limits import check_batch
 from .losses import cross_entropy, cross_entropy_backward
 from .recorded import record
 
-LAYER_NORM_EPS = inspect.signature(layer_norm).parameters["eps"].default  # the forward's own eps
 GELU_SCALE = math.sqrt(2 / math.pi)  # gelu(x) = 0.5 x (1 + tanh(GELU_SCALE (x + GELU_CUBIC x^3)))
 GELU_CUBIC = 0.044715
 
@@ -182,7 +181,7 @@ def loss_and_grads(params, inputs, targets):
     ``targets[i, j]`` is the token that should follow ``inputs[i, :j + 1]``, or IGNORE (-1) where
     nothing should. ``grads`` has the keys and nesting of ``params``, without ``n_head``.
     """
-    params = check_weights(params)
+    params = checked(params)
     inputs, targets = check_batch(inputs, targets, params)
     seen = record(params, inputs)  # every array the forward pass made, for the backward pass
     value, d_logits = cross_entropy_backward(seen.logits, targets)  # the loss, and where its gradient starts
@@ -191,7 +190,7 @@ def loss_and_grads(params, inputs, targets):
 
 def loss(params, inputs, targets):
     """The mean cross-entropy of gpt()'s predictions against ``targets`` (as in ``loss_and_grads``), alone."""
-    params = check_weights(params)
+    params = checked(params)
     inputs, targets = check_batch(inputs, targets, params)
     with np.errstate(all="ignore"):  # an overflow is reported below, in words
         value = cross_entropy(np.stack([gpt(sequence, **params) for sequence in inputs]), targets)

@@ -62,7 +62,7 @@ def train(
     weights = leaves(params)  # the arrays of params, which AdamW moves
     state = optimizer.init(weights)
     losses, evaluated = np.zeros(steps), []
-    bar = Progress(steps) if progress else None
+    bar = ProgressLine(steps) if progress else None
     if evaluate is not None:
         evaluated.append((0, _evaluated(evaluate, params)))
     for step in range(steps):
@@ -123,7 +123,7 @@ def _batch(batch_fn):
 # ---- the progress line -----------------------------------------------------------------------
 
 
-class Progress:
+class ProgressLine:
     """One line that says how far training has got: ``step 300/1000 [######..............] loss 2.4512``.
 
     In a terminal, or in a notebook (where it writes to the cell's output), the line is rewritten in
