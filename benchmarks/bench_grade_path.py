@@ -91,7 +91,9 @@ def main():
     found = {}
     for kind in ("blank", "reference"):  # each in a process of its own: nothing cached from the other
         with tempfile.TemporaryDirectory() as folder:
-            out = subprocess.run([sys.executable, __file__, kind, folder], capture_output=True, text=True, check=True)
+            out = subprocess.run(
+                [sys.executable, __file__, kind, folder], capture_output=True, text=True, encoding="utf-8", check=True
+            )
         print(out.stdout, end="")
         found[kind] = [int(n) for n in out.stdout.splitlines()[-1].split()]
     functions, modules, _checks = found["blank"]

@@ -206,6 +206,45 @@ class Labels:
         named = self.hidden[block] if block < len(self.hidden) else None
         return named if named is not None and len(named) == n_hidden else Basis.numbered(n_hidden, "h")
 
+    def problems_with(self, structure):
+        """Sentences, one per way these labels do not fit a model of ``structure`` (a ``handmade.Structure``)."""
+        problems = []
+        if self.alphabet is not None and len(self.alphabet) != structure.n_vocab:
+            problems.append(
+                _("the alphabet {alphabet} has {n} characters but wte has {rows} token rows").format(
+                    alphabet=brief(self.alphabet), n=len(self.alphabet), rows=structure.n_vocab
+                )
+            )
+        if len(self.residual) != structure.n_embd:
+            problems.append(
+                _("the labels name {n} residual directions but the model is {width} wide (n_embd)").format(
+                    n=len(self.residual), width=structure.n_embd
+                )
+            )
+        for i, block in enumerate(structure.blocks):
+            problems += self._block_problems(i, block)
+        if self.alphabet is not None and len(set(self.alphabet)) != len(self.alphabet):
+            problems.append(_("the alphabet {alphabet} repeats a character").format(alphabet=brief(self.alphabet)))
+        return problems
+
+    def _block_problems(self, i, block):
+        problems = []
+        named = self.attention[i] if i < len(self.attention) else None
+        if named is not None and len(named) != block.n_attn:
+            problems.append(
+                _("the labels name {n} attention directions for blocks[{i}] but its n_attn is {width}").format(
+                    n=len(named), i=i, width=block.n_attn
+                )
+            )
+        hidden = self.hidden[i] if i < len(self.hidden) else None  # a block without an mlp ignores them
+        if hidden is not None and block.mlp and len(hidden) != block.n_hidden:
+            problems.append(
+                _("the labels name {n} hidden units for blocks[{i}] but its mlp has {width}").format(
+                    n=len(hidden), i=i, width=block.n_hidden
+                )
+            )
+        return problems
+
     def to_json(self):
         out = {"alphabet": self.alphabet, "residual": self.residual.to_json()}
         if any(b is not None for b in self.attention):
@@ -221,3 +260,9 @@ LETTERS = "abcdefghijklmnopqrstuvwxyz"
 def default_alphabet(n_vocab):
     """a, b, c, ... for a model that did not say what its tokens are; None beyond 26 tokens (t0, t1, ...)."""
     return LETTERS[:n_vocab] if n_vocab <= len(LETTERS) else None
+
+
+def default_labels(structure):
+    """Labels for a model of ``structure`` that nobody named: tokens a, b, c, ... (t0, t1, ... beyond
+    26) and directions e0, e1, ..."""
+    return Labels(default_alphabet(structure.n_vocab), Basis.numbered(structure.n_embd))

@@ -17,7 +17,7 @@ import stat
 
 import numpy as np
 
-from .arguments import SHOWN_PATH, file_name, shown_path, text_of, whole, writable
+from .arguments import SHOWN_PATH, file_name, is_whole, shown_path, text_of, whole, writable
 from .basis import Basis, Labels, brief
 from .i18n import _
 from .reasons import reason as said
@@ -35,7 +35,7 @@ def _to_jsonable(params):
         return {key: _to_jsonable(value) for key, value in params.items() if value is not None}
     if isinstance(params, (list, tuple)):
         return [_to_jsonable(value) for value in params]
-    if isinstance(params, (int, np.integer)) and not isinstance(params, bool):
+    if is_whole(params):
         return int(params)
     return np.asarray(params, dtype=np.float64).tolist()
 

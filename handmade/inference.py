@@ -153,7 +153,7 @@ def check_request(max_new_tokens, n_context, params, choose=None):
 
     def checked(logits):
         token = choose(logits)
-        if not isinstance(token, (int, np.integer)) or isinstance(token, bool) or not 0 <= token < n_vocab:
+        if not is_whole(token) or not 0 <= token < n_vocab:
             raise ValueError(
                 _("choose(logits) must return a token id from 0 to {top}; it returned {value}").format(
                     top=n_vocab - 1, value=brief(token)

@@ -11,11 +11,12 @@ import dataclasses
 import numpy as np
 
 from .arguments import NUMBER_KINDS, brief, function, is_whole
-from .basis import Basis, Labels, default_alphabet
-from .i18n import _, ngettext
+from .basis import Labels, default_labels
+from .i18n import _
 from .model import KVCache, gpt, recording
 from .names import T
 from .structure import Structure, attention_width
+from .tokenizer import check_tokens
 
 TOP_KEYS = ("wte", "wpe", "blocks", "ln_f")
 BLOCK_KEYS = ("attn", "ln_1", "ln_2", "mlp", "n_head")
@@ -384,107 +385,22 @@ def _check_leaves(value, path, ndim, meaning):
 # ---- the labels ---------------------------------------------------------------------------
 
 
-def default_labels(structure):
-    """Labels for a model nobody named: tokens a, b, c, ... (t0, t1, ... beyond 26) and directions e0, e1, ..."""
-    return Labels(default_alphabet(structure.n_vocab), Basis.numbered(structure.n_embd))
-
-
 def check_labels(labels, structure):
     """``labels`` if they fit a model of ``structure`` (default labels when None), else WeightsError."""
     if labels is None:
         return default_labels(structure)
     if not isinstance(labels, Labels):
         raise WeightsError(_("labels must be a handmade.Labels; found {kind}").format(kind=type(labels).__name__))
-    problems = _label_problems(labels, structure)
+    problems = labels.problems_with(structure)
     if problems:
         raise WeightsError(_("the weights' labels do not fit: {problem}").format(problem=problems[0]))
     return labels
-
-
-def _label_problems(labels, structure):
-    """Sentences, one per way ``labels`` do not fit ``structure``."""
-    problems = []
-    if labels.alphabet is not None and len(labels.alphabet) != structure.n_vocab:
-        problems.append(
-            _("the alphabet {alphabet} has {n} characters but wte has {rows} token rows").format(
-                alphabet=brief(labels.alphabet), n=len(labels.alphabet), rows=structure.n_vocab
-            )
-        )
-    if len(labels.residual) != structure.n_embd:
-        problems.append(
-            _("the labels name {n} residual directions but the model is {width} wide (n_embd)").format(
-                n=len(labels.residual), width=structure.n_embd
-            )
-        )
-    for i, block in enumerate(structure.blocks):
-        named = labels.attention[i] if i < len(labels.attention) else None
-        if named is not None and len(named) != block.n_attn:
-            problems.append(
-                _("the labels name {n} attention directions for blocks[{i}] but its n_attn is {width}").format(
-                    n=len(named), i=i, width=block.n_attn
-                )
-            )
-        hidden = labels.hidden[i] if i < len(labels.hidden) else None  # a block without an mlp ignores them
-        if hidden is not None and block.mlp and len(hidden) != block.n_hidden:
-            problems.append(
-                _("the labels name {n} hidden units for blocks[{i}] but its mlp has {width}").format(
-                    n=len(hidden), i=i, width=block.n_hidden
-                )
-            )
-    if labels.alphabet is not None and len(set(labels.alphabet)) != len(labels.alphabet):
-        problems.append(_("the alphabet {alphabet} repeats a character").format(alphabet=brief(labels.alphabet)))
-    return problems
 
 
 def with_alphabet(params, alphabet):
     """Checked ``params`` whose labels say the tokens are ``alphabet`` (sharing the arrays of ``params``)."""
     params = check_weights(params)
     return check_weights(params, dataclasses.replace(params.labels, alphabet=alphabet))
-
-
-# ---- tokens -------------------------------------------------------------------------------
-
-
-def check_tokens(inputs, n_vocab, n_ctx, cached=0):
-    """``inputs`` as an array of token ids in range 0..n_vocab-1, room for them after ``cached`` ones."""
-    if isinstance(inputs, (str, bytes, dict, set)) or not _is_flat(inputs):
-        raise ValueError(_("token ids are a flat list of whole numbers; found {value}").format(value=brief(inputs)))
-    n = len(inputs)
-    if n == 0:
-        raise ValueError(_("cannot run an empty context: give at least one token"))
-    if cached and cached + n > n_ctx:
-        raise ValueError(
-            ngettext(
-                "cannot run {n} more token after {cached} cached: this model has room for {limit} (its n_ctx)",
-                "cannot run {n} more tokens after {cached} cached: this model has room for {limit} (its n_ctx)",
-                n,
-            ).format(n=n, cached=cached, limit=n_ctx)
-        )
-    if n > n_ctx:
-        raise ValueError(
-            _("cannot run a context of {n} tokens: this model has room for {limit} (its n_ctx)").format(
-                n=n, limit=n_ctx
-            )
-        )
-    for position, token in enumerate(inputs):
-        whole = is_whole(token)
-        if not whole or not 0 <= token < n_vocab:
-            found = (
-                brief(token) if whole else _("{value} (a {kind})").format(value=brief(token), kind=type(token).__name__)
-            )
-            raise ValueError(
-                _(
-                    "token ids are whole numbers from 0 to {top} (n_vocab = {n}); found {found} at position {position}"
-                ).format(top=n_vocab - 1, n=n_vocab, found=found, position=position)
-            )
-    return np.array(inputs, dtype=np.int64)
-
-
-def _is_flat(inputs):
-    try:
-        return np.ndim(inputs) == 1
-    except ValueError:  # rows of different lengths
-        return False
 
 
 # ---- running a checked model ----------------------------------------------------------------

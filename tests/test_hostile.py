@@ -37,7 +37,7 @@ import handmade
 import handmade.training as training
 from handmade import cli, files, inference, parts, tokenizer
 from handmade.basis import Basis, Labels
-from handmade.course import grader, progress, tasks
+from handmade.course import grader, progress, task_options, tasks
 from handmade.training import AdamW, leaves
 
 PACKAGE = Path(handmade.__file__).resolve().parent
@@ -61,7 +61,7 @@ HOSTILE = {  # what each argument of each public function is given in turn, the 
     "a lone surrogate": "\ud800",
 }
 
-MODULES = (handmade, inference, files, tokenizer, parts, training, tasks, grader, progress)
+MODULES = (handmade, inference, files, tokenizer, parts, training, tasks, task_options, grader, progress)
 
 MATHS = "the maths trusts its arrays, as picoGPT does (handmade/model.py): forward() and check_weights() check what people give"
 RECORD = "a record the package fills in; what is in it is checked where it is used"
@@ -106,6 +106,7 @@ SKIPPED = {  # the public callables that are not called blindly, each with the r
         RECORD,
     ),
     "inference.next_logits": "continuation()'s loop, after continuation() has checked the tokens and the weights",
+    "tokenizer.check_tokens": "forward()'s check of the token ids, given the sizes of weights check_weights has checked",
     "course.grader.logits_per_context": "the grader's arithmetic on weights submission() has checked",
     "course.grader.margins_of": "the grader's arithmetic on the logits it computed",
 }
@@ -242,6 +243,10 @@ VALID_FOR = {  # where a parameter's valid value depends on the function (or on 
     "course.grader.grade": lambda tmp: {"params": tasks.reference("abc")},
     "course.grader.submission": lambda tmp: {"params": tasks.reference("abc")},
     "course.tasks.load_tasks": lambda tmp: {"path": _tasks_file(tmp)},
+    "course.task_options.options": lambda tmp: {
+        **dict(alphabet="ab", n_ctx=2, labels=None, extra_examples=()),
+        **dict(n_embd=2, n_layer=1, n_head=1, mlp=False),
+    },
     "course.progress.record": lambda tmp: {"name": "abc"},
     "training.optimizer.AdamW.init": _adam_arguments,
     "training.optimizer.AdamW.step": _adam_arguments,

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..arguments import function
+from ..arguments import function, is_real
 from ..basis import Basis, Labels, brief
 from ..i18n import _
 from ..weights import NonFiniteError, check_weights, copied, map_arrays
@@ -106,7 +106,7 @@ def _check_functions(batch_fn, evaluate):
 
 def _evaluated(evaluate, params):
     value = evaluate(copied(params))  # a copy: the steps go on in place
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+    if not is_real(value):
         raise ValueError(_("evaluate(params) must return a number; it returned {value}").format(value=brief(value)))
     return float(value)
 
