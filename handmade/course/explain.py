@@ -100,7 +100,8 @@ SHOWN_DIRECTIONS = 3  # directions of a head's output named in one sentence
 def phrase(name):
     """A part of the margin (a Name), as the learner reads it: ``blocks[0].head1`` is "head 1 of block 0
     (through c_proj)"."""
-    return _(PHRASES["head" if name.kind is None else name.kind]).format(block=name.block, head=name.head)
+    kind = "head" if name.kind is None else name.kind  # a head's Name has no kind: it is the head itself
+    return _(PHRASES[kind]).format(block=name.block, head=name.head)
 
 
 @dataclass(frozen=True)
