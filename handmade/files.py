@@ -12,7 +12,6 @@ import contextlib
 import json
 import math
 import os
-import secrets
 import stat
 
 import numpy as np
@@ -176,7 +175,7 @@ def write_atomically(path, text):
 
 def _temporary(path):
     """A new temporary file's name beside ``path``: hidden, random, and short enough for any file system."""
-    return path.parent / f".{path.name[:64]}.{secrets.token_hex(6)}.tmp"
+    return path.parent / f".{path.name[:64]}.{os.urandom(6).hex()}.tmp"
 
 
 def _discard(temporary, error):

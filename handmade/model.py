@@ -143,9 +143,9 @@ class Name(str):
     as, the string it spells. ``handmade.names`` has the naming rule and declares every tap."""
 
     def __new__(cls, kind, block=None, head=None):
-        scopes = _scopes(block, head)
-        name = super().__new__(cls, ".".join([*scopes, kind] if kind is not None else scopes))
-        name.kind, name.block, name.head = kind, block, head
+        scopes = [f"blocks[{block}]"] * (block is not None) + [f"head{head}"] * (head is not None)
+        name = super().__new__(cls, ".".join(scopes + [kind] * (kind is not None)))
+        name.kind, name.block, name.head, name._scopes = kind, block, head, scopes
         return name
 
     def __getnewargs__(self):  # a copy or a pickle is made again from the parts, not from the string
@@ -154,20 +154,16 @@ class Name(str):
     @property
     def scope(self):
         """Where it is, ``"blocks[1].head0"`` (``""`` at the model's level): what a heading adds to a title."""
-        return ".".join(_scopes(self.block, self.head))
+        return ".".join(self._scopes)
 
     def forms(self):
         """The ways to say it, longest first: in full, then with its leading scopes left out one by one."""
-        scopes, kind = _scopes(self.block, self.head), [self.kind] if self.kind is not None else []
-        return [".".join(scopes[start:] + kind) for start in range(len(scopes) + len(kind))]
-
-
-def _scopes(block, head):
-    return [f"blocks[{block}]"] * (block is not None) + [f"head{head}"] * (head is not None)
+        kind = [self.kind] * (self.kind is not None)
+        return [".".join(self._scopes[start:] + kind) for start in range(len(self._scopes) + len(kind))]
 
 
 _listener = None  # called as _listener(name, array) at every tap, while someone is recording
-_where = (None, None)  # the block and the head the pass is in, while someone is recording
+_where = (None, None)  # the block and the head the pass is in: what a Name says
 
 
 def _heard(kind, array):
@@ -181,13 +177,12 @@ _unheard = {}.get  # ``tap`` while nobody listens: {}.get(name, array) is the ar
 tap = _unheard  # tap(name, array) returns array; `recording` makes it _heard, then puts it back
 
 
-def scope(kind, i):
+class scope:
     """``with scope("blocks", 0):`` every array tapped inside is block 0's (``scope("head", 1)``: head 1's),
     and the Name it is heard under says so."""
-    return _Scope(kind, i) if _listener is not None else _UNHEARD
 
+    __slots__ = ("kind", "i", "outer")
 
-class _Scope:
     def __init__(self, kind, i):
         self.kind, self.i = kind, i
 
@@ -199,19 +194,6 @@ class _Scope:
     def __exit__(self, *exc_info):
         global _where
         _where = self.outer
-
-
-class _Unheard:  # the scope when nobody listens: nothing to name
-    __slots__ = ()
-
-    def __enter__(self):
-        pass
-
-    def __exit__(self, kind, error, traceback):
-        pass
-
-
-_UNHEARD = _Unheard()
 
 
 class recording:

@@ -58,23 +58,17 @@ class Weights(dict):
     def __init__(self, params=(), labels=None):
         if not isinstance(params, dict) and not (isinstance(params, tuple) and not params):
             raise TypeError(_("weights must be a dict; found {value}").format(value=brief(params)))
-        super().__init__(params)
-        self.labels = labels
-
-    @property
-    def labels(self):
-        return self._labels
-
-    @labels.setter
-    def labels(self, labels):
         if labels is not None and not isinstance(labels, Labels):
             raise TypeError(_("labels must be a handmade.Labels; found {value}").format(value=brief(labels)))
-        self._labels, self._structure = labels, None  # other labels: checked again where next used
+        super().__init__(params)
+        self.labels = labels
+        self._structure = self._checked_labels = None  # check_weights sets them
 
     @property
     def checked(self):
-        """Whether ``check_weights`` made these weights and nothing has changed them at their top level since."""
-        return getattr(self, "_structure", None) is not None
+        """Whether ``check_weights`` made these weights and nothing has changed them at their top level
+        (a key, the labels) since."""
+        return getattr(self, "_structure", None) is not None and self.labels is self._checked_labels
 
     @property
     def structure(self):
@@ -109,7 +103,7 @@ def labels_of(params):
 def _checked(arrays, labels, structure):
     """Weights of ``arrays`` that are checked already, with ``labels`` that fit ``structure``, read off them."""
     made = Weights(arrays, labels)
-    made._structure = structure
+    made._structure, made._checked_labels = structure, labels
     return made
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..display.labelled import fmt
+from ..arguments import fmt
 from ..i18n import N_, _
 from ..model import Name, recording
 from ..names import T

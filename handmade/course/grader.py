@@ -28,8 +28,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..arguments import brief
-from ..display.labelled import fmt
+from ..arguments import brief, fmt
 from ..i18n import _
 from ..inference import Example
 from ..parts import with_part

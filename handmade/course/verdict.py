@@ -18,8 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..arguments import NUMBER_KINDS, brief
-from ..display.labelled import fmt
+from ..arguments import NUMBER_KINDS, brief, fmt
 from ..i18n import _
 from ..reasons import reason as said
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..arguments import UnknownName, brief, few
+from ..arguments import UnknownName, brief, few, fmt  # fmt: also imported from here
 from ..i18n import _
 from .colours import shade
 
@@ -24,22 +24,6 @@ def pad(text, columns, right=False):
     """``text`` padded with spaces to ``columns`` terminal columns (on the left when ``right``)."""
     space = " " * max(0, columns - width(text))
     return space + text if right else text + space
-
-
-def fmt(x, digits=4):
-    """A number as people write it: 1024, 0.5, -1, 0.3333, -1e+10 (and 0 for -0.0)."""
-    x = float(x)
-    if np.isnan(x):
-        return "nan"
-    if np.isinf(x):
-        return "∞" if x > 0 else "-∞"
-    if x == 0:
-        return "0"
-    if abs(x) < 1e-9:
-        return "≈0"  # not exactly zero, but too small to matter (e^-362 in the blog's attention)
-    if x.is_integer() and abs(x) < 1e6:
-        return str(int(x))
-    return f"{x:.{digits}g}"
 
 
 @dataclass(frozen=True)

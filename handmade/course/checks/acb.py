@@ -6,7 +6,7 @@ from types import SimpleNamespace as Found
 
 import numpy as np
 
-from ...display.labelled import fmt
+from ...arguments import fmt
 from ...i18n import _
 from ...inference import predict, unambiguous_examples
 from ...parts import with_parts

@@ -2,8 +2,8 @@
 
 from types import SimpleNamespace as Found
 
+from ...arguments import fmt
 from ...blog import N_CTX
-from ...display.labelled import fmt
 from ...display.trace import trace
 from ...i18n import _
 from ...inference import continuation

@@ -5,8 +5,8 @@ from types import SimpleNamespace as Found
 
 import numpy as np
 
+from ...arguments import fmt
 from ...blog import blog_model
-from ...display.labelled import fmt
 from ...i18n import _
 from ...inference import accuracy, predict
 from ...weights import NonFiniteError

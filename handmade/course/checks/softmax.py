@@ -4,7 +4,7 @@ from types import SimpleNamespace as Found
 
 import numpy as np
 
-from ...display.labelled import fmt
+from ...arguments import fmt
 from ...i18n import _
 from ...model import softmax
 from ..verdict import (

@@ -4,8 +4,8 @@ from types import SimpleNamespace as Found
 
 import numpy as np
 
+from ...arguments import fmt
 from ...blog import LG, N_CTX, N_EMBD, blog_model
-from ...display.labelled import fmt
 from ...display.trace import trace
 from ...i18n import _
 from ...names import T
