@@ -1,4 +1,5 @@
-"""The checker of notebook 14, 14_design_together (design together: (acb)*): ``check_acb``, with the known mistakes it names."""
+"""The checker of notebook 14, 14_design_together (design together: (acb)*): ``check_acb``, with the
+known mistakes it names."""
 
 import functools
 from collections.abc import Mapping
@@ -14,14 +15,7 @@ from ...weights import NonFiniteError, WeightsError, check_weights
 from ..builtin_tasks import abc_model
 from ..grader import MARGIN_THRESHOLD
 from ..tasks import get_task
-from ..verdict import (
-    Mistake,
-    Unreadable,
-    checker,
-    diagnose,
-    named,
-    ok,
-)
+from ..verdict import Mistake, Unreadable, checker, diagnose, named, ok
 
 ACB = "acb"
 

@@ -1,4 +1,5 @@
-"""The checker of notebook 12_attention_as_averaging (attention as averaging): ``check_averaging_weights``, and the mistakes it knows by name."""
+"""The checker of notebook 12_attention_as_averaging (attention as averaging):
+``check_averaging_weights``, and the mistakes it knows by name."""
 
 from types import SimpleNamespace as Found
 
@@ -6,16 +7,7 @@ import numpy as np
 
 from ...i18n import _
 from ...model import causal_mask, softmax
-from ..verdict import (
-    Mistake,
-    array,
-    checker,
-    diagnose,
-    ok,
-    row,
-    rows_apart,
-    whole_number,
-)
+from ..verdict import Mistake, array, checker, diagnose, ok, row, rows_apart, whole_number
 
 
 def _worst_row(f):

@@ -1,4 +1,5 @@
-"""The checker of notebook 08_predict_and_complete (predictions): ``check_completion``, and the mistakes it knows by name."""
+"""The checker of notebook 08_predict_and_complete (predictions): ``check_completion``, and the
+mistakes it knows by name."""
 
 from types import SimpleNamespace as Found
 
@@ -8,16 +9,7 @@ from ...display.trace import trace
 from ...i18n import _
 from ...inference import continuation
 from ...names import T
-from ..verdict import (
-    Mistake,
-    Unreadable,
-    checker,
-    describe,
-    diagnose,
-    letters,
-    ok,
-    whole_number,
-)
+from ..verdict import Mistake, Unreadable, checker, describe, diagnose, letters, ok, whole_number
 
 
 def _first_difference(f):

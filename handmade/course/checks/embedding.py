@@ -1,4 +1,5 @@
-"""The checker of notebook 03_embeddings (embeddings): ``check_embedding``, and the mistakes it knows by name."""
+"""The checker of notebook 03_embeddings (embeddings): ``check_embedding``, and the mistakes it knows
+by name."""
 
 from types import SimpleNamespace as Found
 
@@ -8,16 +9,7 @@ from ...blog import BASIS, N_CTX, N_EMBD
 from ...display.trace import trace
 from ...i18n import _
 from ...names import T
-from ..verdict import (
-    Mistake,
-    Unreadable,
-    apart,
-    array,
-    checker,
-    describe,
-    diagnose,
-    ok,
-)
+from ..verdict import Mistake, Unreadable, apart, array, checker, describe, diagnose, ok
 
 POSITIONS = [BASIS.index(f"P{i}") for i in range(N_CTX)]  # the columns that say where a token is
 TOKENS = [BASIS.index("Ta"), BASIS.index("Tb")]  # and the columns that say what it is

@@ -1,4 +1,5 @@
-"""The checker of notebook 13_efficiency (efficiency): ``check_flop_count``, and the mistakes it knows by name."""
+"""The checker of notebook 13_efficiency (efficiency): ``check_flop_count``, and the mistakes it knows
+by name."""
 
 from types import SimpleNamespace as Found
 
@@ -10,16 +11,7 @@ from ...model import recording
 from ...names import T
 from ...weights import forward
 from ..efficiency import blog_flops, count_flops
-from ..verdict import (
-    Mistake,
-    Unreadable,
-    checker,
-    diagnose,
-    ok,
-    one_number,
-    typed,
-    whole_number,
-)
+from ..verdict import Mistake, Unreadable, checker, diagnose, ok, one_number, typed, whole_number
 
 PRODUCTS = (
     T.qkv,

@@ -1,4 +1,5 @@
-"""The checker of notebook 07_projection_and_residual (projection and residual): ``check_lg_threshold``, and the mistakes it knows by name."""
+"""The checker of notebook 07_projection_and_residual (projection and residual):
+``check_lg_threshold``, and the mistakes it knows by name."""
 
 import functools
 from types import SimpleNamespace as Found
@@ -10,15 +11,7 @@ from ...blog import blog_model
 from ...i18n import _
 from ...inference import accuracy, predict
 from ...weights import NonFiniteError
-from ..verdict import (
-    Mistake,
-    checker,
-    diagnose,
-    ok,
-    one_number,
-    right,
-    typed,
-)
+from ..verdict import Mistake, checker, diagnose, ok, one_number, right, typed
 
 
 def _bits(x):  # a float's bits as an int: for floats >= 0 they run in the same order as the floats

@@ -1,4 +1,5 @@
-"""The checker of notebook 01_matrix_refresher (the matrix product): ``check_matmul``, and the mistakes it knows by name."""
+"""The checker of notebook 01_matrix_refresher (the matrix product): ``check_matmul``, and the mistakes
+it knows by name."""
 
 from types import SimpleNamespace as Found
 
@@ -6,15 +7,7 @@ import numpy as np
 
 from ...arguments import fmt
 from ...i18n import _
-from ..verdict import (
-    Mistake,
-    apart,
-    call,
-    checker,
-    diagnose,
-    ok,
-    returned,
-)
+from ..verdict import Mistake, apart, call, checker, diagnose, ok, returned
 
 BLOG_A = np.arange(1, 9).reshape(2, 4)  # notebook 01's a and b
 BLOG_B = np.arange(1, 13).reshape(4, 3)

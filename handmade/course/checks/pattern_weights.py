@@ -1,19 +1,12 @@
-"""The checker of notebook 09_playground (the playground): ``check_pattern_weights``, and the mistakes it knows by name."""
+"""The checker of notebook 09_playground (the playground): ``check_pattern_weights``, and the mistakes
+it knows by name."""
 
 from types import SimpleNamespace as Found
 
 from ...i18n import _
 from ...inference import accuracy, prefix_examples
 from ...weights import NonFiniteError, WeightsError, check_weights
-from ..verdict import (
-    Mistake,
-    Unreadable,
-    checker,
-    diagnose,
-    letters,
-    ok,
-    right,
-)
+from ..verdict import Mistake, Unreadable, checker, diagnose, letters, ok, right
 
 
 def _first_miss(f):

@@ -1,20 +1,12 @@
-"""The checker of notebook 11_worked_example (the worked example): ``check_row_query``, and the mistakes it knows by name."""
+"""The checker of notebook 11_worked_example (the worked example): ``check_row_query``, and the
+mistakes it knows by name."""
 
 from types import SimpleNamespace as Found
 
 import numpy as np
 
 from ...i18n import _
-from ..verdict import (
-    Mistake,
-    Unreadable,
-    apart,
-    array,
-    checker,
-    close,
-    diagnose,
-    ok,
-)
+from ..verdict import Mistake, Unreadable, apart, array, checker, close, diagnose, ok
 from ..worked_example import SENTENCE, TOKEN_IDS, VOCABULARY, E, K, Q, V
 
 

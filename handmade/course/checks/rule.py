@@ -1,19 +1,12 @@
-"""The checker of notebook 02_task_and_tokens (the task): ``check_rule``, and the mistakes it knows by name."""
+"""The checker of notebook 02_task_and_tokens (the task): ``check_rule``, and the mistakes it knows by
+name."""
 
 import functools
 from types import SimpleNamespace as Found
 
 from ...i18n import _
 from ...inference import unambiguous_examples
-from ..verdict import (
-    Mistake,
-    Unreadable,
-    call,
-    checker,
-    describe,
-    diagnose,
-    ok,
-)
+from ..verdict import Mistake, Unreadable, call, checker, describe, diagnose, ok
 
 
 @functools.cache

@@ -1,4 +1,5 @@
-"""The checker of notebook 05_softmax_and_mask (softmax): ``check_softmax``, and the mistakes it knows by name."""
+"""The checker of notebook 05_softmax_and_mask (softmax): ``check_softmax``, and the mistakes it knows
+by name."""
 
 from types import SimpleNamespace as Found
 
@@ -7,16 +8,7 @@ import numpy as np
 from ...arguments import fmt
 from ...i18n import _
 from ...model import softmax
-from ..verdict import (
-    Mistake,
-    call,
-    checker,
-    diagnose,
-    ok,
-    returned,
-    row,
-    rows_apart,
-)
+from ..verdict import Mistake, call, checker, diagnose, ok, returned, row, rows_apart
 
 SOFTMAX_INPUT = np.array([[1.0, 0, 0], [2, 1, 1], [0, -10, -10], [1000, 0, 0]])  # exp overflows in the last row
 

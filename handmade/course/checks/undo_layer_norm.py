@@ -1,4 +1,5 @@
-"""The checker of notebook 10_the_full_block (the full block): ``check_undo_layer_norm``, and the mistakes it knows by name."""
+"""The checker of notebook 10_the_full_block (the full block): ``check_undo_layer_norm``, and the
+mistakes it knows by name."""
 
 from types import SimpleNamespace as Found
 
@@ -12,18 +13,7 @@ from ...inference import accuracy
 from ...names import T
 from ...structure import LAYER_NORM_EPS
 from ...weights import NonFiniteError, WeightsError
-from ..verdict import (
-    Mistake,
-    Unreadable,
-    array,
-    checker,
-    close,
-    diagnose,
-    ok,
-    right,
-    row,
-    typed,
-)
+from ..verdict import Mistake, Unreadable, array, checker, close, diagnose, ok, right, row, typed
 
 LN_CONTEXTS = ("aabaa", "bbbbb", "ab")
 

@@ -12,16 +12,7 @@ from ...inference import accuracy, next_in_pattern
 from ...names import T
 from ...parts import with_qkv
 from ...weights import NonFiniteError
-from ..verdict import (
-    Mistake,
-    apart,
-    checker,
-    diagnose,
-    ok,
-    one_number,
-    right,
-    typed,
-)
+from ..verdict import Mistake, apart, checker, diagnose, ok, one_number, right, typed
 
 VALUES_TEXT = "aaba"  # position p reads tokens p-1 and p: the pairs aa, ab and ba, all the pattern has
 

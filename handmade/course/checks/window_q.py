@@ -1,4 +1,5 @@
-"""The checker of notebook 04_queries_and_keys (queries and keys): ``check_window_q``, and the mistakes it knows by name."""
+"""The checker of notebook 04_queries_and_keys (queries and keys): ``check_window_q``, and the mistakes
+it knows by name."""
 
 from types import SimpleNamespace as Found
 
@@ -11,15 +12,7 @@ from ...i18n import _
 from ...names import T
 from ...parts import with_qkv
 from ...weights import NonFiniteError, WeightsError
-from ..verdict import (
-    Mistake,
-    array,
-    checker,
-    diagnose,
-    hint,
-    ok,
-    whole_number,
-)
+from ..verdict import Mistake, array, checker, diagnose, hint, ok, whole_number
 
 WINDOW_TEXT = "aabaa"  # the context the checker runs: every position of the model's window
 WINDOW_TOLERANCE = 1e-3  # how far an attention weight may be from the even split over the window
