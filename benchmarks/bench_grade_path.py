@@ -94,15 +94,16 @@ def main():
             out = subprocess.run(
                 [sys.executable, __file__, kind, folder], capture_output=True, text=True, encoding="utf-8", check=True
             )
-        print(out.stdout, end="")
-        found[kind] = [int(n) for n in out.stdout.splitlines()[-1].split()]
+        *lines, numbers = out.stdout.splitlines()
+        print("\n".join(lines))
+        found[kind] = [int(n) for n in numbers.split()]
     functions, modules, _checks = found["blank"]
     print(f"failing model: {functions} functions (target <= 80), {modules} modules (target <= 11)")
     print(f"the learner's weights checked {found['reference'][2]} time(s) on a pass (target 1)")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 3:
+    if len(sys.argv) == 3:  # one grade, in the process main() started: its report, then its numbers alone
         print(*one(*sys.argv[1:]))
     else:
         main()

@@ -166,9 +166,13 @@ _listener = None  # called as _listener(name, array) at every tap, while someone
 _where = (None, None)  # the block and the head the pass is in: what a Name says
 
 
+_names = {}  # (kind, block, head) -> its Name, made the first time a pass taps it
+
+
 def _heard(kind, array):
     """``tap`` while someone is recording: hand ``array`` over under its Name, ``blocks[0].head1.scores``."""
-    _listener(Name(kind, *_where), array)
+    where = (kind, *_where)
+    _listener(_names.get(where) or _names.setdefault(where, Name(*where)), array)
     return array
 
 

@@ -4,6 +4,9 @@
 person (the predict functions, the loaders, the widgets, the checkers, the command line) passes
 them through ``check_weights`` and ``forward``: a message names the matrix, the shape it expected
 and the shape it found, the token that does not fit, or the first intermediate that overflowed.
+What ``check_weights`` returns is checked ``Weights``, which carry the Structure read off them; every
+function after that edge takes them as they are, so a weights dict is checked once however far it
+goes (``tests/test_grader.py`` counts it for the grader; the token ids are ``handmade.tokenizer``'s).
 """
 
 import dataclasses
