@@ -171,7 +171,7 @@ def training_sources():
 
 
 def test_no_tap_is_looked_up_by_a_string_in_the_training_package():
-    # the recorded arrays are fields named as structure.T names them; only the weights' own keys
+    # the recorded arrays are fields named as names.T names them; only the weights' own keys
     # (ln_1, ln_2, ln_f are both) may be spelled out
     tap_names = set(INTERMEDIATES) - set(TOP_KEYS) - set(BLOCK_KEYS)
     for path in training_sources():

@@ -2,7 +2,7 @@
 
 ``gpt()`` hands every intermediate to ``tap(name, array)``; ``record`` listens (``with recording``)
 and sorts what it hears, once, into a ``Recorded``: the stream's arrays, and a ``RecordedBlock`` of
-each block's. The fields are named as ``structure.T`` names the taps, and ``Structure.taps`` says
+each block's. The fields are named as ``names.T`` names the taps, and ``Structure.taps`` says
 which full name each one was tapped under, so no backward function looks an array up by a string.
 """
 
