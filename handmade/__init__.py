@@ -1,6 +1,8 @@
 """handmade: a GPT-style transformer whose every weight is set by hand.
 
-``import handmade`` needs numpy only; plotting and widgets load when first used.
+``import handmade`` loads the core alone (the model, its structure, weights, tokens and inference),
+which needs numpy only. The layers above it load when first used: ``handmade.task`` and
+``handmade.grade`` (the course), ``handmade.display``, ``handmade.widgets`` and ``handmade.training``.
 """
 
 import sys
@@ -26,7 +28,6 @@ from .blog import (
     literal_model,
     two_head_model,
 )
-from .course.tasks import task
 from .files import load_weights, save_weights, weights_from_json, weights_to_json
 from .i18n import set_language
 from .inference import (
@@ -43,7 +44,6 @@ from .inference import (
     unambiguous_examples,
 )
 from .model import (
-    TAPS,
     attention,
     causal_mask,
     causal_self_attention,
@@ -57,11 +57,36 @@ from .model import (
     softmax,
     transformer_block,
 )
+from .names import TAPS
 from .parts import with_part, with_parts, with_qkv
 from .tokenizer import tokenize, untokenize
 from .weights import NonFiniteError, Weights, WeightsError, check_weights, forward
 
 __version__ = "0.1.0"
+
+_LATER = {  # a name of a layer above the core -> the module that defines it, imported when first asked for
+    "task": "handmade.course.tasks",
+    "grade": "handmade.course.grader",
+    "course": "handmade.course",
+    "display": "handmade.display",
+    "widgets": "handmade.widgets",
+    "training": "handmade.training",
+}
+
+
+def __getattr__(name):
+    """``handmade.task``, ``handmade.grade`` and the layers above the core, imported when first used."""
+    if name not in _LATER:
+        raise AttributeError(f"module 'handmade' has no attribute {name!r}")
+    import importlib
+
+    module = importlib.import_module(_LATER[name])
+    return module if module.__name__ == f"handmade.{name}" else getattr(module, name)
+
+
+def __dir__():
+    return sorted({*globals(), *_LATER})
+
 
 __all__ = [
     "ALPHABET",
@@ -93,6 +118,7 @@ __all__ = [
     "ffn",
     "flip_model",
     "forward",
+    "grade",
     "gelu",
     "gpt",
     "layer_norm",

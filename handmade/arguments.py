@@ -21,6 +21,7 @@ import numpy as np
 
 from .i18n import _
 
+NUMBER_KINDS = "iuf"  # numpy's kinds for integers and floats: not booleans, complex numbers or text
 MAX_MESSAGE = 200  # characters of an error message: enough to name the problem, never a wall of text
 SHOWN_PATH = 40  # characters of a file name quoted in a message: its start and its end
 
@@ -37,6 +38,28 @@ def brief(value, limit=60):
     """``repr(value)`` cut to ``limit`` characters, for messages (numpy numbers shown plainly)."""
     text = repr(value.item() if isinstance(value, np.generic) else value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def fmt(x, digits=4):
+    """A number as people write it: 1024, 0.5, -1, 0.3333, -1e+10 (and 0 for -0.0)."""
+    x = float(x)
+    if np.isnan(x):
+        return "nan"
+    if np.isinf(x):
+        return "∞" if x > 0 else "-∞"
+    if x == 0:
+        return "0"
+    if abs(x) < 1e-9:
+        return "≈0"  # not exactly zero, but too small to matter (e^-362 in the blog's attention)
+    if x.is_integer() and abs(x) < 1e6:
+        return str(int(x))
+    return f"{x:.{digits}g}"
+
+
+def few(names, between=", ", limit=80):
+    """``names`` joined for a message, cut after ``limit`` characters with an ellipsis."""
+    shown = between.join(map(str, names))
+    return shown if len(shown) <= limit else shown[: limit - 1] + "…"
 
 
 def is_whole(value):

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .arguments import UnknownName, brief, is_real
+from .arguments import UnknownName, brief, few, is_real, writable
 from .i18n import _
-from .tokenizer import check_alphabet, check_writable
+from .tokenizer import check_alphabet
 
-MAX_NAME = 40  # characters in one direction's name
+MAX_DIRECTION_NAME = 40  # characters in one direction's name
 MAX_NAMES = 4096  # names in one basis
 
 
@@ -25,11 +25,11 @@ class Basis:
     def __init__(self, groups):
         self.groups = _groups(groups)
         self.names = tuple(name for names in self.groups.values() for name in names)
-        bad = [name for name in self.names if not isinstance(name, str) or not 0 < len(name) <= MAX_NAME]
+        bad = [name for name in self.names if not isinstance(name, str) or not 0 < len(name) <= MAX_DIRECTION_NAME]
         if bad:
             raise ValueError(
                 _("a direction's name is a string of 1 to {limit} characters; found {name}").format(
-                    limit=MAX_NAME, name=brief(bad[0])
+                    limit=MAX_DIRECTION_NAME, name=brief(bad[0])
                 )
             )
         if len(self.names) > MAX_NAMES:
@@ -37,7 +37,7 @@ class Basis:
                 _("a basis has at most {limit} names; this one has {n}").format(limit=MAX_NAMES, n=len(self.names))
             )
         for name in self.names:
-            check_writable(name, _("a direction's name"))
+            writable(name, _("a direction's name"))
         self._index = {name: i for i, name in enumerate(self.names)}
         if len(self._index) != len(self.names):
             repeated = sorted({n for n in self.names if self.names.count(n) > 1})
@@ -130,12 +130,6 @@ def _groups(groups):
     return {str(group): tuple(names) for group, names in groups.items()}
 
 
-def few(names, between=", ", limit=80):
-    """``names`` joined for a message, cut after ``limit`` characters with an ellipsis."""
-    shown = between.join(map(str, names))
-    return shown if len(shown) <= limit else shown[: limit - 1] + "…"
-
-
 # ---- q, k and v inside c_attn -------------------------------------------------------------
 # The one place that knows the layout: c_attn.w is [q | k | v] side by side, each [n_embd, n_attn].
 
@@ -212,6 +206,45 @@ class Labels:
         named = self.hidden[block] if block < len(self.hidden) else None
         return named if named is not None and len(named) == n_hidden else Basis.numbered(n_hidden, "h")
 
+    def problems_with(self, structure):
+        """Sentences, one per way these labels do not fit a model of ``structure`` (a ``handmade.Structure``)."""
+        problems = []
+        if self.alphabet is not None and len(self.alphabet) != structure.n_vocab:
+            problems.append(
+                _("the alphabet {alphabet} has {n} characters but wte has {rows} token rows").format(
+                    alphabet=brief(self.alphabet), n=len(self.alphabet), rows=structure.n_vocab
+                )
+            )
+        if len(self.residual) != structure.n_embd:
+            problems.append(
+                _("the labels name {n} residual directions but the model is {width} wide (n_embd)").format(
+                    n=len(self.residual), width=structure.n_embd
+                )
+            )
+        for i, block in enumerate(structure.blocks):
+            problems += self._block_problems(i, block)
+        if self.alphabet is not None and len(set(self.alphabet)) != len(self.alphabet):
+            problems.append(_("the alphabet {alphabet} repeats a character").format(alphabet=brief(self.alphabet)))
+        return problems
+
+    def _block_problems(self, i, block):
+        problems = []
+        named = self.attention[i] if i < len(self.attention) else None
+        if named is not None and len(named) != block.n_attn:
+            problems.append(
+                _("the labels name {n} attention directions for blocks[{i}] but its n_attn is {width}").format(
+                    n=len(named), i=i, width=block.n_attn
+                )
+            )
+        hidden = self.hidden[i] if i < len(self.hidden) else None  # a block without an mlp ignores them
+        if hidden is not None and block.mlp and len(hidden) != block.n_hidden:
+            problems.append(
+                _("the labels name {n} hidden units for blocks[{i}] but its mlp has {width}").format(
+                    n=len(hidden), i=i, width=block.n_hidden
+                )
+            )
+        return problems
+
     def to_json(self):
         out = {"alphabet": self.alphabet, "residual": self.residual.to_json()}
         if any(b is not None for b in self.attention):
@@ -227,3 +260,9 @@ LETTERS = "abcdefghijklmnopqrstuvwxyz"
 def default_alphabet(n_vocab):
     """a, b, c, ... for a model that did not say what its tokens are; None beyond 26 tokens (t0, t1, ...)."""
     return LETTERS[:n_vocab] if n_vocab <= len(LETTERS) else None
+
+
+def default_labels(structure):
+    """Labels for a model of ``structure`` that nobody named: tokens a, b, c, ... (t0, t1, ... beyond
+    26) and directions e0, e1, ..."""
+    return Labels(default_alphabet(structure.n_vocab), Basis.numbered(structure.n_embd))

@@ -25,7 +25,7 @@ import numpy as np
 
 from .arguments import MAX_MESSAGE, clip, shown_path
 from .blog import ALPHABET, blog_model
-from .files import NotWeightsFile, is_weights_file, load_weights, save_weights, writable
+from .files import NotWeightsFile, check_can_save, is_weights_file, load_weights, save_weights
 from .i18n import LANGUAGES, N_, _, from_environment, ngettext, set_language
 from .inference import MAX_NEW_TOKENS, accuracy, complete, predict
 from .reasons import reason as said
@@ -190,7 +190,9 @@ def _task_command(args):
     if args.command == "blank":
         return save_weights(tasks.blank(task), new_file(args.path, args.force), force=args.force), 0
     if args.command == "train":
-        writable(new_file(args.out, args.force), args.force)  # a file it may not write is said now, not after training
+        check_can_save(
+            new_file(args.out, args.force), args.force
+        )  # a file it may not write is said now, not after training
         params, history = train_task(task, args.steps, seed=args.seed, progress=sys.stderr.isatty())
         saved = save_weights(params, args.out, force=args.force)
         report = grader.grade(task, params, diagnose=False)  # training found it, not the learner: nothing recorded

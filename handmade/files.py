@@ -12,13 +12,11 @@ import contextlib
 import json
 import math
 import os
-import secrets
 import stat
 
 import numpy as np
 
-from .arguments import SHOWN_PATH, file_name, shown_path, text_of, whole
-from .arguments import writable as check_writable
+from .arguments import SHOWN_PATH, file_name, is_whole, shown_path, text_of, whole, writable
 from .basis import Basis, Labels, brief
 from .i18n import _
 from .reasons import reason as said
@@ -36,7 +34,7 @@ def _to_jsonable(params):
         return {key: _to_jsonable(value) for key, value in params.items() if value is not None}
     if isinstance(params, (list, tuple)):
         return [_to_jsonable(value) for value in params]
-    if isinstance(params, (int, np.integer)) and not isinstance(params, bool):
+    if is_whole(params):
         return int(params)
     return np.asarray(params, dtype=np.float64).tolist()
 
@@ -122,7 +120,7 @@ def may_replace(path, force=False):
     return True
 
 
-def writable(path, force=False):
+def check_can_save(path, force=False):
     """WeightsError now, before any long work, if ``save_weights(..., path, force)`` would fail for
     want of a folder, a permission or ``force``: a temporary file is made beside it, then removed."""
     path = file_name(path)
@@ -151,7 +149,7 @@ def write_atomically(path, text):
     """Write ``text`` to a temporary file beside ``path``, then rename it over ``path``. Whatever
     stops it (a full disk, a size limit, Ctrl-C), the temporary file is removed and ``path`` is as it was."""
     path = file_name(path)
-    text = check_writable(text_of(text, "text", MAX_FILE_BYTES), "text")  # UTF-8 can write every character of it
+    text = writable(text_of(text, "text", MAX_FILE_BYTES), "text")  # UTF-8 can write every character of it
     temporary, made = _temporary(path), False  # named before it is made: whatever stops what follows, it is removed
     try:
         with open(temporary, "x", encoding="utf-8") as file:  # "x": made here, never another's file
@@ -177,7 +175,7 @@ def write_atomically(path, text):
 
 def _temporary(path):
     """A new temporary file's name beside ``path``: hidden, random, and short enough for any file system."""
-    return path.parent / f".{path.name[:64]}.{secrets.token_hex(6)}.tmp"
+    return path.parent / f".{path.name[:64]}.{os.urandom(6).hex()}.tmp"
 
 
 def _discard(temporary, error):

@@ -13,10 +13,11 @@ import numpy as np
 from .arguments import function, is_real, is_whole, seeded, text_of, whole
 from .basis import brief
 from .blog import TASK_TEXT, blog_model
+from .cost import generation_flops
 from .i18n import _
-from .model import softmax
+from .model import KVCache, softmax
 from .tokenizer import check_alphabet, tokenize, untokenize
-from .weights import Weights, WeightsError, check_weights, forward, with_alphabet
+from .weights import WeightsError, check_weights, forward, with_alphabet
 
 MAX_NEW_TOKENS = 10_000  # tokens one completion may write
 MAX_GENERATION_FLOPS = 10**11  # operations one completion may cost: a few seconds to a minute, never an hour
@@ -43,7 +44,7 @@ def prepare(params=None, alphabet=None):
 
 def context_tokens(text, params):
     """The ids the model sees for ``text``: its last n_ctx tokens. Empty text is an error."""
-    params = params if isinstance(params, Weights) else prepare(params)
+    params = prepare(params)
     alphabet = params.labels.alphabet
     if alphabet is None:
         n = len(params["wte"])
@@ -136,10 +137,8 @@ def check_request(max_new_tokens, n_context, params, choose=None):
     """``choose``, wrapped so that what it returns is checked, if writing ``max_new_tokens`` after
     ``n_context`` tokens is allowed; else a one-line error saying what the request would cost."""
     whole(max_new_tokens, "max_new_tokens", 0, MAX_NEW_TOKENS)
-    params = params if isinstance(params, Weights) else check_weights(params)
+    params = check_weights(params)
     whole(n_context, "n_context", 1, params.structure.n_ctx)
-    from .course.efficiency import generation_flops  # the closed form of what each pass costs
-
     cost = generation_flops(params.structure, n_context, max_new_tokens)
     if cost > MAX_GENERATION_FLOPS:
         raise ValueError(
@@ -154,7 +153,7 @@ def check_request(max_new_tokens, n_context, params, choose=None):
 
     def checked(logits):
         token = choose(logits)
-        if not isinstance(token, (int, np.integer)) or isinstance(token, bool) or not 0 <= token < n_vocab:
+        if not is_whole(token) or not 0 <= token < n_vocab:
             raise ValueError(
                 _("choose(logits) must return a token id from 0 to {top}; it returned {value}").format(
                     top=n_vocab - 1, value=brief(token)
@@ -296,41 +295,3 @@ def _examples(examples):
             raise TypeError(wrong.format(value=brief(example)))
         pairs.append(Example(*pair))
     return pairs
-
-
-# ---- the key/value cache ------------------------------------------------------------------
-
-
-class KVCache:
-    """The keys and values of the positions processed so far, one pair of arrays per block.
-
-    Pass it to ``gpt(..., cache=...)``: the new tokens get the next positions, attend to the
-    cached keys and values and to each other, and their own keys and values are appended.
-    """
-
-    def __init__(self):
-        self.layers = []
-        self.length = 0  # positions run so far (a model with no blocks caches nothing, but positions count)
-
-    def __len__(self):  # how many positions are cached
-        return self.length
-
-    def advance(self, n):
-        """Count ``n`` new positions; returns how many came before them (where they start)."""
-        start, self.length = self.length, self.length + n
-        return start
-
-    def layer(self, i):
-        while len(self.layers) <= i:
-            self.layers.append(_LayerCache())
-        return self.layers[i]
-
-
-class _LayerCache:
-    def __init__(self):
-        self.k = self.v = None
-
-    def extend(self, k, v):  # append this pass's keys and values; return all of them
-        self.k = k if self.k is None else np.vstack([self.k, k])
-        self.v = v if self.v is None else np.vstack([self.v, v])
-        return self.k, self.v

@@ -2,12 +2,13 @@
 
 Parameter names equal the keys of the weights dict, so ``gpt(tokens, **weights)`` wires itself.
 The parts of GPT-2 that the blog removed (``ln_1``, ``ln_2``, ``mlp``, ``ln_f`` and several
-heads) are optional: absent, the block is exactly the blog's. ``cache`` (a
-``handmade.inference.KVCache``) lets new tokens attend to the keys and values of earlier ones.
+heads) are optional: absent, the block is exactly the blog's. ``cache`` (a ``KVCache``, below)
+lets new tokens attend to the keys and values of earlier ones.
 
 Every intermediate passes through ``tap(name, array)``, which returns its argument. Nobody
-listens unless a caller asks, ``with recording(listener): gpt(...)``; that is how the trace and
-the FLOP counter see the very arithmetic that ran. ``gpt()`` trusts its inputs and weights, as
+listens unless a caller asks, ``with recording(listener): gpt(...)``: the listener then hears each
+array under its ``handmade.names.Name``, which says its block and head too. That is how the trace,
+the FLOP counter, the grader and training see the very arithmetic that ran. ``gpt()`` trusts its inputs and weights, as
 picoGPT does: ``handmade.weights.forward`` checks them where they come from people. Every function
 also takes a batch, [B, n_seq] tokens at once (each shape gains a leading B), which is how
 ``handmade.training`` runs a whole batch through the same pass.
@@ -33,6 +34,7 @@ def layer_norm(x, g, b, eps=1e-5):  # [m, n], [n], [n] -> [m, n]
 
 
 def gelu(x):  # [...] -> [...]: GPT-2's smooth ReLU
+    x = tap("mlp_pre", x)  # the MLP's pre-activation: gelu is the MLP's alone
     return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x**3)))
 
 
@@ -92,25 +94,85 @@ def gpt(inputs, wte, wpe, blocks, ln_f=None, cache=None):  # [n_seq] -> [n_seq, 
     return tap("logits", x @ wte.T)  # [n_seq, n_embd] -> [n_seq, n_vocab]: a score per token
 
 
+# ---- the key/value cache ----------------------------------------------------------------------
+
+
+class KVCache:
+    """The keys and values of the positions processed so far, one pair of arrays per block.
+
+    Pass it to ``gpt(..., cache=...)``: the new tokens get the next positions, attend to the
+    cached keys and values and to each other, and their own keys and values are appended.
+    """
+
+    def __init__(self):
+        self.layers = []
+        self.length = 0  # positions run so far (a model with no blocks caches nothing, but positions count)
+
+    def __len__(self):  # how many positions are cached
+        return self.length
+
+    def advance(self, n):
+        """Count ``n`` new positions; returns how many came before them (where they start)."""
+        start, self.length = self.length, self.length + n
+        return start
+
+    def layer(self, i):
+        while len(self.layers) <= i:
+            self.layers.append(_LayerCache())
+        return self.layers[i]
+
+
+class _LayerCache:
+    def __init__(self):
+        self.k = self.v = None
+
+    def extend(self, k, v):  # append this pass's keys and values; return all of them
+        self.k = k if self.k is None else np.vstack([self.k, k])
+        self.v = v if self.v is None else np.vstack([self.v, v])
+        return self.k, self.v
+
+
 # ---- listening in ---------------------------------------------------------------------------
-# Everything below serves the trace and the FLOP counter; the maths above does not depend on it.
-
-TAPS = (  # every name the forward pass taps, in the order a pass taps them
-    "token_embedding", "position_embedding", "embedding", "ln_1", "qkv",
-    "scores", "scaled_scores", "masked_scores", "attention_weights", "attention_output",
-    "c_proj_output", "residual", "ln_2", "mlp_hidden", "mlp_output", "mlp_residual", "ln_f", "logits",
-)  # fmt: skip
+# Everything below serves the trace, the FLOP counter, the grader and training; the maths above
+# does not depend on it.
 
 
-_listener = None  # called as _listener(full_name, array) at every tap, while someone is recording
-_prefix = ""  # the scopes the pass is in, such as "blocks[0].head1."
+class Name(str):
+    """A full name, such as ``"blocks[1].head0.scores"``: the string, with its ``kind`` (``"scores"``;
+    None for a head itself), ``block`` and ``head`` (None where there is none). Equal to, and hashed
+    as, the string it spells. ``handmade.names`` has the naming rule and declares every tap."""
+
+    def __new__(cls, kind, block=None, head=None):
+        scopes = [f"blocks[{block}]"] * (block is not None) + [f"head{head}"] * (head is not None)
+        name = super().__new__(cls, ".".join(scopes + [kind] * (kind is not None)))
+        name.kind, name.block, name.head, name._scopes = kind, block, head, scopes
+        return name
+
+    def __getnewargs__(self):  # a copy or a pickle is made again from the parts, not from the string
+        return self.kind, self.block, self.head
+
+    @property
+    def scope(self):
+        """Where it is, ``"blocks[1].head0"`` (``""`` at the model's level): what a heading adds to a title."""
+        return ".".join(self._scopes)
+
+    def forms(self):
+        """The ways to say it, longest first: in full, then with its leading scopes left out one by one."""
+        kind = [self.kind] * (self.kind is not None)
+        return [".".join(self._scopes[start:] + kind) for start in range(len(self._scopes) + len(kind))]
 
 
-def _heard(name, array):
-    """``tap`` while someone is recording: hand ``array`` over as ``name`` in the current scope."""
-    if name not in TAPS:
-        raise ValueError(f"tap name {name!r} is not declared in handmade.model.TAPS")
-    _listener(_prefix + name, array)
+_listener = None  # called as _listener(name, array) at every tap, while someone is recording
+_where = (None, None)  # the block and the head the pass is in: what a Name says
+
+
+_names = {}  # (kind, block, head) -> its Name, made the first time a pass taps it
+
+
+def _heard(kind, array):
+    """``tap`` while someone is recording: hand ``array`` over under its Name, ``blocks[0].head1.scores``."""
+    where = (kind, *_where)
+    _listener(_names.get(where) or _names.setdefault(where, Name(*where)), array)
     return array
 
 
@@ -119,36 +181,23 @@ _unheard = {}.get  # ``tap`` while nobody listens: {}.get(name, array) is the ar
 tap = _unheard  # tap(name, array) returns array; `recording` makes it _heard, then puts it back
 
 
-def scope(kind, i):
-    """``with scope("blocks", 0):`` names every array tapped inside ``blocks[0].<name>``
-    (``scope("head", 1)``: ``head1.<name>``)."""
-    return _Scope(kind, i) if _listener is not None else _UNHEARD
+class scope:
+    """``with scope("blocks", 0):`` every array tapped inside is block 0's (``scope("head", 1)``: head 1's),
+    and the Name it is heard under says so."""
 
+    __slots__ = ("kind", "i", "outer")
 
-class _Scope:
     def __init__(self, kind, i):
-        self.name = f"blocks[{i}]" if kind == "blocks" else f"{kind}{i}"
+        self.kind, self.i = kind, i
 
     def __enter__(self):
-        global _prefix
-        self.outer, _prefix = _prefix, f"{_prefix}{self.name}."
+        global _where
+        block, _head = self.outer = _where
+        _where = (self.i, None) if self.kind == "blocks" else (block, self.i)
 
     def __exit__(self, *exc_info):
-        global _prefix
-        _prefix = self.outer
-
-
-class _Unheard:  # the scope when nobody listens: nothing to name
-    __slots__ = ()
-
-    def __enter__(self):
-        pass
-
-    def __exit__(self, kind, error, traceback):
-        pass
-
-
-_UNHEARD = _Unheard()
+        global _where
+        _where = self.outer
 
 
 class recording:
@@ -161,11 +210,11 @@ class recording:
         self.listener = listener
 
     def __enter__(self):
-        global tap, _listener, _prefix
-        self.outer = (tap, _listener, _prefix)
-        tap, _listener, _prefix = _heard, self.listener, ""
+        global tap, _listener, _where
+        self.outer = (tap, _listener, _where)
+        tap, _listener, _where = _heard, self.listener, (None, None)
         return self.listener
 
     def __exit__(self, *exc_info):
-        global tap, _listener, _prefix
-        tap, _listener, _prefix = self.outer
+        global tap, _listener, _where
+        tap, _listener, _where = self.outer

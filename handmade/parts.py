@@ -15,10 +15,10 @@ Names follow the structure's one rule: ``blocks[0].q`` in full, and ``q`` where 
 
 import numpy as np
 
-from .arguments import brief, is_whole
+from .arguments import NUMBER_KINDS, brief, is_whole
 from .i18n import _
 from .structure import Part, part_name
-from .weights import Weights, WeightsError, check_weights
+from .weights import WeightsError, check_weights, copied, first_not_finite
 
 
 def parts(params):
@@ -47,7 +47,7 @@ def part_values(params, part):
         raise TypeError(
             _("part must be a Part of the model, from parts(params); found {value}").format(value=brief(part))
         )
-    params = params if isinstance(params, Weights) else check_weights(params)
+    params = check_weights(params)
     if part not in params.structure.parts():
         raise ValueError(_("part {name} is a part of another model, not of this one").format(name=part.name))
     values = _reach(params, part.path)
@@ -63,7 +63,7 @@ def with_part(params, name, values):
 
 def with_parts(params, changes):
     """A checked copy of ``params`` with several parts replaced: ``{"q": ..., "c_proj.b": ...}``."""
-    new = check_weights(params)  # a fresh copy
+    new = copied(params)  # checked, with arrays of its own to change
     structure = new.structure
     if not isinstance(changes, dict):
         raise TypeError(
@@ -89,13 +89,16 @@ def with_parts(params, changes):
         holder = _reach(new, outer)
         start, stop = part.columns if part.columns is not None else (0, holder[key].shape[-1])
         holder[key][..., start:stop] = values.reshape(holder[key][..., start:stop].shape)
-    return check_weights(new)
+    problem = first_not_finite(new)
+    if problem:
+        raise WeightsError(problem)
+    return new  # still checked: finite numbers of the shapes there were went in
 
 
 def _numbers(values, name):
     """``values`` as a float array, or WeightsError naming the part they were meant for."""
     array = np.asarray(values) if not isinstance(values, (str, bytes, dict)) else None
-    if array is None or array.dtype.kind not in "iuf":
+    if array is None or array.dtype.kind not in NUMBER_KINDS:
         raise WeightsError(
             _("the new values of {name} must be numbers, a matrix of them; found {value}").format(
                 name=name, value=brief(values)

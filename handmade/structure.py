@@ -7,25 +7,25 @@ of walking the weights dict: the parts a person can edit, each with the space of
 its columns; the arrays a forward pass taps, in the order it taps them; and a weights dict of the
 same shape, zero or random.
 
-One naming rule for parts and intermediates alike: a full name is its scopes (``blocks[1].``,
-``head0.``) then its name within them (``q``, ``c_proj.w``, ``attention_weights``), and any of the
-leading scopes may be left out while what is left names exactly one thing. So ``q`` and
-``attention_weights`` are enough in a model with one block and one head; ``blocks[1].q`` and
-``head0.attention_weights`` where there are more.
+Parts and intermediates are named by one rule, ``handmade.names``': ``blocks[1].q`` in full, ``q``
+where that is unique, each a ``Name`` that says its block (and head) too. The intermediates are
+declared there, once (``INTERMEDIATES``); ``taps`` reads which of them a model of this structure makes.
 
 A space is a kind of axis, and names come from the model's ``Labels`` (``Labels.basis``): a model
 without labels still has names (tokens a, b, ... or t0, t1, ...; directions e0, e1, ...).
 """
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
 
-from .arguments import UnknownName, brief
-from .basis import Basis, few
+from .arguments import brief
+from .basis import Basis
 from .i18n import N_, _, translated
-from .model import TAPS
+from .model import Name, layer_norm
+from .names import INTERMEDIATES, T, resolve, shortest
+
+LAYER_NORM_EPS = layer_norm.__defaults__[0]  # the eps of gpt()'s layer norms, read off its own function
 
 # ---- spaces: what the rows or the columns of an array stand for ------------------------------
 
@@ -45,89 +45,6 @@ class Space:
     block: int | None = None
     head: int | None = None
     name: str | None = None
-
-
-# ---- the intermediates a forward pass taps ------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Intermediate:
-    """How to read one kind of tapped array: its title and what its columns stand for."""
-
-    name: str  # what gpt() taps it as (model.TAPS), or q, k, v and probabilities, which the trace adds
-    title: str  # marked with N_; ``_(title)`` translates it
-    columns: str  # the kind of Space of its columns: stream, attention, qkv, keys, hidden, tokens
-    heated: bool = False  # shown shaded like a heatmap (scores, weights, logits)
-
-
-INTERMEDIATES = {
-    i.name: i
-    for i in (
-        Intermediate("token_embedding", N_("token embeddings: wte[tokens]"), "stream"),
-        Intermediate("position_embedding", N_("position embeddings: wpe[positions]"), "stream"),
-        Intermediate("embedding", N_("embedding: x = wte[tokens] + wpe[positions]"), "stream"),
-        Intermediate("ln_1", N_("ln_1: layer norm of x, the input to attention"), "stream"),
-        Intermediate("qkv", N_("qkv = x @ c_attn.w + c_attn.b"), "qkv"),
-        Intermediate("q", N_("q: what each position looks for"), "attention"),
-        Intermediate("k", N_("k: what each position offers"), "attention"),
-        Intermediate("v", N_("v: what each position passes on"), "attention"),
-        Intermediate("scores", N_("scores: q @ k.T"), "keys", heated=True),
-        Intermediate("scaled_scores", N_("scaled scores: q @ k.T / sqrt(d)"), "keys"),
-        Intermediate("masked_scores", N_("masked scores: scaled scores + mask"), "keys"),
-        Intermediate("attention_weights", N_("attention weights: softmax(scaled scores + mask)"), "keys", heated=True),
-        Intermediate("attention_output", N_("attention output: weights @ v"), "attention"),
-        Intermediate("c_proj_output", N_("c_proj output: attention output @ c_proj.w + c_proj.b"), "stream"),
-        Intermediate("residual", N_("residual stream: x + c_proj output"), "stream"),
-        Intermediate("ln_2", N_("ln_2: layer norm of the residual stream, the input to the MLP"), "stream"),
-        Intermediate("mlp_hidden", N_("MLP hidden layer: gelu(x @ c_fc.w + c_fc.b)"), "hidden"),
-        Intermediate("mlp_output", N_("MLP output"), "stream"),
-        Intermediate("mlp_residual", N_("residual stream after the MLP"), "stream"),
-        Intermediate("ln_f", N_("ln_f: final layer norm"), "stream"),
-        Intermediate("logits", N_("logits: x @ wte.T"), "tokens", heated=True),
-        Intermediate("probabilities", N_("probabilities: softmax(logits)"), "tokens", heated=True),
-    )
-}
-DERIVED = ("q", "k", "v", "probabilities")  # what the trace adds to what gpt() taps
-assert set(INTERMEDIATES) == {*TAPS, *DERIVED}, "every tapped name is declared once, here"
-
-
-class T:
-    """The name of each intermediate, for code that asks for one: ``T.attention_weights``."""
-
-    token_embedding, position_embedding, embedding = "token_embedding", "position_embedding", "embedding"
-    ln_1, qkv, q, k, v = "ln_1", "qkv", "q", "k", "v"
-    scores, scaled_scores, masked_scores = "scores", "scaled_scores", "masked_scores"
-    attention_weights, attention_output, c_proj_output = "attention_weights", "attention_output", "c_proj_output"
-    residual, ln_2, mlp_hidden, mlp_output, mlp_residual = (
-        "residual",
-        "ln_2",
-        "mlp_hidden",
-        "mlp_output",
-        "mlp_residual",
-    )
-    ln_f, logits, probabilities = "ln_f", "logits", "probabilities"
-
-
-assert {v for k, v in vars(T).items() if not k.startswith("_")} == set(INTERMEDIATES)
-
-
-@dataclass(frozen=True)
-class Tapped:
-    """One array a pass taps (or the trace derives), by its full name, in a model of this structure."""
-
-    name: str  # "blocks[1].head0.attention_weights"
-    kind: str  # a key of INTERMEDIATES: "attention_weights"
-    block: int | None = None
-    head: int | None = None
-
-    @property
-    def declared(self):
-        return INTERMEDIATES[self.kind]
-
-    @property
-    def title(self):
-        """What it is, in the current language, with its block and head when the model has several."""
-        return _(self.declared.title)
 
 
 # ---- parts: what a person edits -----------------------------------------------------------------
@@ -166,13 +83,21 @@ def part_title(local):
 class Part:
     """A named piece of the weights: a whole array, or a block of columns of one (q, k, v)."""
 
-    name: str  # its full name: "wte", "blocks[0].q", "blocks[1].mlp.c_fc.b"
-    local: str  # its name within its block: "q", "mlp.c_fc.b" (a key of PART_TITLES)
+    name: Name  # its full name: "wte", "blocks[0].q", "blocks[1].mlp.c_fc.b"
     path: tuple  # the keys that reach its array: ("blocks", 0, "attn", "c_attn", "w")
     columns: tuple | None  # (start, stop) of its columns in that array, or None for all of them
     rows: Space  # what its rows stand for (a vector has one row)
     cols: Space  # what its columns stand for
-    block: int | None = None
+
+    @property
+    def local(self):
+        """Its name within its block: "q", "mlp.c_fc.b" (a key of PART_TITLES)."""
+        return self.name.kind
+
+    @property
+    def block(self):
+        """The block it is in, or None for wte, wpe and ln_f."""
+        return self.name.block
 
     @property
     def title(self):
@@ -240,7 +165,7 @@ class Structure:
         return _parts(self)
 
     def part(self, name):
-        """The part called ``name`` (one naming rule: see the module), or UnknownName naming them all."""
+        """The part called ``name`` (one naming rule: ``handmade.names``), or UnknownName naming them all."""
         part_name(name)
         parts = {p.name: p for p in self.parts()}
         return parts[resolve(name, list(parts), _("no part called {name}; this model has {names}"))]
@@ -253,25 +178,13 @@ class Structure:
     # ---- intermediates
 
     def taps(self, derived=True):
-        """Every array one pass taps, in order, as ``Tapped``; with the trace's derived ones when ``derived``."""
-        found = [Tapped(k, k) for k in (T.token_embedding, T.position_embedding, T.embedding)]
+        """The Name of every array one pass taps, in order; with the trace's derived ones when ``derived``."""
+        declared = list(INTERMEDIATES.values())
+        first_block = next(i for i, x in enumerate(declared) if x.scope != "model")  # the blocks' come there
+        found = [Name(x.name) for x in declared[:first_block] if _made(x, self, derived)]
         for b, block in enumerate(self.blocks):
             found += _block_taps(b, block, derived)
-        found += [Tapped(T.ln_f, T.ln_f)] if self.ln_f else []
-        found += [Tapped(T.logits, T.logits)] + ([Tapped(T.probabilities, T.probabilities)] if derived else [])
-        return found
-
-    def tap_name(self, kind, block=None, head=None):
-        """The full name of the intermediate ``kind`` of ``block`` and ``head`` (None: the block's, or
-        the model's): ``tap_name(T.attention_weights, 1, 0)`` is ``blocks[1].head0.attention_weights``."""
-        for tapped in self.taps():
-            if (tapped.kind, tapped.block, tapped.head) == (kind, block, head):
-                return tapped.name
-        raise UnknownName(
-            _("this model has no {kind} in block {block}, head {head}").format(
-                kind=brief(kind), block=brief(block), head=brief(head)
-            )
-        )
+        return found + [Name(x.name) for x in declared[first_block:] if x.scope == "model" and _made(x, self, derived)]
 
     def space(self, kind, block=None, head=None):
         """The Space of ``kind`` (a key of Space's kinds) in this model, for ``block`` and ``head``."""
@@ -371,67 +284,61 @@ def _block_shape(block):
     )
 
 
-def _block_taps(b, block, derived):  # -> [Tapped] of blocks[b], in the order gpt() taps them
-    at = f"blocks[{b}]."
-    found = [Tapped(at + T.ln_1, T.ln_1, b)] if block.ln_1 else []
-    found.append(Tapped(at + T.qkv, T.qkv, b))
-    found += [Tapped(at + kind, kind, b) for kind in (T.q, T.k, T.v)] if derived else []
-    per_head = (T.scores, T.scaled_scores, T.masked_scores, T.attention_weights, T.attention_output)
-    for h in range(block.n_head):
-        scope, head = (at, None) if block.n_head == 1 else (f"{at}head{h}.", h)
-        found += [Tapped(scope + kind, kind, b, head) for kind in per_head]
-    if block.n_head > 1:  # the heads' outputs side by side
-        found.append(Tapped(at + T.attention_output, T.attention_output, b))
-    found += [Tapped(at + T.c_proj_output, T.c_proj_output, b), Tapped(at + T.residual, T.residual, b)]
-    if block.mlp:
-        kinds = (T.ln_2,) * block.ln_2 + (T.mlp_hidden, T.mlp_output, T.mlp_residual)
-        found += [Tapped(at + kind, kind, b) for kind in kinds]
+def _made(intermediate, where, derived):
+    """Whether a pass makes ``intermediate`` in ``where`` (a Structure or a BlockShape), or derives it when ``derived``."""
+    return (derived or not intermediate.derived) and (intermediate.needs is None or getattr(where, intermediate.needs))
+
+
+def _block_taps(b, block, derived):  # -> [Name] of blocks[b], in the order gpt() taps them
+    found, per_head = [], [i.name for i in INTERMEDIATES.values() if i.scope == "head"]
+    for kind, intermediate in INTERMEDIATES.items():
+        if intermediate.scope == "block" and _made(intermediate, block, derived):
+            found.append(Name(kind, b))
+        elif kind == per_head[0]:  # every head's, head by head
+            heads = range(block.n_head) if block.n_head > 1 else [None]
+            found += [Name(each, b, head) for head in heads for each in per_head]
+            found += [Name(T.attention_output, b)] if block.n_head > 1 else []  # the heads' outputs side by side
     return found
 
 
 def _parts(structure):  # -> [Part] in the order of the pass
     residual = structure.space("stream")
     found = [
-        Part("wte", "wte", ("wte",), None, structure.space("tokens"), residual),
-        Part("wpe", "wpe", ("wpe",), None, structure.space("positions"), residual),
+        Part(Name("wte"), ("wte",), None, structure.space("tokens"), residual),
+        Part(Name("wpe"), ("wpe",), None, structure.space("positions"), residual),
     ]
     for b, shape in enumerate(structure.blocks):
         found += _block_parts(structure, b, shape)
     if structure.ln_f:
-        found += _norm_parts("", "ln_f", ("ln_f",), residual, None)
+        found += _norm_parts("ln_f", ("ln_f",), residual, None)
     return found
 
 
 def _block_parts(structure, b, shape):
-    at, scope = ("blocks", b), f"blocks[{b}]."
+    at, attn, mlp = ("blocks", b), ("blocks", b, "attn"), ("blocks", b, "mlp")
     residual, heads = structure.space("stream"), structure.space("attention", b)
-    found = _norm_parts(scope, "ln_1", (*at, "ln_1"), residual, b) if shape.ln_1 else []
+    found = _norm_parts("ln_1", (*at, "ln_1"), residual, b) if shape.ln_1 else []
     spans = [(j * shape.n_attn, (j + 1) * shape.n_attn) for j in range(3)]
-    found += [Part(scope + x, x, (*at, "attn", "c_attn", "w"), s, residual, heads, b) for x, s in zip("qkv", spans)]
+    found += [Part(Name(x, b), (*attn, "c_attn", "w"), s, residual, heads) for x, s in zip("qkv", spans)]
+    found += [Part(Name(f"{x}.b", b), (*attn, "c_attn", "b"), s, _one(BIAS), heads) for x, s in zip("qkv", spans)]
     found += [
-        Part(f"{scope}{x}.b", f"{x}.b", (*at, "attn", "c_attn", "b"), s, _one(BIAS), heads, b)
-        for x, s in zip("qkv", spans)
-    ]
-    found += [
-        Part(scope + "c_proj.w", "c_proj.w", (*at, "attn", "c_proj", "w"), None, heads, residual, b),
-        Part(scope + "c_proj.b", "c_proj.b", (*at, "attn", "c_proj", "b"), None, _one(BIAS), residual, b),
+        Part(Name("c_proj.w", b), (*attn, "c_proj", "w"), None, heads, residual),
+        Part(Name("c_proj.b", b), (*attn, "c_proj", "b"), None, _one(BIAS), residual),
     ]
     if shape.mlp:
-        found += _norm_parts(scope, "ln_2", (*at, "ln_2"), residual, b) if shape.ln_2 else []
-        hidden, mlp = structure.space("hidden", b), (*at, "mlp")
+        found += _norm_parts("ln_2", (*at, "ln_2"), residual, b) if shape.ln_2 else []
+        hidden = structure.space("hidden", b)
         found += [
-            Part(scope + "mlp.c_fc.w", "mlp.c_fc.w", (*mlp, "c_fc", "w"), None, residual, hidden, b),
-            Part(scope + "mlp.c_fc.b", "mlp.c_fc.b", (*mlp, "c_fc", "b"), None, _one(BIAS), hidden, b),
-            Part(scope + "mlp.c_proj.w", "mlp.c_proj.w", (*mlp, "c_proj", "w"), None, hidden, residual, b),
-            Part(scope + "mlp.c_proj.b", "mlp.c_proj.b", (*mlp, "c_proj", "b"), None, _one(BIAS), residual, b),
+            Part(Name("mlp.c_fc.w", b), (*mlp, "c_fc", "w"), None, residual, hidden),
+            Part(Name("mlp.c_fc.b", b), (*mlp, "c_fc", "b"), None, _one(BIAS), hidden),
+            Part(Name("mlp.c_proj.w", b), (*mlp, "c_proj", "w"), None, hidden, residual),
+            Part(Name("mlp.c_proj.b", b), (*mlp, "c_proj", "b"), None, _one(BIAS), residual),
         ]
     return found
 
 
-def _norm_parts(scope, norm, path, residual, block):
-    return [
-        Part(f"{scope}{norm}.{key}", f"{norm}.{key}", (*path, key), None, _one(key), residual, block) for key in "gb"
-    ]
+def _norm_parts(norm, path, residual, block):
+    return [Part(Name(f"{norm}.{key}", block), (*path, key), None, _one(key), residual) for key in "gb"]
 
 
 BIAS = N_("bias")  # the row of a bias vector in a table (g and b of a layer norm are named as in code)
@@ -441,35 +348,6 @@ def _one(name):
     return Space("one", 1, name=name)
 
 
-# ---- the naming rule --------------------------------------------------------------------------------
-
-SCOPES = re.compile(r"(?:blocks\[\d+\]\.|head\d+\.)*")  # the scopes a name may leave out, from its start
-
-
-def matches(query, full):
-    """Whether ``query`` names ``full``: it is ``full`` with none, some or all of its leading scopes left out."""
-    if not isinstance(query, str) or not full.endswith(query):
-        return False
-    dropped = full[: len(full) - len(query)]
-    return SCOPES.fullmatch(dropped) is not None
-
-
-def resolve(query, names, missing):
-    """The one name of ``names`` that ``query`` names; UnknownName (a ValueError and a KeyError)
-    otherwise, saying which ones it could mean, or ``missing`` (a sentence with ``{name}`` and
-    ``{names}``) when it names none."""
-    if query in names:
-        return query
-    found = [name for name in names if matches(query, name)]
-    if len(found) == 1:
-        return found[0]
-    if found:
-        raise UnknownName(
-            _("{name} is ambiguous here: say which of {names}").format(name=brief(query), names=few(found, limit=120))
-        )
-    raise UnknownName(missing.format(name=brief(query), names=few(names, limit=100)))
-
-
 def part_name(name):
     """``name`` if it is a string; else a TypeError saying what names a part."""
     if not isinstance(name, str):
@@ -477,14 +355,3 @@ def part_name(name):
             _("a part's name is a string, such as 'q' or 'blocks[0].c_proj.w'; found {value}").format(value=brief(name))
         )
     return name
-
-
-def shortest(full, names):
-    """The shortest way to say ``full`` that names nothing else in ``names``."""
-    scopes = SCOPES.match(full).group(0)
-    cut = [m.end() for m in re.finditer(r"blocks\[\d+\]\.|head\d+\.", scopes)]
-    for start in reversed([0, *cut]):  # the most scopes left out first
-        query = full[start:]
-        if sum(matches(query, name) for name in names) == 1:
-            return query
-    return full

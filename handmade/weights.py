@@ -4,16 +4,22 @@
 person (the predict functions, the loaders, the widgets, the checkers, the command line) passes
 them through ``check_weights`` and ``forward``: a message names the matrix, the shape it expected
 and the shape it found, the token that does not fit, or the first intermediate that overflowed.
+What ``check_weights`` returns is checked ``Weights``, which carry the Structure read off them; every
+function after that edge takes them as they are, so a weights dict is checked once however far it
+goes (``tests/test_grader.py`` counts it for the grader; the token ids are ``handmade.tokenizer``'s).
 """
 
 import dataclasses
 
 import numpy as np
 
-from .basis import Basis, Labels, brief, default_alphabet
-from .i18n import _, ngettext
-from .model import gpt, recording
-from .structure import Structure, T, attention_width
+from .arguments import NUMBER_KINDS, brief, function, is_whole
+from .basis import Labels, default_labels
+from .i18n import _
+from .model import KVCache, gpt, recording
+from .names import T
+from .structure import Structure, attention_width
+from .tokenizer import check_tokens
 
 TOP_KEYS = ("wte", "wpe", "blocks", "ln_f")
 BLOCK_KEYS = ("attn", "ln_1", "ln_2", "mlp", "n_head")
@@ -38,7 +44,15 @@ class NonFiniteError(FloatingPointError):
 class Weights(dict):
     """A weights dict with picoGPT's keys, so that ``gpt(tokens, **weights)`` works, which also
     carries its ``labels`` (a ``handmade.Labels``: the alphabet and the names of its directions)
-    and its ``structure`` (a ``handmade.Structure``: what the model has, read off its shapes).
+    and, once checked, its ``structure`` (a ``handmade.Structure``: what the model has).
+
+    ``check_weights`` makes the checked ones: float64 arrays of shapes that fit, labels that fit
+    them, and the Structure read off them once. Every function after that edge takes a checked
+    Weights as it is, without checking it again. Changing one at its top level (a key set or
+    removed, other labels) makes it unchecked, and it is checked again where it is next used; what
+    is inside its arrays and blocks is trusted, as ``gpt()`` trusts it (change parts with
+    ``handmade.with_parts``, which checks the copy it makes). ``Weights(params, labels)`` itself
+    checks nothing: the blog's model and the references are made that way, and checked where used.
 
     A plain ``dict(weights)`` keeps the numbers and loses the labels; everything that takes weights
     works on it too, with default names (tokens a, b, ... or t0, t1, ...; directions e0, e1, ...).
@@ -51,11 +65,18 @@ class Weights(dict):
             raise TypeError(_("labels must be a handmade.Labels; found {value}").format(value=brief(labels)))
         super().__init__(params)
         self.labels = labels
+        self._structure = self._checked_labels = None  # check_weights sets them
+
+    @property
+    def checked(self):
+        """Whether ``check_weights`` made these weights and nothing has changed them at their top level
+        (a key, the labels) since."""
+        return getattr(self, "_structure", None) is not None and self.labels is self._checked_labels
 
     @property
     def structure(self):
-        """The model's ``Structure``, read off the shapes of its arrays."""
-        return Structure.of(self)
+        """The model's ``Structure``: read once, when the weights were checked (checked now if they were not)."""
+        return self._structure if self.checked else check_weights(self).structure
 
     def __repr__(self):
         shape = ", ".join(f"{key}={np.shape(self[key])}" for key in ("wte", "wpe") if key in self)
@@ -63,22 +84,77 @@ class Weights(dict):
         return f"Weights({shape}, {blocks} block{'s' if blocks != 1 else ''}, labels={self.labels})"
 
 
+def _unchecking(method):
+    """``method`` of dict, which changes the weights: afterwards they are checked again where next used."""
+
+    def changing(self, *args, **kwargs):
+        self._structure = None
+        return method(self, *args, **kwargs)
+
+    return changing
+
+
+for _method in ("__setitem__", "__delitem__", "__ior__", "clear", "pop", "popitem", "setdefault", "update"):
+    setattr(Weights, _method, _unchecking(getattr(dict, _method)))
+
+
 def labels_of(params):
     """The labels that travel with ``params``, or None for a plain dict."""
     return getattr(params, "labels", None)
+
+
+def _checked(arrays, labels, structure):
+    """Weights of ``arrays`` that are checked already, with ``labels`` that fit ``structure``, read off them."""
+    made = Weights(arrays, labels)
+    made._structure, made._checked_labels = structure, labels
+    return made
 
 
 # ---- the weights --------------------------------------------------------------------------
 
 
 def check_weights(params, labels=None):
-    """Return a checked copy of ``params`` as ``Weights`` of float64 arrays, with labels.
+    """``params`` as checked ``Weights``: itself when it is checked already, else a checked copy of
+    float64 arrays that shares nothing with it, with the Structure read off them once.
 
     ``labels`` (or the ones ``params`` carries) must fit the shapes; a plain dict gets default
-    labels (a, b, c, ... and directions e0, e1, ...). Raises WeightsError naming the first
+    labels (a, b, c, ... and directions e0, e1, ...); other labels for checked weights give a copy
+    that shares their arrays, with only the labels checked. Raises WeightsError naming the first
     problem: a missing or unknown key, a shape that does not fit, a value that is not a number,
     or a value that is not finite.
     """
+    if isinstance(params, Weights) and params.checked:
+        if labels is None or labels == params.labels:
+            return params
+        return _checked(dict(params), check_labels(labels, params.structure), params.structure)
+    arrays = _checked_arrays(params)
+    structure = Structure.of(arrays)
+    return _checked(arrays, check_labels(labels or labels_of(params), structure), structure)
+
+
+def copied(params):
+    """Checked weights whose arrays are their own, to change in place (``with_parts``, ``train``)."""
+    params = check_weights(params)
+    return _checked(map_arrays(np.copy, params), params.labels, params.structure)
+
+
+def map_arrays(fn, params, *others):
+    """``fn(array, *arrays at the same place in others)`` for every array of ``params``, in its nesting.
+
+    ``n_head`` is a count, not a weight: it is kept as it is.
+    """
+    if isinstance(params, dict):
+        return {
+            key: value if key == "n_head" else map_arrays(fn, value, *(other[key] for other in others))
+            for key, value in params.items()
+        }
+    if isinstance(params, list):
+        return [map_arrays(fn, value, *(other[i] for other in others)) for i, value in enumerate(params)]
+    return function(fn, _("fn must be a function of an array; found {value}"))(params, *others)
+
+
+def _checked_arrays(params):
+    """A fresh weights dict of float64 arrays from ``params``, every key, shape and number checked."""
     _check_keys(params, _("weights"), required=("wte", "wpe", "blocks"), allowed=TOP_KEYS)
     wte = _array(params["wte"], "wte", (None, None), "[n_vocab, n_embd]", limits=(MAX_N_VOCAB, MAX_WIDTH))
     n_embd = wte.shape[1]
@@ -91,12 +167,13 @@ def check_weights(params, labels=None):
         raise WeightsError(
             _("blocks has {n} blocks; at most {limit} are allowed").format(n=len(blocks), limit=MAX_BLOCKS)
         )
-    checked = Weights({"wte": wte, "wpe": wpe, "blocks": []})
-    for i, block in enumerate(blocks):
-        checked["blocks"].append(_check_block(block, f"blocks[{i}]", n_embd, dims))
+    checked = {
+        "wte": wte,
+        "wpe": wpe,
+        "blocks": [_check_block(b, f"blocks[{i}]", n_embd, dims) for i, b in enumerate(blocks)],
+    }
     if params.get("ln_f") is not None:
         checked["ln_f"] = _check_norm(params["ln_f"], "ln_f", n_embd, dims)
-    checked.labels = check_labels(labels or labels_of(params), checked)
     return checked
 
 
@@ -169,7 +246,7 @@ def _check_mlp(mlp, path, n_embd, dims):
 def _check_n_head(n_head, path, n_attn):
     divisors = [d for d in range(1, min(n_attn, MAX_HEADS) + 1) if n_attn % d == 0]
     allowed = ", ".join(map(str, divisors))
-    if isinstance(n_head, (bool, np.bool_)) or not isinstance(n_head, (int, np.integer)):
+    if not is_whole(n_head):
         raise WeightsError(
             _("{path} is {value}; it must be a whole number of heads ({allowed})").format(
                 path=path, value=brief(n_head), allowed=allowed
@@ -208,9 +285,6 @@ def _check_keys(mapping, path, required, allowed):
             )
 
 
-NUMBER_KINDS = "iuf"  # numpy's kinds for integers and floats: not booleans, complex numbers or text
-
-
 def _array(value, path, shape, meaning, limits=()):
     """``value`` as a float64 array of ``shape`` (None matches any length), or WeightsError."""
     array = _numbers(value, path, len(shape), meaning)
@@ -237,15 +311,21 @@ def _array(value, path, shape, meaning, limits=()):
                 path=path, found=array.shape, meaning=meaning
             )
         )
-    bad = np.argwhere(~np.isfinite(array))
-    if len(bad):
-        index = tuple(int(i) for i in bad[0])
-        raise WeightsError(
-            _("{path}{index} is {value}; every weight must be a finite number").format(
-                path=path, index=list(index), value=array[index]
-            )
-        )
+    problem = not_finite(array, path)
+    if problem:
+        raise WeightsError(problem)
     return array
+
+
+def not_finite(array, path):
+    """A sentence naming the first entry of ``array`` (the weights at ``path``) that is inf or nan, or None."""
+    bad = np.argwhere(~np.isfinite(array))
+    if not len(bad):
+        return None
+    index = tuple(int(i) for i in bad[0])
+    return _("{path}{index} is {value}; every weight must be a finite number").format(
+        path=path, index=list(index), value=array[index]
+    )
 
 
 def _numbers(value, path, ndim, meaning):
@@ -302,109 +382,22 @@ def _check_leaves(value, path, ndim, meaning):
 # ---- the labels ---------------------------------------------------------------------------
 
 
-def default_labels(structure):
-    """Labels for a model nobody named: tokens a, b, c, ... (t0, t1, ... beyond 26) and directions e0, e1, ..."""
-    return Labels(default_alphabet(structure.n_vocab), Basis.numbered(structure.n_embd))
-
-
-def check_labels(labels, params):
-    """``labels`` if they fit the checked ``params`` (default labels when None), else WeightsError."""
-    structure = Structure.of(params)
+def check_labels(labels, structure):
+    """``labels`` if they fit a model of ``structure`` (default labels when None), else WeightsError."""
     if labels is None:
         return default_labels(structure)
     if not isinstance(labels, Labels):
         raise WeightsError(_("labels must be a handmade.Labels; found {kind}").format(kind=type(labels).__name__))
-    problems = _label_problems(labels, structure)
+    problems = labels.problems_with(structure)
     if problems:
         raise WeightsError(_("the weights' labels do not fit: {problem}").format(problem=problems[0]))
     return labels
 
 
-def _label_problems(labels, structure):
-    """Sentences, one per way ``labels`` do not fit ``structure``."""
-    problems = []
-    if labels.alphabet is not None and len(labels.alphabet) != structure.n_vocab:
-        problems.append(
-            _("the alphabet {alphabet} has {n} characters but wte has {rows} token rows").format(
-                alphabet=brief(labels.alphabet), n=len(labels.alphabet), rows=structure.n_vocab
-            )
-        )
-    if len(labels.residual) != structure.n_embd:
-        problems.append(
-            _("the labels name {n} residual directions but the model is {width} wide (n_embd)").format(
-                n=len(labels.residual), width=structure.n_embd
-            )
-        )
-    for i, block in enumerate(structure.blocks):
-        named = labels.attention[i] if i < len(labels.attention) else None
-        if named is not None and len(named) != block.n_attn:
-            problems.append(
-                _("the labels name {n} attention directions for blocks[{i}] but its n_attn is {width}").format(
-                    n=len(named), i=i, width=block.n_attn
-                )
-            )
-        hidden = labels.hidden[i] if i < len(labels.hidden) else None  # a block without an mlp ignores them
-        if hidden is not None and block.mlp and len(hidden) != block.n_hidden:
-            problems.append(
-                _("the labels name {n} hidden units for blocks[{i}] but its mlp has {width}").format(
-                    n=len(hidden), i=i, width=block.n_hidden
-                )
-            )
-    if labels.alphabet is not None and len(set(labels.alphabet)) != len(labels.alphabet):
-        problems.append(_("the alphabet {alphabet} repeats a character").format(alphabet=brief(labels.alphabet)))
-    return problems
-
-
 def with_alphabet(params, alphabet):
-    """Checked ``params`` whose labels say the tokens are ``alphabet``."""
+    """Checked ``params`` whose labels say the tokens are ``alphabet`` (sharing the arrays of ``params``)."""
     params = check_weights(params)
-    labels = dataclasses.replace(params.labels, alphabet=alphabet)
-    return check_weights(params, labels)
-
-
-# ---- tokens -------------------------------------------------------------------------------
-
-
-def check_tokens(inputs, n_vocab, n_ctx, cached=0):
-    """``inputs`` as an array of token ids in range 0..n_vocab-1, room for them after ``cached`` ones."""
-    if isinstance(inputs, (str, bytes, dict, set)) or not _is_flat(inputs):
-        raise ValueError(_("token ids are a flat list of whole numbers; found {value}").format(value=brief(inputs)))
-    n = len(inputs)
-    if n == 0:
-        raise ValueError(_("cannot run an empty context: give at least one token"))
-    if cached and cached + n > n_ctx:
-        raise ValueError(
-            ngettext(
-                "cannot run {n} more token after {cached} cached: this model has room for {limit} (its n_ctx)",
-                "cannot run {n} more tokens after {cached} cached: this model has room for {limit} (its n_ctx)",
-                n,
-            ).format(n=n, cached=cached, limit=n_ctx)
-        )
-    if n > n_ctx:
-        raise ValueError(
-            _("cannot run a context of {n} tokens: this model has room for {limit} (its n_ctx)").format(
-                n=n, limit=n_ctx
-            )
-        )
-    for position, token in enumerate(inputs):
-        whole = isinstance(token, (int, np.integer)) and not isinstance(token, (bool, np.bool_))
-        if not whole or not 0 <= token < n_vocab:
-            found = (
-                brief(token) if whole else _("{value} (a {kind})").format(value=brief(token), kind=type(token).__name__)
-            )
-            raise ValueError(
-                _(
-                    "token ids are whole numbers from 0 to {top} (n_vocab = {n}); found {found} at position {position}"
-                ).format(top=n_vocab - 1, n=n_vocab, found=found, position=position)
-            )
-    return np.array(inputs, dtype=np.int64)
-
-
-def _is_flat(inputs):
-    try:
-        return np.ndim(inputs) == 1
-    except ValueError:  # rows of different lengths
-        return False
+    return check_weights(params, dataclasses.replace(params.labels, alphabet=alphabet))
 
 
 # ---- running a checked model ----------------------------------------------------------------
@@ -415,8 +408,8 @@ def forward(inputs, params, cache=None):  # [n_seq] -> [n_seq, n_vocab], never i
 
     ``params`` that have not been through ``check_weights`` go through it here; so do the tokens.
     """
-    params = params if isinstance(params, Weights) else check_weights(params)
-    if cache is not None and type(cache).__name__ != "KVCache":  # handmade.inference's, which imports this
+    params = check_weights(params)
+    if cache is not None and not isinstance(cache, KVCache):
         raise TypeError(
             _("cache must be a handmade.inference.KVCache, or None; found {value}").format(value=brief(cache))
         )
@@ -432,13 +425,9 @@ def forward(inputs, params, cache=None):  # [n_seq] -> [n_seq, n_vocab], never i
 def where_non_finite(tokens, params, tapped=None):
     """A sentence naming a weight that is not finite, or else the first intermediate that overflowed
     (``tapped``: {name: array} of a pass already recorded in order, else the pass is run again)."""
-    for path, array in iter_matrices(params):
-        bad = np.argwhere(~np.isfinite(array))
-        if len(bad):
-            index = [int(i) for i in bad[0]]
-            return _("{path}{index} is {value}; every weight must be a finite number").format(
-                path=path, index=index, value=array[tuple(index)]
-            )
+    problem = first_not_finite(params)
+    if problem:
+        return problem
     if tapped is None:
         tapped = {}
         with np.errstate(all="ignore"), recording(tapped.__setitem__):
@@ -453,8 +442,13 @@ def where_non_finite(tokens, params, tapped=None):
 
 def _finite(name, array):
     """Whether a tapped array is finite; -inf in the masked scores is the mask's doing, not overflow."""
-    masked = name.endswith(T.masked_scores)
+    masked = name.kind == T.masked_scores
     return bool((np.isfinite(array) | (np.isneginf(array) if masked else False)).all())
+
+
+def first_not_finite(params):
+    """A sentence naming the first weight of ``params`` that is inf or nan, or None when every one is finite."""
+    return next(filter(None, (not_finite(array, path) for path, array in iter_matrices(params))), None)
 
 
 def iter_matrices(params, path=""):

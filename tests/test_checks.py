@@ -17,10 +17,11 @@ import pytest
 import handmade
 from handmade.course import checks
 from handmade.course import worked_example as w
-from handmade.course.checks import Verdict
+from handmade.course.checks import Verdict, acb, lg_threshold, matmul, softmax
+from handmade.course.checks.window_q import window_attention
 from handmade.course.efficiency import blog_flops, count_flops
 from handmade.course.tasks import TASKS, reference
-from handmade.course.verdict import row, typed
+from handmade.course.verdict import right, row, typed
 from handmade.display.labelled import fmt
 
 
@@ -185,7 +186,7 @@ def test_values_wrong(v_a, v_b, phrase):
 
 
 def test_lg_threshold_is_where_the_residual_ties():
-    assert checks.lg_boundary() == (1.0, np.nextafter(1.0, 2))  # fails at 1 (a tie), perfect just above
+    assert lg_threshold.lg_boundary() == (1.0, np.nextafter(1.0, 2))  # fails at 1 (a tie), perfect just above
     assert checks.check_lg_threshold(1)
 
 
@@ -458,7 +459,7 @@ def test_the_acb_checker_names_the_failing_contexts_and_the_turn_that_makes_them
         verdict, "10 / 15 contexts of (acb)* are right", "Your turn sends Tb to Tb, so after b the model says b"
     )
     assert "Ta to" not in verdict.message and "Tc to" not in verdict.message  # the right entries are not blamed
-    assert checks.check_acb(checks.acb_turn()) and checks.acb_turn() == {"Ta": "Tc", "Tb": "Ta", "Tc": "Tb"}
+    assert checks.check_acb(acb.acb_turn()) and acb.acb_turn() == {"Ta": "Tc", "Tb": "Ta", "Tc": "Tb"}
 
 
 def test_the_acb_checker_answers_a_turn_under_the_wrong_names_with_the_names_it_expects():
@@ -507,7 +508,7 @@ def judged(verdict, right):
 
 
 def _first_failing_case(fn):
-    for a, b in checks.matmul_cases():
+    for a, b in matmul.matmul_cases():
         try:
             got = fn(a.copy(), b.copy())
         except Exception as error:  # noqa: BLE001
@@ -522,7 +523,7 @@ def _on_failing_case(holds):  # a claim about the first case the learner's funct
 
 
 def _matmul_entry(m, fn):
-    a, b = (np.array(ast.literal_eval(m[k])) for k in (1, 2)) if m[1] else (checks.BLOG_A, checks.BLOG_B)
+    a, b = (np.array(ast.literal_eval(m[k])) for k in (1, 2)) if m[1] else (matmul.BLOG_A, matmul.BLOG_B)
     i, j = int(m[3]), int(m[4])
     return shows(m[5], (a @ b)[i, j]) and shows(m[6], np.asarray(fn(a, b), dtype=float)[i, j])
 
@@ -555,7 +556,7 @@ MATMUL_CLAIMS = [
     (r"the result of your function", lambda m, fn: True),  # not numbers: the reader's sentence
     (
         r"including the blog's (\d+) and (\d+)",
-        lambda m, fn: {int(m[1]), int(m[2])} <= set((checks.BLOG_A @ checks.BLOG_B).ravel()),
+        lambda m, fn: {int(m[1]), int(m[2])} <= set((matmul.BLOG_A @ matmul.BLOG_B).ravel()),
     ),
 ]
 
@@ -571,7 +572,7 @@ MATMUL_ANSWERS = {
     "negated": (lambda a, b: -(a @ b), False),
     "element-wise when square": (lambda a, b: a * b if a.shape == b.shape else a @ b, False),
     "B @ A when square": (lambda a, b: b @ a if a.shape == b.shape else a @ b, False),
-    "the blog's answer always": (lambda a, b: checks.BLOG_A @ checks.BLOG_B, False),
+    "the blog's answer always": (lambda a, b: matmul.BLOG_A @ matmul.BLOG_B, False),
     "no return": (lambda a, b: None, False),
     "text": (lambda a, b: "70", False),
     "raises on the second case": (lambda a, b: a @ b if a.shape == (2, 4) else 1 / 0, False),
@@ -753,7 +754,7 @@ def _attention(q):
 
 
 def _outside(width=3):
-    want = checks.window_attention(width)
+    want = window_attention(width)
     return np.tri(5, dtype=bool) & (want == 0)
 
 
@@ -768,18 +769,18 @@ WINDOW_CLAIMS = [
             and int(m[3]) ** 2 == 8**2
             and shows(
                 m[4],
-                _attention(q)[1][int(m[1])][checks.window_attention(3)[int(m[1])] > 0].min()
+                _attention(q)[1][int(m[1])][window_attention(3)[int(m[1])] > 0].min()
                 - _attention(q)[1][int(m[1])][_outside()[int(m[1])]].max(),
             )
         ),
     ),
     (
         r"your window is (\d) wide",
-        lambda m, q: np.allclose(_attention(q)[0], checks.window_attention(int(m[1])), atol=1e-3),
+        lambda m, q: np.allclose(_attention(q)[0], window_attention(int(m[1])), atol=1e-3),
     ),
     (
         r"still the blog's window of two",
-        lambda m, q: np.allclose(_attention(q)[0], checks.window_attention(2), atol=1e-3),
+        lambda m, q: np.allclose(_attention(q)[0], window_attention(2), atol=1e-3),
     ),
     (
         r"gives every key the same score",
@@ -787,9 +788,7 @@ WINDOW_CLAIMS = [
     ),
     (
         r"position (\d) attends " + ROW + ", but should attend " + ROW,
-        lambda m, q: (
-            shows_row(m[2], _attention(q)[0][int(m[1])]) and shows_row(m[3], checks.window_attention(3)[int(m[1])])
-        ),
+        lambda m, q: shows_row(m[2], _attention(q)[0][int(m[1])]) and shows_row(m[3], window_attention(3)[int(m[1])]),
     ),
     (r"every position now attends evenly to a window of 3", lambda m, q: True),
 ]
@@ -806,13 +805,13 @@ WINDOW_ANSWERS |= {
 @pytest.mark.parametrize("name", list(WINDOW_ANSWERS))
 def test_window_q_around_the_right_answer(name):
     q = WINDOW_ANSWERS[name]
-    right = np.allclose(_attention(q)[0], checks.window_attention(3), atol=1e-3)
+    right = np.allclose(_attention(q)[0], window_attention(3), atol=1e-3)
     verify(judged(checks.check_window_q(q), right), WINDOW_CLAIMS, q)
 
 
 # ---- 05 ----
 
-X = checks.SOFTMAX_INPUT
+X = softmax.SOFTMAX_INPUT
 
 
 def _softmax_reference(x):  # written out here, not the package's
@@ -951,7 +950,7 @@ VALUES_CLAIMS = [
             and _pair_margin(a, b, m[2]) == min(_pair_margin(a, b, p) for p in ("aa", "ab", "ba"))
         ),
     ),
-    (r"(\d+ / \d+) right", lambda m, a, b: m[1] == checks.right(handmade.accuracy(_values_model(a, b)))),
+    (r"(\d+ / \d+) right", lambda m, a, b: m[1] == right(handmade.accuracy(_values_model(a, b)))),
     (r"give the same number, " + NUMBER, lambda m, a, b: a == b and m[1] == typed(a)),
     (
         r"with a = " + NUMBER + " and b = " + NUMBER + " the numbers of the forward pass overflow float64",
@@ -992,13 +991,11 @@ def _lg_score(lg):
 LG_CLAIMS = [
     (
         r"at Lg = (\S+) the model still gets (\d+ / \d+) right: the point where it starts to fail is lower",
-        lambda m, lg: m[1] == typed(lg) and m[2] == checks.right(_lg_score(lg)) and _lg_score(lg).perfect and lg > 1.0,
+        lambda m, lg: m[1] == typed(lg) and m[2] == right(_lg_score(lg)) and _lg_score(lg).perfect and lg > 1.0,
     ),
     (
         r"at Lg = (\S+) the model already fails \((\d+ / \d+) right\): the point where it starts to fail is higher",
-        lambda m, lg: (
-            m[1] == typed(lg) and m[2] == checks.right(_lg_score(lg)) and not _lg_score(lg).perfect and lg < 1.0
-        ),
+        lambda m, lg: m[1] == typed(lg) and m[2] == right(_lg_score(lg)) and not _lg_score(lg).perfect and lg < 1.0,
     ),
     (
         r"at Lg = (\S+) the model gets (\d+ / \d+) right: after '(\w+)' the logits of a and b tie at "
@@ -1006,10 +1003,10 @@ LG_CLAIMS = [
         + r".*at the next float up, (\S+), it gets (\d+ / \d+) right",
         lambda m, lg: (
             m[1] == typed(lg)
-            and m[2] == checks.right(_lg_score(lg))
+            and m[2] == right(_lg_score(lg))
             and shows(m[4], handmade.predict(m[3], handmade.blog_model(proj_lg=lg)).logits[-1][0])
             and float(m[5]) == np.nextafter(lg, 2)
-            and m[6] == checks.right(_lg_score(float(m[5])))
+            and m[6] == right(_lg_score(float(m[5])))
             and _lg_score(float(m[5])).perfect
         ),
     ),
@@ -1118,7 +1115,7 @@ PATTERN_CLAIMS = [
             and handmade.predict(m[1][-5:], params).next == m[3] != m[2]
         ),
     ),
-    (r"(\d+ / \d+) right", lambda m, params: m[1] == checks.right(handmade.accuracy(params, examples=ABB_EXAMPLES))),
+    (r"(\d+ / \d+) right", lambda m, params: m[1] == right(handmade.accuracy(params, examples=ABB_EXAMPLES))),
     (r"still generate \(aab\)\*", lambda m, params: handmade.accuracy(params).perfect),
 ]
 

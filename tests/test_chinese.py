@@ -140,7 +140,7 @@ def tensor_names():
     tasks (first, majority, ...) and the package's classes (Playground, Basis, ...)."""
     import handmade
     from handmade.course.tasks import TASKS
-    from handmade.structure import INTERMEDIATES
+    from handmade.names import INTERMEDIATES
 
     weights = handmade.blog_model()
     names = set(INTERMEDIATES) | set(TASKS) | set(weights) | {"mlp", "c_fc"}  # with the parts the blog leaves out

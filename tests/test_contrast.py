@@ -9,7 +9,8 @@ from html.parser import HTMLParser
 import numpy as np
 import pytest
 
-from handmade.display.labelled import CHANGED, NEGATIVE, POSITIVE, LabelledMatrix, contrast, shade
+from handmade.display.colours import CHANGED, NEGATIVE, POSITIVE, contrast, shade
+from handmade.display.labelled import LabelledMatrix
 from handmade.display.trace import trace
 from handmade.widgets import blog_playground
 

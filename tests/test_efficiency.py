@@ -8,6 +8,7 @@ import pytest
 from helpers import random_params
 
 import handmade
+from handmade.cost import generation_flops, pass_flops
 from handmade.course.efficiency import FlopCounter, aab_rule, blog_flops, count_flops, generate_with_cache
 from handmade.inference import KVCache
 
@@ -60,6 +61,35 @@ def test_two_heads_cost_what_their_smaller_products_cost():
     two_heads = formula["qkv = x @ c_attn.w + b"] + 2 * (5 * 5 * 7 + 25 + 25 + 115) + formula["weights @ v"]
     two_heads += sum(formula[k] for k in ("embedding: wte + wpe", "c_proj", "residual: x + ...", "logits = x @ wte.T"))
     assert count_flops("aabaa", params).total == two_heads
+
+
+CLOSED_FORM_SHAPES = [
+    {},
+    {"n_head": 2, "ln": True, "mlp": True, "n_layer": 2, "ln_f": True},
+    {"n_attn": 4, "n_head": 4, "mlp": True, "n_hidden": 3},
+]
+
+
+@pytest.mark.parametrize("shape", CLOSED_FORM_SHAPES)
+def test_the_closed_form_counts_what_the_counter_hears(shape):
+    """handmade.cost.pass_flops, worked out from the structure alone, against the counter that hears a pass,
+    with and without positions already in a cache."""
+    params = handmade.check_weights(random_params(np.random.default_rng(5), **shape))
+    tokens = np.array([0, 2, 1, 1, 0, 2])
+    for n_past in range(len(tokens)):
+        for n_seq in range(1, len(tokens) - n_past + 1):
+            cache = KVCache()
+            if n_past:
+                handmade.gpt(tokens[:n_past], **params, cache=cache)
+            with handmade.recording(FlopCounter(params)) as counter:
+                handmade.gpt(tokens[n_past : n_past + n_seq], **params, cache=cache)
+            assert counter.total == pass_flops(params.structure, n_seq, n_past), (n_past, n_seq)
+
+
+@pytest.mark.parametrize("context, n", [("a", 10), ("aab", 2), ("aabaa", 4)])
+def test_the_closed_form_of_a_generation_is_what_its_steps_cost(context, n):
+    steps = generate_with_cache(context, n)
+    assert sum(step.flops for step in steps) == generation_flops(handmade.blog_model().structure, len(context), n)
 
 
 def test_counting_does_not_change_the_logits():

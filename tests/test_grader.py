@@ -29,7 +29,7 @@ def test_the_shares_add_up_to_the_margin_for_any_shape(shape, ln_f, seed):
     params = handmade.check_weights(random_params(np.random.default_rng(seed), ln_f=ln_f, **shape))
     tokens = [0, 2, 1, 1]
     logits = handmade.gpt(np.array(tokens), **params)[-1]
-    found = explain.shares(explain.read(tokens, params), 3, params, 2, 0)
+    found = explain.shares(explain.read_window(tokens, params), 3, params, 2, 0)
     assert sum(found.values()) == pytest.approx(logits[2] - logits[0], rel=1e-9, abs=1e-9)
     heads = sum(b.n_head for b in Structure.of(params).blocks)
     assert len(found) == 2 + heads + shape["n_layer"] * (1 + shape["mlp"]) + ln_f  # every part, once
@@ -136,3 +136,38 @@ def test_a_task_that_grades_nothing_is_refused_in_one_line():
 
     with pytest.raises(ValueError, match="grades no context: its rule returns None for every text of 1 to 3 letters"):
         grade(nothing, blank(nothing))
+
+
+# ---- weights are checked once, where they come in ------------------------------------------------
+
+
+def counted(monkeypatch, module, name):
+    """A list that ``module.name`` appends to at each call, the function working as before."""
+    calls, real = [], getattr(module, name)
+    monkeypatch.setattr(module, name, lambda *args, **kwargs: calls.append(1) or real(*args, **kwargs))
+    return calls
+
+
+@pytest.mark.parametrize("name", ["abc", "xor", "induction"])
+def test_grading_checks_a_weights_dict_once_and_reads_its_structure_once(monkeypatch, name):
+    """A plain dict is checked array by array once (check_weights' walk) and its Structure read once
+    (Structure.of), however many passes the grade runs; checked Weights not again at all."""
+    from handmade import weights
+
+    plain = {key: value for key, value in reference(name).items()}  # a plain dict: no labels, nothing checked
+    walks, reads = counted(monkeypatch, weights, "_checked_arrays"), counted(monkeypatch, Structure, "of")
+    passes = counted(monkeypatch, weights, "gpt")
+    assert grade(name, plain).passed
+    assert (len(walks), len(reads)) == (1, 1) and len(passes) > 1
+    checked = handmade.check_weights(reference(name))  # checked, with the task's labels
+    walks.clear(), reads.clear()
+    assert grade(name, checked).passed
+    assert (len(walks), len(reads)) == (0, 0)
+
+
+def test_a_failing_grade_checks_the_learners_weights_once_and_the_reference_once(monkeypatch):
+    from handmade import weights
+
+    walks = counted(monkeypatch, weights, "_checked_arrays")
+    report = grade("abc", {key: value for key, value in blank("abc").items()})
+    assert not report.passed and report.diagnosis and len(walks) == 2  # the learner's, then the reference's

@@ -37,7 +37,7 @@ import handmade
 import handmade.training as training
 from handmade import cli, files, inference, parts, tokenizer
 from handmade.basis import Basis, Labels
-from handmade.course import grader, progress, tasks
+from handmade.course import grader, progress, task_options, tasks
 from handmade.training import AdamW, leaves
 
 PACKAGE = Path(handmade.__file__).resolve().parent
@@ -61,7 +61,7 @@ HOSTILE = {  # what each argument of each public function is given in turn, the 
     "a lone surrogate": "\ud800",
 }
 
-MODULES = (handmade, inference, files, tokenizer, parts, training, tasks, grader, progress)
+MODULES = (handmade, inference, files, tokenizer, parts, training, tasks, task_options, grader, progress)
 
 MATHS = "the maths trusts its arrays, as picoGPT does (handmade/model.py): forward() and check_weights() check what people give"
 RECORD = "a record the package fills in; what is in it is checked where it is used"
@@ -107,6 +107,7 @@ SKIPPED = {  # the public callables that are not called blindly, each with the r
         RECORD,
     ),
     "inference.next_logits": "continuation()'s loop, after continuation() has checked the tokens and the weights",
+    "tokenizer.check_tokens": "forward()'s check of the token ids, given the sizes of weights check_weights has checked",
     "course.grader.logits_per_context": "the grader's arithmetic on weights submission() has checked",
     "course.grader.margins_of": "the grader's arithmetic on the logits it computed",
     "course.progress.model_fingerprint": "the progress file's fingerprint of weights submission() has checked",
@@ -246,13 +247,17 @@ VALID_FOR = {  # where a parameter's valid value depends on the function (or on 
     "course.grader.graded": lambda tmp: {"params": tasks.reference("abc")},
     "course.grader.submission": lambda tmp: {"params": tasks.reference("abc")},
     "course.tasks.load_tasks": lambda tmp: {"path": _tasks_file(tmp)},
-    "course.progress.record": lambda tmp: {"task": "abc"},
+    "course.task_options.options": lambda tmp: {
+        **dict(alphabet="ab", n_ctx=2, labels=None, extra_examples=()),
+        **dict(n_embd=2, n_layer=1, n_head=1, mlp=False),
+    },
+    "course.progress.add": lambda tmp: {"task": "abc"},
     "training.optimizer.AdamW.init": _adam_arguments,
     "training.optimizer.AdamW.step": _adam_arguments,
     "files.labels_from_json": lambda tmp: {"labels": handmade.LABELS.to_json()},
     "files.write_atomically": lambda tmp: {"text": "{}"},
     "files.weights_from_json": lambda tmp: {"text": handmade.weights_to_json(_blog())},
-    "tokenizer.check_writable": lambda tmp: {"text": "abc"},
+    "arguments.writable": lambda tmp: {"text": "abc"},
     "inference.check_request": lambda tmp: {"params": handmade.check_weights(_blog())},
     "basis.Basis.index": lambda tmp: {"name": "Ta"},
     "basis.Basis.matrix": lambda tmp: {"entries": {("Ta", "V"): 1.0}},
@@ -1274,8 +1279,8 @@ WRITE_STEPS = {  # the calls a save makes, each where a signal may land just aft
 }
 SAVERS = {  # what makes a temporary file: a save, train's check that --out can be written, a recorded pass
     "save_weights": (lambda path: handmade.save_weights(handmade.flip_model(), path), files),
-    "writable": (lambda path: files.writable(path), files),
-    "progress.record": (lambda path: progress.record("abc"), progress),
+    "check_can_save": (lambda path: files.check_can_save(path), files),
+    "progress.add": (lambda path: progress.add("abc"), progress),
 }
 
 
@@ -1503,7 +1508,7 @@ def test_the_progress_file_is_read_bounded_and_any_problem_said_in_one_line(tmp_
     data.mkdir()
     PROGRESS_FILES[case](data)
     monkeypatch.setenv("HANDMADE_DATA", str(data))
-    read, note = progress.read(), progress.record("abc")
+    read, note = progress.read(), progress.add("abc")
     stated = read.problem if case not in ("the lock a named pipe", "the folder a file") else note
     assert stated and "\n" not in stated and ("cannot" in stated or "could not" in stated), stated
     assert note and "Traceback" not in note and "Exceeds the limit" not in note

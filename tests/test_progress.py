@@ -70,7 +70,7 @@ def test_a_teachers_task_called_like_another_is_another_task(data, tmp_path):
         (tmp_path / f"homework{n_ctx}.py").write_text(ANY_C.format(n_ctx=n_ctx), encoding="utf-8")
     first, second = (load_tasks(tmp_path / f"homework{n}.py")["any_c"] for n in (3, 4))
     assert progress.identity(first) != progress.identity(second)
-    assert progress.record(first) is None
+    assert progress.add(first) is None
     assert progress.read().has(first) and not progress.read().has(second)
     assert "0 of 1 tasks passed" in progress.shown({"any_c": second}).text
     assert progress.read().has(load_tasks(tmp_path / "homework3.py")["any_c"])  # loaded again: the same task
@@ -102,7 +102,7 @@ def made(i):
 names = sys.argv[2:]
 tasks = [TASKS[name] for name in names] if names != ["200"] else [made(i) for i in range(200)]
 for t in tasks:
-    note = progress.record(t)
+    note = progress.add(t)
     assert note is None, note
 """
 
@@ -138,9 +138,9 @@ def test_every_limit_is_said_when_it_is_reached(data, monkeypatch):
 
     rule.__name__ = "x" * (progress.MAX_NAME + 1)
     long = handmade.task(alphabet="ab", n_ctx=1, n_embd=2, n_layer=0)(rule)
-    assert "names of at most 64 characters" in progress.record(long)
+    assert "names of at most 64 characters" in progress.add(long)
     monkeypatch.setattr(progress, "MAX_BYTES", 40)
-    assert "more than 40 bytes" in progress.record("abc")
+    assert "more than 40 bytes" in progress.add("abc")
     assert progress.read().passed == ()
 
 

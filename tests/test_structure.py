@@ -16,8 +16,9 @@ import handmade.display.trace
 import handmade.training
 from handmade import parts
 from handmade.display.trace import trace
-from handmade.model import gpt, recording
-from handmade.structure import INTERMEDIATES, BlockShape, Structure, matches, resolve, shortest
+from handmade.model import Name, gpt, recording
+from handmade.names import INTERMEDIATES, matches, resolve, shortest
+from handmade.structure import BlockShape, Structure
 from handmade.weights import iter_matrices
 
 PACKAGE = Path(handmade.__file__).parent
@@ -40,7 +41,10 @@ def test_the_taps_it_declares_are_what_a_pass_taps_in_order(shape):
     heard = []
     with recording(lambda name, array: heard.append(name)):
         gpt(np.array([0, 2, 1]), **params)
-    assert [t.name for t in Structure.of(params).taps(derived=False)] == heard
+    assert Structure.of(params).taps(derived=False) == heard
+    assert [(n.kind, n.block, n.head) for n in heard] == [
+        (n.kind, n.block, n.head) for n in Structure.of(params).taps(False)
+    ]
 
 
 @settings(max_examples=40, deadline=None)
@@ -75,14 +79,22 @@ def test_a_model_keeps_working_when_a_plain_dict_drops_its_labels():
 
 
 def test_one_naming_rule_for_parts_and_intermediates():
-    names = ["blocks[0].q", "blocks[1].q", "blocks[1].mlp.c_proj.w", "blocks[1].c_proj.w", "blocks[0].head1.scores"]
-    assert matches("q", "blocks[0].q") and matches("head1.scores", "blocks[0].head1.scores")
-    assert not matches("0].q", "blocks[0].q") and not matches("proj.w", "blocks[1].c_proj.w")
+    names = [Name("q", 0), Name("q", 1), Name("mlp.c_proj.w", 1), Name("c_proj.w", 1), Name("scores", 0, 1)]
+    assert names == [
+        "blocks[0].q",
+        "blocks[1].q",
+        "blocks[1].mlp.c_proj.w",
+        "blocks[1].c_proj.w",
+        "blocks[0].head1.scores",
+    ]
+    assert matches("q", names[0]) and matches("head1.scores", names[4])
+    assert not matches("0].q", names[0]) and not matches("proj.w", names[3])
     assert resolve("c_proj.w", names, "{name}") == "blocks[1].c_proj.w"  # not the MLP's
     assert resolve("scores", names, "{name}") == "blocks[0].head1.scores"
     with pytest.raises(KeyError, match="ambiguous here: say which of blocks\\[0\\].q, blocks\\[1\\].q"):
         resolve("q", names, "{name}")
-    assert shortest("blocks[1].q", names) == "blocks[1].q" and shortest("blocks[1].c_proj.w", names) == "c_proj.w"
+    assert shortest(names[1], names) == "blocks[1].q" and shortest(names[3], names) == "c_proj.w"
+    assert (names[4].kind, names[4].block, names[4].head, names[4].scope) == ("scores", 0, 1, "blocks[0].head1")
     model = handmade.check_weights(random_params(np.random.default_rng(3), n_layer=2, n_head=2))
     t = trace("abc", model, alphabet="abc")
     assert t["blocks[1].head0.attention_weights"].shape == (3, 3)
@@ -137,7 +149,7 @@ def spelled_tap_names(text):
 
 def test_tap_names_are_spelled_only_where_the_pass_taps_them_and_where_they_are_declared():
     spelled = {name: spelled_tap_names(text) - ELSEWHERE.get(name, set()) for name, text in sources().items()}
-    assert {name for name, found in spelled.items() if found} == {"handmade/model.py", "handmade/structure.py"}
+    assert {name for name, found in spelled.items() if found} == {"handmade/model.py", "handmade/names.py"}
 
 
 def code_lines(function, text):

@@ -13,7 +13,7 @@ from helpers import as_lists
 
 import handmade
 from handmade import Basis, Example, Labels, WeightsError, parts
-from handmade.course import grader, tasks
+from handmade.course import grader, task_options, tasks
 from handmade.course.grader import MARGIN_THRESHOLD, grade
 from handmade.course.tasks import TASKS, blank, examples, get_task, reference
 from handmade.files import load_weights, save_weights, weights_from_json
@@ -636,7 +636,7 @@ def test_a_task_that_grades_too_many_contexts_is_refused():
 
 
 def test_longest_context_keeps_every_task_quick_to_enumerate():
-    assert [tasks.longest_context(n) for n in (2, 3, 26, 1024)] == [13, 8, 3, 1]
+    assert [task_options.longest_context(n) for n in (2, 3, 26, 1024)] == [13, 8, 3, 1]
 
 
 # ---- the built-in statements stay in the catalogue -------------------------------------------

@@ -19,7 +19,7 @@ from handmade import training
 from handmade.course.tasks import TASKS, blank
 from handmade.display.source import show
 from handmade.model import attention, causal_mask, gelu, layer_norm, linear, recording, softmax
-from handmade.structure import INTERMEDIATES, T
+from handmade.names import INTERMEDIATES, T
 from handmade.training import IGNORE, AdamW, loss, loss_and_grads
 from handmade.weights import BLOCK_KEYS, TOP_KEYS, NonFiniteError, Weights, iter_matrices
 
@@ -171,7 +171,7 @@ def training_sources():
 
 
 def test_no_tap_is_looked_up_by_a_string_in_the_training_package():
-    # the recorded arrays are fields named as structure.T names them; only the weights' own keys
+    # the recorded arrays are fields named as names.T names them; only the weights' own keys
     # (ln_1, ln_2, ln_f are both) may be spelled out
     tap_names = set(INTERMEDIATES) - set(TOP_KEYS) - set(BLOCK_KEYS)
     for path in training_sources():
@@ -452,7 +452,7 @@ class Terminal(io.StringIO):
 
 def test_progress_in_a_terminal_rewrites_one_line():
     stream = Terminal()
-    bar = training.Progress(4, stream)
+    bar = training.ProgressLine(4, stream)
     for step in range(1, 5):
         bar.show(step, 1.0 / step)
     bar.close()
@@ -463,7 +463,7 @@ def test_progress_in_a_terminal_rewrites_one_line():
 
 def test_progress_elsewhere_writes_only_the_last_line():
     stream = io.StringIO()
-    bar = training.Progress(300, stream)
+    bar = training.ProgressLine(300, stream)
     for step in range(1, 301):
         bar.show(step, 2.0, held_out=3.0)
     bar.close()
@@ -476,12 +476,12 @@ def test_progress_in_a_notebook_rewrites_its_output_a_few_times(monkeypatch):
 
     monkeypatch.setitem(sys.modules, "IPython", types.SimpleNamespace(get_ipython=ZMQInteractiveShell))
     stream = io.StringIO()
-    bar = training.Progress(500, stream)
+    bar = training.ProgressLine(500, stream)
     for step in range(1, 501):
         bar.show(step, 0.5)
     bar.close()
     written = stream.getvalue()
-    assert written.count("\r") == 1 + training.Progress.UPDATES  # the first line, then every 25 steps
+    assert written.count("\r") == 1 + training.ProgressLine.UPDATES  # the first line, then every 25 steps
     assert written.startswith("\rstep 0/500 [....................]")
     assert written.endswith("\rstep 500/500 [####################] loss 0.5000\n")
 

@@ -9,7 +9,7 @@ from helpers import random_params
 
 import handmade
 from handmade.display import views
-from handmade.display.labelled import CHANGED
+from handmade.display.colours import CHANGED
 from handmade.display.trace import trace
 
 

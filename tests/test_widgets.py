@@ -10,7 +10,8 @@ from helpers import random_params
 import handmade
 from handmade import parts
 from handmade.display import views
-from handmade.display.labelled import CHANGED, fmt
+from handmade.display.colours import CHANGED
+from handmade.display.labelled import fmt
 from handmade.widgets import Playground, ProductExplorer, SoftmaxExplorer, blog_playground
 from handmade.widgets.blog import with_lg
 from handmade.widgets.editors import QUIET_LABEL

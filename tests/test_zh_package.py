@@ -192,11 +192,11 @@ def test_english_reasons_are_unchanged():
 
 
 def test_the_progress_line_shows_a_count_whole_and_names_it_with_a_noun(zh):
-    from handmade.training.loop import Progress
+    from handmade.training.loop import ProgressLine
 
-    line = Progress(300, stream=io.StringIO()).line(300, 0.5, 27.0)
+    line = ProgressLine(300, stream=io.StringIO()).line(300, 0.5, 27.0)
     assert line.endswith("损失 0.5000，评估结果 27"), line
-    assert Progress(3, stream=io.StringIO()).line(3, 0.5, 0.25).endswith("评估结果 0.2500")
+    assert ProgressLine(3, stream=io.StringIO()).line(3, 0.5, 0.25).endswith("评估结果 0.2500")
 
 
 # ---- plots and the diagram ----------------------------------------------------------------
@@ -213,7 +213,7 @@ def code_words(params):
     names = list(labels.residual) + list(labels.token_names(structure.n_vocab))
     for b, block in enumerate(structure.blocks):
         names += list(labels.attention_basis(b, block.n_attn)) + list(labels.hidden_basis(b, block.n_hidden))
-    names += [p.name for p in structure.parts()] + [t.name for t in structure.taps()]
+    names += [p.name for p in structure.parts()] + structure.taps()
     return {w for name in names for w in re.findall(r"[A-Za-z]+", str(name))}
 
 

@@ -41,12 +41,12 @@ def positions(n):
     return [f"P{i}" for i in range(n)]
 
 
-def T(letter):  # the direction that says "the token is <letter>"
+def token_direction(letter):  # the direction that says "the token is <letter>": Ta, Tb, ...
     return f"T{letter}"
 
 
 def token_names(alphabet):
-    return [T(c) for c in alphabet]
+    return [token_direction(c) for c in alphabet]
 
 
 def first_marked(n_ctx, basis):  # wpe: position 0 carries the direction "first", the others nothing
@@ -127,7 +127,7 @@ def abc_model():
     q = ABC.matrix({(t, t): LG for t in letters})  # a looks for a, b for b, c for c
     k = ABC.matrix({(t, t): 1 for t in letters})  # every token offers what it is
     v = ABC.matrix({(t, t): 1 for t in letters})  # and passes it on
-    c_proj_w = ABC.matrix({(T(c), T(after(c))): LG for c in "abc"})  # a -> b -> c -> a
+    c_proj_w = ABC.matrix({(token_direction(c), token_direction(after(c))): LG for c in "abc"})  # a -> b -> c -> a
     return Weights(
         {
             "wte": ABC.one_hot_rows(letters),

@@ -1,7 +1,9 @@
-"""What a forward pass costs: a FLOP counter, its closed form, and generation with a key/value cache.
+"""What a forward pass costs: a FLOP counter, and generation with a key/value cache.
 
-The counter is a recorder for ``gpt()``: every line of the forward pass reports the operations it
-did, so counting needs no second copy of the maths and costs nothing when nobody is counting.
+The counter is a listener of ``gpt()``'s recording: every line of the forward pass reports the
+array it made, and the counter works out the operations behind it, so counting needs no second
+copy of the maths and costs nothing when nobody is counting. The same counts in closed form, from
+a model's structure alone, are ``handmade.cost``'s (the model's own request limits use them).
 The cache lets a new token attend to the keys and values of earlier ones instead of recomputing
 them; it is the same ``gpt()`` with ``cache=`` passed.
 """
@@ -10,34 +12,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..cost import GELU_FLOPS, layer_norm_flops, linear_flops, matmul_flops, softmax_flops
 from ..i18n import _
 from ..inference import check_request, context_tokens, next_logits, prepare
 from ..model import recording, softmax
-from ..structure import Structure, T
+from ..names import T
 from ..tokenizer import untokenize
-from ..weights import forward
-
-# Operation counts. A product [m, k] @ [k, n] is m*n dot products of k terms: k multiplications
-# and k - 1 additions each. Adding a bias, the residual or the mask is one addition per entry.
-
-
-def matmul_flops(m, k, n):
-    return m * n * (2 * k - 1)
-
-
-def linear_flops(m, k, n):
-    return matmul_flops(m, k, n) + m * n
-
-
-def softmax_flops(m, n):  # per row: max (n - 1), subtract (n), exp (n), sum (n - 1), divide (n)
-    return m * (5 * n - 2)
-
-
-def layer_norm_flops(m, n):  # per row: mean (n), variance (3n), normalise (2n + 2), scale and shift (2n)
-    return m * (8 * n + 2)
-
-
-GELU_FLOPS = 8  # per entry: cube (2), four multiplications, an addition, tanh, counted as one each
+from ..weights import check_weights, forward
 
 
 class FlopCounter:
@@ -50,8 +31,8 @@ class FlopCounter:
 
     def __init__(self, params):
         self.by_name = {}
-        self.structure = Structure.of(params)
-        self.tapped = {tapped.name: tapped for tapped in self.structure.taps(derived=False)}
+        self.structure = check_weights(params).structure
+        self.tapped = {name: name for name in self.structure.taps(derived=False)}  # each with its kind, block, head
         self._n_k = 0  # keys the current head attended over
 
     def __call__(self, name, array):
@@ -152,39 +133,3 @@ def generate_with_cache(text, max_new_tokens=10, params=None, *, alphabet=None):
         steps.append(Step(untokenize([token], params.labels.alphabet), logits, counter.total, full.total))
         tokens.append(token)
     return steps
-
-
-# ---- the same counts in closed form, from a model's structure ----------------------------------
-
-
-def pass_flops(structure, n_seq, n_past=0):
-    """The operations of one pass of ``n_seq`` new positions after ``n_past`` cached ones: what a
-    FlopCounter hears, worked out from the structure alone (the tests check the two agree)."""
-    m, n_k, d = n_seq, n_past + n_seq, structure.n_embd
-    total = m * d  # the embedding: wte[tokens] + wpe[positions]
-    for block in structure.blocks:
-        total += layer_norm_flops(m, d) if block.ln_1 else 0
-        total += linear_flops(m, d, 3 * block.n_attn)  # qkv
-        per_head = matmul_flops(m, block.d_head, n_k) + 2 * m * n_k + softmax_flops(m, n_k)  # scores to weights
-        total += block.n_head * (per_head + matmul_flops(m, n_k, block.d_head))  # and weights @ v
-        total += linear_flops(m, block.n_attn, d) + m * d  # c_proj, then the residual
-        if block.mlp:
-            total += layer_norm_flops(m, d) if block.ln_2 else 0
-            total += linear_flops(m, d, block.n_hidden) + GELU_FLOPS * m * block.n_hidden
-            total += linear_flops(m, block.n_hidden, d) + m * d  # c_proj, then the residual
-    total += layer_norm_flops(m, d) if structure.ln_f else 0
-    return total + matmul_flops(m, d, structure.n_vocab)  # the logits
-
-
-def generation_flops(structure, n_context, max_new_tokens):
-    """The operations of writing ``max_new_tokens`` after ``n_context`` tokens with the cache, as
-    ``next_logits`` runs them: the context first, then one position a step until the window is full;
-    from then on every step rebuilds the cache from the whole window."""
-    n_ctx = structure.n_ctx
-    cached, new, total = 0, min(n_context, n_ctx), 0
-    for step in range(max_new_tokens):
-        if (cached, new) == (0, n_ctx) and step:  # full from here on: the same full pass every step
-            return total + (max_new_tokens - step) * pass_flops(structure, n_ctx)
-        total += pass_flops(structure, new, cached)
-        cached, new = (0, n_ctx) if cached + new == n_ctx else (cached + new, 1)
-    return total

@@ -10,25 +10,24 @@ then its centred vector, divided by the whole stream's spread, times ``ln_f.g``,
 has a share of its own: they still add up to the margin exactly (the spread is the stream's, shared
 by all). Layer norms inside the blocks change what a head or an MLP computes, not this sum.
 
-``shares`` computes them from one recorded pass; ``explain`` turns them into a sentence about the
+``shares`` computes them from one recorded pass (``read_window``); ``explain`` turns them into a sentence about the
 learner's own model: the part that pushed the wrong way, or the one that did not push enough, and,
 for a head, where it looked.
 """
 
 import functools
-import inspect
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..display.labelled import fmt
+from ..arguments import fmt
 from ..i18n import N_, _
-from ..model import layer_norm, recording
-from ..structure import T
+from ..model import Name, recording
+from ..names import T
+from ..structure import LAYER_NORM_EPS
 from ..weights import forward
 
 ATTENDED = 0.05  # a key whose attention weight is above this is read by the query
-LAYER_NORM_EPS = inspect.signature(layer_norm).parameters["eps"].default  # read from gpt()'s own layer_norm
 SMALL = 1e-9  # a share below this (in size) is no push at all
 
 
@@ -40,7 +39,7 @@ class Reading:
     tapped: dict  # every array the pass tapped, by its full name
 
 
-def read(tokens, params):
+def read_window(tokens, params):
     """Run ``tokens`` through the model (checked weights), keeping every tapped array."""
     tapped = {}
     with recording(tapped.__setitem__):
@@ -52,27 +51,23 @@ def part_vectors(reading, position, params):
     """{part: the vector it adds to the stream at ``position``}, in the order of the pass; with
     ``ln_f`` each is taken through it (centred, over the stream's spread, times g) and ``ln_f.b`` joins."""
     structure, seen = params.structure, reading.tapped
-    vectors = {"wte": seen[T.token_embedding][position], "wpe": seen[T.position_embedding][position]}
+    vectors = {Name("wte"): seen[T.token_embedding][position], Name("wpe"): seen[T.position_embedding][position]}
     for b, (shape, block) in enumerate(zip(structure.blocks, params["blocks"])):
         c_proj = block["attn"]["c_proj"]
         for h in range(shape.n_head):
-            out = seen[structure.tap_name(T.attention_output, b, h if shape.n_head > 1 else None)]
+            out = seen[Name(T.attention_output, b, h if shape.n_head > 1 else None)]
             rows = slice(h * shape.d_head, (h + 1) * shape.d_head)  # the head's rows of c_proj.w
-            vectors[head_name(b, h)] = out[position] @ c_proj["w"][rows]
-        vectors[f"blocks[{b}].c_proj.b"] = c_proj["b"]
+            vectors[Name(None, b, h)] = out[position] @ c_proj["w"][rows]  # blocks[b].head{h}
+        vectors[Name("c_proj.b", b)] = c_proj["b"]
         if shape.mlp:
-            vectors[f"blocks[{b}].mlp"] = seen[structure.tap_name(T.mlp_output, b)][position]
+            vectors[Name("mlp", b)] = seen[Name(T.mlp_output, b)][position]
     if structure.ln_f:
         stream = sum(vectors.values())
         spread = np.sqrt(np.var(stream) + LAYER_NORM_EPS)
         g, b = params["ln_f"]["g"], params["ln_f"]["b"]
         vectors = {name: g * (v - v.mean()) / spread for name, v in vectors.items()}
-        vectors["ln_f.b"] = b
+        vectors[Name("ln_f.b")] = b
     return vectors
-
-
-def head_name(block, head):
-    return f"blocks[{block}].head{head}"
 
 
 def shares(reading, position, params, right, wrong):
@@ -83,9 +78,8 @@ def shares(reading, position, params, right, wrong):
 
 def where_it_looked(reading, position, params, block, head):
     """The positions (with tokens) a head's query at ``position`` reads, with their weights."""
-    structure = params.structure
-    one = structure.blocks[block].n_head == 1
-    weights = reading.tapped[structure.tap_name(T.attention_weights, block, None if one else head)][position]
+    one = params.structure.blocks[block].n_head == 1
+    weights = reading.tapped[Name(T.attention_weights, block, None if one else head)][position]
     tokens = params.labels.token_names(params.structure.n_vocab)
     return [(k, tokens[reading.tokens[k]], float(w)) for k, w in enumerate(weights) if w > ATTENDED]
 
@@ -104,12 +98,10 @@ SHOWN_DIRECTIONS = 3  # directions of a head's output named in one sentence
 
 
 def phrase(name):
-    """A part of the margin, as the learner reads it: ``blocks[0].head1`` is "head 1 of block 0 (through c_proj)"."""
-    if name in PHRASES:
-        return _(PHRASES[name])
-    block, _dot, rest = name[len("blocks[") :].partition("].")
-    kind = "head" if rest.startswith("head") else rest
-    return _(PHRASES[kind]).format(block=block, head=rest[len("head") :])
+    """A part of the margin (a Name), as the learner reads it: ``blocks[0].head1`` is "head 1 of block 0
+    (through c_proj)"."""
+    kind = "head" if name.kind is None else name.kind  # a head's Name has no kind: it is the head itself
+    return _(PHRASES[kind]).format(block=name.block, head=name.head)
 
 
 @dataclass(frozen=True)
@@ -144,7 +136,7 @@ def explain(reading, position, params, example, right, threshold, prefer=None):
 def _strongest_block_part(found):
     """The head or MLP that pushes the right way most (the parts a design changes; of equals, the
     one nearest the logits), or None."""
-    acting = [name for name in found if name.startswith("blocks[") and not name.endswith(".c_proj.b")]
+    acting = [name for name in found if name.block is not None and name.kind != "c_proj.b"]
     return max(reversed(acting), key=found.get, default=None)
 
 
@@ -206,9 +198,9 @@ def lagging(mine, theirs):
 
 def _looked(reading, position, params, name):
     """For a head, a second sentence: where its query looked, and what it carried into c_proj."""
-    if not name.startswith("blocks[") or ".head" not in name:
+    if name.head is None:
         return ""
-    block, head = (int(x) for x in name[len("blocks[") :].replace("].head", " ").split())
+    block, head = name.block, name.head
     places = functools.reduce(
         lambda shown, place: _("{places}, {place}").format(places=shown, place=place),
         [
@@ -229,7 +221,7 @@ def _head_output(reading, position, params, block, head):
     """The head's output at ``position`` in its named directions: its largest entries."""
     structure = params.structure
     shape = structure.blocks[block]
-    out = reading.tapped[structure.tap_name(T.attention_output, block, head if shape.n_head > 1 else None)][position]
+    out = reading.tapped[Name(T.attention_output, block, head if shape.n_head > 1 else None)][position]
     names = structure.basis(structure.space("head" if shape.n_head > 1 else "attention", block, head), params.labels)
     order = [i for i in np.argsort(-np.abs(out), kind="stable") if abs(out[i]) >= SMALL][:SHOWN_DIRECTIONS]
     return ", ".join(f"{names.names[i]} = {fmt(out[i])}" for i in sorted(order)) or "0"

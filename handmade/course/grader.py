@@ -28,10 +28,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..arguments import brief
-from ..display.labelled import fmt
+from ..arguments import brief, fmt
 from ..i18n import _
 from ..inference import Example
+from ..parts import with_part
 from ..weights import (
     NonFiniteError,
     Weights,
@@ -43,9 +43,10 @@ from ..weights import (
     with_alphabet,
 )
 from . import progress
-from .explain import explain, lagging, missing, read, shares
+from .explain import explain, lagging, missing, read_window, shares
+from .shown_models import shown_model
+from .tasks import TASKS, get_task, graded_tokens, reference, withheld
 from .tasks import examples as task_examples
-from .tasks import get_task, graded_tokens, reference, withheld
 
 # A logit gap of 1 makes the right token at least e = 2.7 times as likely as any wrong one, and
 # it is 10^15 times float64's rounding error on these logits: a pass cannot come from a tie that
@@ -199,7 +200,10 @@ def submission(task, params):
                 "grade takes the weights themselves (a dict or handmade.Weights); load a file first with handmade.load_weights"
             )
         )
-    checked = check_weights(dict(params) if isinstance(params, dict) else params)  # the numbers alone
+    if isinstance(params, Weights) and params.checked:  # checked where it came in: taken as it is
+        checked = params
+    else:  # checked here, once: the numbers alone, then the names that fit them
+        checked = check_weights(dict(params) if isinstance(params, dict) else params)
     n_vocab, n_ctx = len(checked["wte"]), len(checked["wpe"])
     if n_vocab != task.n_vocab:
         raise WeightsError(
@@ -237,9 +241,8 @@ def _in_task_order(params, stated, task):
                 "these weights say their tokens are {stated}, but the task {task} has {alphabet}: grade them on a task of their alphabet, or label them with {alphabet}"
             ).format(stated=brief(stated), task=task.name, alphabet=repr(task.alphabet))
         )
-    moved = Weights(params, replace(params.labels, alphabet=task.alphabet))
-    moved["wte"] = params["wte"][[stated.index(char) for char in task.alphabet]]
-    return check_weights(moved)
+    moved = check_weights(params, replace(params.labels, alphabet=task.alphabet))
+    return with_part(moved, "wte", params["wte"][[stated.index(char) for char in task.alphabet]])
 
 
 def grade(task, params, *, diagnose=True, reveal=False):
@@ -285,11 +288,25 @@ def handed_in(task, params, *, reveal=False):
     Report, and a pass of the learner's own recorded in the progress file (the report's last line
     says when a pass is not recorded, and why)."""
     task = get_task(task)
+    params = submission(task, params)
     report = grade(task, params, reveal=reveal)
     if not report.passed:
         return report
-    note = progress.record_pass(task, params)
+    note = _recorded(task, params)
     return replace(report, progress_note=note) if note else report
+
+
+def _recorded(task, params):
+    """Record the pass of ``params`` (checked, passing) in the progress file: None when it is
+    recorded, else why not: a model the course shows is not the learner's (``shown_models``), or
+    the file could not take it (``progress.add`` says why)."""
+    theirs = _reference_of(task) if TASKS.get(task.name) is not task else None  # a teacher's task's own
+    shown = shown_model(task, params, theirs)
+    if shown is not None:
+        return _(
+            "this pass is not recorded in your progress: {what}; a pass is recorded for a model of your own"
+        ).format(what=shown)
+    return progress.add(task)
 
 
 # ---- a challenge's graded cell ---------------------------------------------------------------
@@ -321,8 +338,9 @@ def graded(task, params):
     Under nbgrader (``NBGRADER_EXECUTION`` set, as ``autograde`` and ``validate`` set it), a model
     that does not pass raises AssertionError, so the cell earns no points. In a learner's notebook
     it says "not yet" and Run All goes on; a pass of the learner's own is recorded in the progress
-    file (a model the course shows is not: ``progress.record_pass``)."""
+    file (a model the course shows is not: ``shown_models``)."""
     task = get_task(task)
+    params = submission(task, params)
     report = grade(task, params, diagnose=False)
     if os.environ.get(NBGRADER):
         if not report.passed:
@@ -331,7 +349,7 @@ def graded(task, params):
     if not report.passed:
         line = _("{task}: not yet. Your model does not pass it: the report above says where it goes wrong.")
         return Graded(False, (line.format(task=task.name),))
-    note = progress.record_pass(task, params)
+    note = _recorded(task, params)
     recorded = note or _("It is recorded in your progress (notebook 00 shows it).")
     return Graded(True, (_("{task}: passed.").format(task=task.name), recorded))
 
@@ -366,7 +384,7 @@ def _explained(report, task, params, cases, reveal):
 def _explain(params, example, tokens, right, threshold, readings, prefer=None):
     window = tuple(tokens[-len(params["wpe"]) :])
     if window not in readings:
-        readings[window] = read(window, params)
+        readings[window] = read_window(window, params)
     return explain(readings[window], len(window) - 1, params, example, right, threshold, prefer)
 
 
@@ -383,7 +401,7 @@ def _shares_in(model, tokens, right, explanation, window):
     if tuple(tokens[-len(model["wpe"]) :]) != window:
         return None
     wrong = model.labels.token_names(model.structure.n_vocab).index(explanation.wrong)
-    return shares(read(window, model), len(window) - 1, model, right, wrong)
+    return shares(read_window(window, model), len(window) - 1, model, right, wrong)
 
 
 def _revealed(theirs, task):

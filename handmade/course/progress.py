@@ -6,7 +6,8 @@ platform's usual place for an application's data (``%APPDATA%\\handmade`` on Win
 ``~/.local/share/handmade`` elsewhere); the setting ``HANDMADE_DATA`` moves it. A teacher can ignore it.
 
 Grading records nothing by itself: the places where a learner hands in a model ask for it (the
-command line's ``grade``, a task's playground, a challenge's graded cell) through ``record_pass``.
+command line's ``grade``, a task's playground, a challenge's graded cell) through ``grader.handed_in``
+and ``grader.graded``.
 A pass is recorded only for a model of the learner's own: weights that are, number for number,
 a model the course shows (a reference solution, the blog's model, a design a notebook built with the
 learner: ``shown``) are graded as usual and not recorded, and the report says why.
@@ -180,25 +181,9 @@ def _problem(where, reason):
 # ---- recording -------------------------------------------------------------------------------
 
 
-def record_pass(task, params):
-    """Record that ``params`` pass ``task`` (a Task, or a built-in task's name; the caller has graded
-    them): None when it is recorded (or was already), else a sentence saying why not: the weights are
-    a model the course shows, a limit of the file is reached, or the file cannot be read or written."""
-    from .shown_models import shown_model
-    from .tasks import get_task
-
-    task = get_task(task)
-    showing = shown_model(task, params)
-    if showing is not None:
-        return _(
-            "this pass is not recorded in your progress: {what}; a pass is recorded for a model of your own"
-        ).format(what=showing)
-    return record(task)
-
-
-def record(task):
+def add(task):
     """Add the pass of ``task`` (a Task, or a built-in task's name) to the file; None, or a sentence
-    saying why it could not. ``record_pass`` is what graders call: it records only the learner's own."""
+    saying why it could not. The grader calls it for a pass of the learner's own (``grader.handed_in``)."""
     name, fingerprint = identity(task)
     if len(name) > MAX_NAME:
         return _(

@@ -26,7 +26,6 @@ from .builtin_tasks import (
     TWO_HEADS,
     XOR_BASIS,
     XOR_HIDDEN,
-    T,
     aab,
     abb,
     abc,
@@ -42,6 +41,7 @@ from .builtin_tasks import (
     positions,
     repeat,
     seen_b,
+    token_direction,
     token_names,
     two_back,
     xor,
@@ -58,7 +58,7 @@ def alternate_model():
         {
             "wte": AB.one_hot_rows(["Ta", "Tb"]),  # [n_vocab, n_embd]: a -> Ta, b -> Tb
             # at position p the text has p + 1 letters: write LG on the letter the rule wants next
-            "wpe": np.array([AB.vector({T(alternate("x" * (p + 1))): LG}) for p in range(N_CTX)]),
+            "wpe": np.array([AB.vector({token_direction(alternate("x" * (p + 1))): LG}) for p in range(N_CTX)]),
             "blocks": [],
         },
         alternate.labels,
@@ -193,14 +193,20 @@ def first_not_last_model():
     letter x; head 1 finds tokens like the last one and reads the last letter y. c_proj gives x
     2 LG and the letter after x LG, and takes 2 LG from y: x wins unless x = y, then the letter after."""
     # head 0's keys: only position 0 offers "first"; head 1's keys: every token offers its letter
-    k = FIRST_ABC.matrix({("first", "h0·first"): 1, **{(T(c), f"h1·{c}"): 1 for c in "abc"}}, cols=TWO_HEADS)
-    q = FIRST_ABC.matrix({(T(c), f"h1·{c}"): LG for c in "abc"}, cols=TWO_HEADS)  # head 1 looks for my letter
-    v = FIRST_ABC.matrix({(T(c), f"{head}·{c}"): 1 for c in "abc" for head in ("h0", "h1")}, cols=TWO_HEADS)
+    k = FIRST_ABC.matrix(
+        {("first", "h0·first"): 1, **{(token_direction(c), f"h1·{c}"): 1 for c in "abc"}}, cols=TWO_HEADS
+    )
+    q = FIRST_ABC.matrix(
+        {(token_direction(c), f"h1·{c}"): LG for c in "abc"}, cols=TWO_HEADS
+    )  # head 1 looks for my letter
+    v = FIRST_ABC.matrix(
+        {(token_direction(c), f"{head}·{c}"): 1 for c in "abc" for head in ("h0", "h1")}, cols=TWO_HEADS
+    )
     c_proj = {}
     for c in "abc":
-        c_proj[(f"h0·{c}", T(c))] = 2 * LG  # the first letter
-        c_proj[(f"h0·{c}", T(after(c)))] = LG  # the letter after it, as a runner-up
-        c_proj[(f"h1·{c}", T(c))] = -2 * LG  # never the last letter
+        c_proj[(f"h0·{c}", token_direction(c))] = 2 * LG  # the first letter
+        c_proj[(f"h0·{c}", token_direction(after(c)))] = LG  # the letter after it, as a runner-up
+        c_proj[(f"h1·{c}", token_direction(c))] = -2 * LG  # never the last letter
     model = Weights(
         {
             "wte": FIRST_ABC.one_hot_rows(token_names("abc")),
@@ -221,7 +227,7 @@ def induction_model():
     earlier appearances, and copies their token. Position 0 has no token before it: every query
     of block 1 avoids it."""
     places, letters = positions(INDUCTION_CTX), token_names("abc")
-    previous = {T(c): f"prev {c}" for c in "abc"}
+    previous = {token_direction(c): f"prev {c}" for c in "abc"}
     basis = INDUCTION_BASIS
     # block 0: position i looks for position i - 1 and writes its token into "prev"
     q0 = basis.matrix({(p, places[i - 1]): LG for i, p in enumerate(places) if i > 0})

@@ -2,7 +2,7 @@
 
 The built-in tasks' reference solutions, the blog's models and the designs that notebooks 14 to 17
 build with the learner all pass a task; the progress file records a pass only for a model of the
-learner's own (``progress.record_pass``). ``SHOWN`` holds their fingerprints (``model_fingerprint``
+learner's own (``grader.handed_in``). ``SHOWN`` holds their fingerprints (``model_fingerprint``
 of the weights in the task's token order): fingerprints, not weights, so an install without the
 answers knows them too. ``python3 tools/shown_models.py --write`` makes it again from the references,
 the blog's models and the notebooks, and ``tests/test_learners_edition.py`` checks that it is whole.
@@ -29,21 +29,20 @@ SHOWN = {
 # ---- end of what tools/shown_models.py makes ----
 
 
-def shown_model(task, params):
+def shown_model(task, params, their_reference=None):
     """A sentence saying which model the course shows ``params`` are, number for number, or None
-    when they are none of them. ``params``: weights that pass ``task`` (checked by the grader)."""
-    from .grader import submission
+    when they are none of them. ``params``: weights checked for ``task`` (``grader.submission``);
+    ``their_reference``: a teacher's task's reference solution, checked the same way, if it has one."""
     from .progress import model_fingerprint
-    from .tasks import TASKS, reference
+    from .tasks import TASKS
 
-    fingerprint = model_fingerprint(submission(task, params))
-    source = SHOWN.get(task.name, {}).get(fingerprint) if TASKS.get(task.name) is task else None
-    if source is None and TASKS.get(task.name) is not task and task.has_reference:
-        try:
-            theirs = model_fingerprint(submission(task, reference(task)))
-        except ValueError:  # a teacher's reference that fails is the teacher's to fix, not the learner's
-            theirs = None
-        source = "reference" if theirs == fingerprint else None
+    fingerprint = model_fingerprint(params)
+    if TASKS.get(task.name) is task:
+        source = SHOWN.get(task.name, {}).get(fingerprint)
+    else:
+        source = (
+            "reference" if their_reference is not None and model_fingerprint(their_reference) == fingerprint else None
+        )
     if source is None:
         return None
     if source == "reference":

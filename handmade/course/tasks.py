@@ -18,8 +18,8 @@ the rule with ``@shift.reference``. The grader grades what a model says, not its
 design of another shape passes too. The reference is there to be compared with, in the grader's
 diagnosis, and is never printed unasked.
 
-The built-in tasks are written the same way, in ``builtin_tasks``; ``TASKS`` holds them by name.
-Their references are apart, in ``references``, so that learners can have the package without the
+The built-in tasks are written the same way, in ``builtin_tasks``; ``TASKS`` holds them by name
+(``handmade.course`` puts them there as it is imported, before this module can be used). Their references are apart, in ``references``, so that learners can have the package without the
 answers (``HANDMADE_NO_REFERENCES``; ``withheld`` says whether this install has them).
 A teacher's own tasks live in the teacher's own Python file: ``load_tasks(path)`` runs it and
 gathers what it defines (``python -m handmade tasks --tasks FILE.py``).
@@ -34,8 +34,6 @@ Every task is small enough to grade exhaustively: all strings over its alphabet 
 
 import contextlib
 import functools
-import importlib
-import importlib.util
 import inspect
 import itertools
 import os
@@ -44,18 +42,17 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..arguments import UnknownName, file_name, shown_path, text_of, whole
-from ..basis import Basis, Labels, brief, few
+from ..arguments import UnknownName, brief, few, file_name, shown_path, text_of
+from ..basis import Labels
 from ..i18n import _, ngettext
 from ..inference import Example
 from ..reasons import reason as said
-from ..structure import BlockShape, Structure
-from ..tokenizer import MAX_ALPHABET, tokenize
-from ..weights import MAX_BLOCKS, MAX_HEADS, MAX_N_CTX, MAX_WIDTH, Weights, labels_of
+from ..structure import Structure
+from ..tokenizer import tokenize
+from ..weights import Weights, labels_of
+from .task_options import OptionError, options
 
 MAX_GRADED = 2000  # contexts one task may grade: enough to enumerate them all, few enough to grade fast
-MAX_TEXTS = 20_000  # strings of 1 to n_ctx characters one task may ask its rule about: well under a second
-MLP_WIDTH = 4  # mlp=True: 4 * n_embd hidden units in each block, as in GPT-2, unless labels name them
 MAX_TASKS_FILE = 1_000_000  # bytes of a teacher's tasks file: Python to read, not data
 MAX_SHOWN = 120  # characters of an exception's message quoted in a one-line error
 NO_REFERENCES = "HANDMADE_NO_REFERENCES"  # set to 1: an install for learners, without the answers
@@ -195,10 +192,10 @@ def task(
                 "@task needs the task's alphabet and n_ctx: write @task(alphabet=..., n_ctx=...) above the rule {name}"
             ).format(name=brief(getattr(rule, "__name__", rule)))
         )
-    options = dict(alphabet=alphabet, n_ctx=n_ctx, n_embd=n_embd, n_layer=n_layer, n_head=n_head, mlp=mlp)
+    shape = dict(alphabet=alphabet, n_ctx=n_ctx, n_embd=n_embd, n_layer=n_layer, n_head=n_head, mlp=mlp)
 
     def decorate(rule):
-        made = _make(rule, labels=labels, extra_examples=extra_examples, **options)
+        made = _make(rule, labels=labels, extra_examples=extra_examples, **shape)
         for found in _COLLECTING:
             found.append(made)
         return made
@@ -206,23 +203,12 @@ def task(
     return decorate
 
 
-class _Problem(Exception):
-    """What is wrong with one argument of @task, as a sentence; ``_make`` names the task."""
-
-
-def _make(rule, alphabet, n_ctx, n_embd, n_layer, n_head, mlp, labels, extra_examples):
+def _make(rule, alphabet, n_ctx, labels, extra_examples, **shape):
     name = _name(rule)
     try:
         statement = _statement(rule)
-        _check_alphabet(alphabet)
-        _check_n_ctx(n_ctx, alphabet)
-        _check_whole(n_layer, "n_layer", 0, MAX_BLOCKS)
-        _check_whole(n_head, "n_head", 1, MAX_HEADS)
-        _check_mlp(mlp, n_layer, n_head)
-        labels = _labels(labels, alphabet, n_embd)
-        structure = _structure(alphabet, n_ctx, labels, n_layer, n_head, mlp)
-        extra = _extra_examples(extra_examples, alphabet)
-    except _Problem as problem:
+        labels, structure, extra = options(alphabet, n_ctx, labels, extra_examples, **shape)
+    except OptionError as problem:
         raise TaskError(_("task {name}: {problem}").format(name=name, problem=problem)) from None
     return Task(name, alphabet, n_ctx, rule, statement, labels, structure, extra)
 
@@ -253,140 +239,9 @@ def _statement(rule):
         return statement_of(rule.__doc__)
     if sys.flags.optimize >= 2:  # python -OO drops every docstring: the name has to do
         return rule.__name__
-    raise _Problem(
+    raise OptionError(
         _("the rule's docstring is the task's statement, and it has none: write what to say after a context")
     )
-
-
-def _check_alphabet(alphabet):
-    if not isinstance(alphabet, str) or not 2 <= len(alphabet) <= MAX_ALPHABET or len(set(alphabet)) < len(alphabet):
-        raise _Problem(
-            _("alphabet must be a string of 2 to {limit} distinct characters; found {value}").format(
-                limit=MAX_ALPHABET, value=brief(alphabet)
-            )
-        )
-
-
-def longest_context(n_vocab):
-    """The largest n_ctx whose strings of 1 to n_ctx characters over ``n_vocab`` letters number at most MAX_TEXTS."""
-    n_vocab, n_ctx, texts = whole(n_vocab, "n_vocab", 1, MAX_ALPHABET), 0, 0
-    while n_ctx < MAX_N_CTX and texts + n_vocab ** (n_ctx + 1) <= MAX_TEXTS:
-        n_ctx, texts = n_ctx + 1, texts + n_vocab ** (n_ctx + 1)
-    return n_ctx
-
-
-def _check_n_ctx(n_ctx, alphabet):
-    high = longest_context(len(alphabet))
-    if not _is_whole(n_ctx) or not 1 <= n_ctx <= high:
-        raise _Problem(
-            _(
-                "n_ctx must be a whole number from 1 to {high}: with {n} characters, longer contexts make more than {limit} texts to ask the rule about; found {value}"
-            ).format(high=high, n=len(alphabet), limit=MAX_TEXTS, value=brief(n_ctx, 24))
-        )
-
-
-def _is_whole(value):
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _check_whole(value, argument, low, high):
-    if not _is_whole(value) or not low <= value <= high:
-        raise _Problem(
-            _("{name} must be a whole number from {low} to {high}; found {value}").format(
-                name=argument, low=low, high=high, value=brief(value)
-            )
-        )
-
-
-def _check_mlp(mlp, n_layer, n_head):
-    if not (isinstance(mlp, bool) or (_is_whole(mlp) and 0 <= mlp <= MAX_WIDTH)):
-        raise _Problem(
-            _("mlp must be False, True or a number of hidden units from 0 to {limit}; found {value}").format(
-                limit=MAX_WIDTH, value=brief(mlp)
-            )
-        )
-    if n_layer == 0 and (mlp or n_head != 1):
-        raise _Problem(_("with n_layer = 0 there is no block for heads or an MLP: leave n_head at 1 and mlp at False"))
-
-
-def _labels(labels, alphabet, n_embd):
-    """The task's labels: as given (they say n_embd), or e0, e1, ... for ``n_embd`` directions."""
-    if labels is None:
-        if n_embd is None:
-            raise _Problem(_("n_embd is required when no labels name the residual directions"))
-        _check_whole(n_embd, "n_embd", 1, MAX_WIDTH)
-        return Labels(alphabet, Basis.numbered(n_embd))
-    if not isinstance(labels, Labels):
-        raise _Problem(_("labels must be a handmade.Labels; found {kind}").format(kind=type(labels).__name__))
-    if labels.alphabet != alphabet:
-        raise _Problem(_("its labels' alphabet is not its alphabet"))
-    if n_embd is not None and n_embd != len(labels.residual):
-        raise _Problem(
-            _("n_embd is {n_embd}, but its labels name {n} residual directions").format(
-                n_embd=brief(n_embd), n=len(labels.residual)
-            )
-        )
-    return labels
-
-
-def _structure(alphabet, n_ctx, labels, n_layer, n_head, mlp):
-    """The shape of the blank model: per block, attention as wide as its labels name (else
-    n_embd) and an MLP of ``mlp`` hidden units (True: as many as labels name, else 4 * n_embd)."""
-    if len(labels.attention) > n_layer:
-        raise _Problem(_("its labels name attention for blocks it does not have"))
-    if len(labels.hidden) > n_layer:
-        raise _Problem(_("its labels name hidden units for blocks it does not have"))
-    if not mlp and any(hidden is not None for hidden in labels.hidden):
-        raise _Problem(_("its labels name hidden units, but mlp is False"))
-    n_embd, blocks = len(labels.residual), []
-    for b in range(n_layer):
-        n_attn = len(labels.attention_basis(b, n_embd))
-        if n_attn % n_head:
-            raise _Problem(
-                _("n_head = {n_head} does not divide the {n_attn} attention directions of block {block}").format(
-                    n_head=n_head, n_attn=n_attn, block=b
-                )
-            )
-        named = labels.hidden[b] if b < len(labels.hidden) else None
-        blocks.append(BlockShape(n_attn, n_head, _n_hidden(mlp, named, n_embd, b)))
-    return Structure(len(alphabet), n_ctx, n_embd, tuple(blocks))
-
-
-def _n_hidden(mlp, named, n_embd, block):
-    """Hidden units of a block's MLP: none without one; as many as ``named``, if its units are named."""
-    if not mlp:
-        return 0
-    if named is not None and mlp is not True and mlp != len(named):
-        raise _Problem(
-            _("mlp is {mlp} hidden units, but its labels name {n} for block {block}").format(
-                mlp=mlp, n=len(named), block=block
-            )
-        )
-    if named is not None:
-        return len(named)
-    return min(MLP_WIDTH * n_embd, MAX_WIDTH) if mlp is True else mlp
-
-
-def _extra_examples(pairs, alphabet):
-    """``pairs`` as Examples over ``alphabet``: a context of its characters, and one of them to follow."""
-    try:
-        given = tuple(pairs)
-        found = tuple(pair if isinstance(pair, Example) else Example(*pair) for pair in given)
-        fits = all(_over(e.context, alphabet) and len(e.expected) == 1 and _over(e.expected, alphabet) for e in found)
-        fits = fits and not isinstance(pairs, str) and not any(isinstance(pair, str) for pair in given)
-    except TypeError:
-        fits = False
-    if not fits:
-        raise _Problem(
-            _(
-                "extra_examples must be (context, next character) pairs over the alphabet {alphabet}; found {value}"
-            ).format(alphabet=repr(alphabet), value=brief(pairs))
-        )
-    return found
-
-
-def _over(text, alphabet):  # a string of one or more characters of alphabet
-    return isinstance(text, str) and text != "" and set(text) <= set(alphabet)
 
 
 # ---- the contexts a task grades -----------------------------------------------------------
@@ -600,17 +455,3 @@ def reference(task):
         problem = _("its reference solution returned {kind}, not weights").format(kind=type(built).__name__)
         raise ValueError(_("task {name}: {problem}").format(name=task.name, problem=problem))
     return built if labels_of(built) is not None else Weights(built, task.labels)
-
-
-from . import builtin_tasks  # noqa: E402, F401  (the built-in tasks, which fill TASKS)
-
-
-def _load_references():
-    """Attach the built-in tasks' reference solutions, unless this install goes without them: the
-    setting is on, or the module was left out of the wheel (``HANDMADE_NO_REFERENCES=1`` when it
-    was built). Either way ``reference()`` then says so, and everything else works as before."""
-    if not references_off() and importlib.util.find_spec(f"{__package__}.references") is not None:
-        importlib.import_module(f"{__package__}.references")
-
-
-_load_references()

@@ -18,12 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from ..basis import brief
-from ..display.labelled import fmt
+from ..arguments import NUMBER_KINDS, brief, fmt
 from ..i18n import _
 from ..reasons import reason as said
-
-NUMBER_KINDS = "iuf"  # numpy's kinds for integers and floats: not booleans, complex numbers or text
 
 
 @dataclass(frozen=True)
@@ -116,6 +113,11 @@ def row(values, digits=4):
     return "[" + ", ".join(fmt(v, digits) for v in np.ravel(values)) + "]"
 
 
+def right(score):
+    """A Score as the numbers a sentence inserts, "26 / 27", without the label ACCURACY."""
+    return f"{score.correct} / {score.total}"
+
+
 def close(got, want, atol=1e-9):
     """Same shape, and every entry within ``atol``: how a checker compares exact answers."""
     return np.shape(got) == np.shape(want) and np.allclose(got, want, rtol=0, atol=atol)
@@ -138,7 +140,7 @@ def rows_apart(want, got, digits=4):
 # ---- the readers ----------------------------------------------------------------------------
 
 
-def number(answer, what):
+def one_number(answer, what):
     """``answer`` as a float: one finite real number (not a bool, not text, not a list)."""
     if isinstance(answer, np.ndarray) and answer.shape == () and answer.dtype.kind in NUMBER_KINDS:
         answer = answer.item()
@@ -153,9 +155,9 @@ def number(answer, what):
     return value
 
 
-def whole(answer, what, low, high):
+def whole_number(answer, what, low, high):
     """``answer`` as an int from ``low`` to ``high``."""
-    value = number(answer, what)
+    value = one_number(answer, what)
     if not value.is_integer() or not low <= value <= high:
         raise Unreadable(
             _("{what} should be a whole number from {low} to {high}; yours is {found}").format(

@@ -10,9 +10,9 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..arguments import UnknownName, brief
-from ..basis import few
+from ..arguments import UnknownName, brief, few, fmt  # fmt: also imported from here
 from ..i18n import _
+from .colours import CHANGED, HIGHLIGHT, PALE, hex_colour, ink, shade
 
 
 def width(text):
@@ -24,22 +24,6 @@ def pad(text, columns, right=False):
     """``text`` padded with spaces to ``columns`` terminal columns (on the left when ``right``)."""
     space = " " * max(0, columns - width(text))
     return space + text if right else text + space
-
-
-def fmt(x, digits=4):
-    """A number as people write it: 1024, 0.5, -1, 0.3333, -1e+10 (and 0 for -0.0)."""
-    x = float(x)
-    if np.isnan(x):
-        return "nan"
-    if np.isinf(x):
-        return "∞" if x > 0 else "-∞"
-    if x == 0:
-        return "0"
-    if abs(x) < 1e-9:
-        return "≈0"  # not exactly zero, but too small to matter (e^-362 in the blog's attention)
-    if x.is_integer() and abs(x) < 1e6:
-        return str(int(x))
-    return f"{x:.{digits}g}"
 
 
 @dataclass(frozen=True)
@@ -196,42 +180,6 @@ class LabelledMatrix:
         from .plots import heatmap
 
         return heatmap(self, ax=ax, **kwargs)
-
-
-POSITIVE = (200, 35, 35)  # the colour of the largest positive value, in tables and in heatmaps
-NEGATIVE = (40, 60, 200)  # and of the most negative one; 0 is white
-PALE = "#6b6b6b"  # a zero's grey: paler than the other numbers, 5.3:1 on white
-HIGHLIGHT = "#ffd866"  # a cell the page points at (black on it: 15:1)
-CHANGED = "outline:2px solid #000;box-shadow:inset 0 0 0 2px #fff;"  # a changed cell: black around, white inside
-
-
-def shade(t):
-    """The colour of a value scaled to -1..1: white at 0, POSITIVE at 1, NEGATIVE at -1."""
-    end = POSITIVE if t > 0 else NEGATIVE
-    return tuple(round(255 + (c - 255) * min(abs(t), 1.0)) for c in end)
-
-
-def luminance(rgb):
-    """The relative luminance of an sRGB colour (0-255 each), as WCAG 2.1 defines it."""
-    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in (v / 255 for v in rgb)]
-    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
-
-
-def contrast(a, b):
-    """WCAG 2.1's contrast ratio of two sRGB colours, 1 to 21."""
-    light, dark = sorted((luminance(a), luminance(b)), reverse=True)
-    return (light + 0.05) / (dark + 0.05)
-
-
-def ink(background):
-    """Black or white, whichever stands out more from ``background``: at least 4.58:1 on any colour."""
-    black, white = (0, 0, 0), (255, 255, 255)
-    return black if contrast(black, background) >= contrast(white, background) else white
-
-
-def hex_colour(rgb):
-    """ "#rrggbb" of (r, g, b)."""
-    return "#{:02x}{:02x}{:02x}".format(*rgb)
 
 
 def _shades(values):

@@ -12,16 +12,17 @@ import numpy as np
 
 from ..i18n import _
 from ..inference import context_tokens, prepare
-from ..model import recording, softmax
+from ..model import Name, recording, softmax
+from ..names import INTERMEDIATES, T, resolve, shortest
 from ..parts import part_values, parts
-from ..structure import INTERMEDIATES, T, part_title, resolve, shortest
+from ..structure import part_title
 from ..weights import check_weights, forward
 from .labelled import LabelledMatrix
 
 
 def title(name):
-    """The title of the intermediate ``name`` (``blocks[0].scores`` or ``scores``), translated."""
-    return _(INTERMEDIATES[name.rsplit(".", 1)[-1]].title)
+    """The title of the intermediate ``name`` (a Name, such as ``blocks[0].scores``), translated."""
+    return _(INTERMEDIATES[name.kind].title)
 
 
 class Trace(Mapping):
@@ -43,8 +44,11 @@ class Trace(Mapping):
         return len(self._matrices)
 
     def __getitem__(self, key):
-        missing = _("no intermediate called {name}; this trace has {names}")
-        return self._matrices[resolve(key, list(self._matrices), missing)]
+        return self._matrices[self.name(key)]
+
+    def name(self, key):
+        """The full Name of the intermediate ``key`` names (``scores`` or ``blocks[0].scores``), or UnknownName."""
+        return resolve(key, list(self._matrices), _("no intermediate called {name}; this trace has {names}"))
 
     def __repr__(self):
         return f"Trace of {self.text!r}: " + ", ".join(self._matrices)
@@ -63,36 +67,34 @@ def trace(text, params=None, *, alphabet=None):
 
     def keep(name, array):
         raw[name] = array
-        if name.endswith(T.qkv):  # and its thirds, as causal_self_attention splits it into q, k and v
+        if name.kind == T.qkv:  # and its thirds, as causal_self_attention splits it into q, k and v
             for kind, third in zip((T.q, T.k, T.v), np.split(array, 3, axis=-1)):
-                raw[name[: -len(T.qkv)] + kind] = third
+                raw[Name(kind, name.block)] = third
 
     with recording(keep):
         logits = forward(tokens, params)
-    raw[T.probabilities] = softmax(logits)
+    raw[Name(T.probabilities)] = softmax(logits)
     structure = params.structure
     rows = position_labels(tokens, params.labels)
     scoped = structure.n_layer > 1 or any(block.n_head > 1 for block in structure.blocks)
-    matrices = {
-        tapped.name: _label(tapped, raw[tapped.name], rows, tokens, params, scoped) for tapped in structure.taps()
-    }
+    matrices = {name: _label(name, raw[name], rows, tokens, params, scoped) for name in structure.taps()}
     return Trace(matrices, text, tokens)
 
 
-def _label(tapped, array, rows, tokens_seen, params, scoped):
+def _label(name, array, rows, tokens_seen, params, scoped):
     """One intermediate as a LabelledMatrix: its columns named as its declaration says."""
-    columns, structure = tapped.declared.columns, params.structure
+    columns, structure = INTERMEDIATES[name.kind].columns, params.structure
     if columns == "keys":
         cols, splits = _key_labels(tokens_seen, params.labels, array.shape[1]), ()
     else:
-        if columns == "attention" and tapped.head is not None:
+        if columns == "attention" and name.head is not None:
             columns = "head"  # one head's slice of the attention directions
-        basis = structure.basis(structure.space(columns, tapped.block, tapped.head), params.labels)
+        basis = structure.basis(structure.space(columns, name.block, name.head), params.labels)
         cols = basis.names
         splits = () if columns in ("tokens", "hidden", "head") else tuple(basis.group_starts())
-    heading = tapped.title
-    if scoped and "." in tapped.name:  # say which block (and head) when there is more than one
-        heading = f"{heading} ({tapped.name[: -len(tapped.kind) - 1]})"
+    heading = title(name)
+    if scoped and name.scope:  # say which block (and head) when there is more than one
+        heading = f"{heading} ({name.scope})"
     return LabelledMatrix(array, rows, cols, title=heading, col_splits=splits)
 
 
@@ -127,9 +129,9 @@ def weight_tables(params=None):
         params = blog_model()
     params = check_weights(params)
     tables = {name: _table(params, part) for name, part in parts(params).items()}
-    whole = [f"blocks[{b}].c_attn.w" for b in range(len(params["blocks"]))]
+    whole = [Name("c_attn.w", b) for b in range(len(params["blocks"]))]
     for b, block in enumerate(params["blocks"]):
-        q = _table(params, params.structure.part(f"blocks[{b}].q"))
+        q = _table(params, params.structure.part(Name("q", b)))
         n_attn = len(q.cols)
         tables[shortest(whole[b], whole)] = LabelledMatrix(
             block["attn"]["c_attn"]["w"],

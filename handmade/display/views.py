@@ -13,7 +13,7 @@ import numpy as np
 
 from ..i18n import _
 from ..inference import complete
-from ..structure import INTERMEDIATES, T
+from ..names import INTERMEDIATES, T
 from .labelled import LabelledMatrix, fmt
 from .outputs import side_by_side
 
@@ -77,14 +77,14 @@ def stages(structure):
 
 def view_names(t, view, block):
     """The names in the trace ``t`` that ``view`` shows for ``block`` (several heads: one per head)."""
-    kinds, names = VIEW_KINDS[view], []
-    for name in t:
-        kind = name.rsplit(".", 1)[-1]
-        in_block = name.startswith(f"blocks[{block}].") if block >= 0 and name.startswith("blocks[") else True
-        per_head = name.count(".") > 1
-        if kind in kinds and in_block and not (kind == T.attention_output and per_head):  # heads: side by side
-            names.append(name)
-    return names
+    kinds = VIEW_KINDS[view]
+    return [
+        name
+        for name in t
+        if name.kind in kinds
+        and (block < 0 or name.block in (None, block))
+        and not (name.kind == T.attention_output and name.head is not None)  # the heads' outputs: side by side
+    ]
 
 
 # ---- tables ---------------------------------------------------------------------------------------
@@ -102,10 +102,10 @@ def changed_cells(before, after):
 def view_html(t, name, before=None, caption=True):
     """One intermediate of a trace as an HTML table that scrolls inside itself when wide; the cells
     that differ from the trace ``before`` are outlined."""
+    name = t.name(name)
     matrix = t[name]
-    kind = name.rsplit(".", 1)[-1]
     changed = changed_cells(None if before is None or name not in before else before[name].values, matrix.values)
-    table = matrix.html(heat=INTERMEDIATES[kind].heated, changed=changed, caption=caption)
+    table = matrix.html(heat=INTERMEDIATES[name.kind].heated, changed=changed, caption=caption)
     return f'<div style="overflow-x:auto;max-width:100%">{table}</div>'
 
 

@@ -29,10 +29,11 @@ The package, in the order a step uses it:
 - ``optimizer``: AdamW, which moves a flat list of arrays (``leaves(params)``) in place;
 - ``batching``: random batches of a text, or of (context, next token) examples;
 - ``init``: ``init_params``, a random start of any shape;
-- ``loop``: ``train``, its ``History`` and ``Progress`` line, and ``train_task``;
+- ``loop``: ``train``, its ``History`` and ``ProgressLine``, and ``train_task``;
 - ``limits``: the bounds on what may be asked, and the checks that keep to them.
 """
 
+from ..weights import map_arrays
 from .backward import (
     GELU_CUBIC,
     GELU_SCALE,
@@ -55,9 +56,9 @@ from .backward import (
 from .batching import batches, example_batches
 from .init import init_params
 from .limits import MAX_BATCH, MAX_BATCH_TOKENS, MAX_LR, MAX_SEED, MAX_STEPS, check_batch
-from .loop import TASK_STD, History, Progress, train, train_task
+from .loop import TASK_STD, History, ProgressLine, train, train_task
 from .losses import IGNORE, cross_entropy, cross_entropy_backward, log_softmax
-from .optimizer import AdamState, AdamW, leaves, map_arrays
+from .optimizer import AdamState, AdamW, leaves
 from .recorded import Recorded, RecordedBlock, record
 
 __all__ = [
@@ -74,7 +75,7 @@ __all__ = [
     "AdamState",
     "AdamW",
     "History",
-    "Progress",
+    "ProgressLine",
     "Recorded",
     "RecordedBlock",
     "attention_backward",

@@ -6,24 +6,23 @@ with the function's inputs and weights, working from the last line of its forwar
 where the forward pass has one sequence, ``[n_seq, n_embd]``, these have ``[B, n_seq, n_embd]``.
 
 What the forward pass made (its q, k and v, its attention weights, ...) they read from ``seen``,
-the ``Recorded`` pass (``seen.blocks[i]`` for block i), never by recomputing it, with two
-exceptions noted where they happen. ``loss_and_grads`` puts them together.
+the ``Recorded`` pass (``seen.blocks[i]`` for block i), never by recomputing it, but for one
+exception noted where it happens (layer norm's normalised rows, made by the forward's own function). ``loss_and_grads`` puts them together.
 """
 
-import inspect
 import math
 
 import numpy as np
 
 from ..i18n import _
-from ..model import gpt, layer_norm, linear
-from ..structure import attention_width
+from ..model import gpt, layer_norm
+from ..structure import LAYER_NORM_EPS, attention_width
 from ..weights import NonFiniteError, iter_matrices, largest_weight, where_non_finite
+from ..weights import check_weights as checked  # weights are checked once, where they come in
 from .limits import check_batch
 from .losses import cross_entropy, cross_entropy_backward
-from .recorded import checked, record
+from .recorded import record
 
-LAYER_NORM_EPS = inspect.signature(layer_norm).parameters["eps"].default  # the forward's own eps
 GELU_SCALE = math.sqrt(2 / math.pi)  # gelu(x) = 0.5 x (1 + tanh(GELU_SCALE (x + GELU_CUBIC x^3)))
 GELU_CUBIC = 0.044715
 
@@ -85,8 +84,7 @@ def gelu_backward(d_y, x):  # [...], [...] -> [...]
 def ffn_backward(d_y, x, c_fc, c_proj, seen):  # [B, n_seq, n_embd], [B, n_seq, n_embd] -> same, grads
     """Undoes ``ffn``: a = gelu(linear(x, **c_fc)), then y = linear(a, **c_proj)."""
     d_a, d_c_proj = linear_backward(d_y, seen.mlp_hidden, c_proj["w"])  # [B, n_seq, n_hidden]
-    u = linear(x, **c_fc)  # [B, n_seq, n_hidden]: the hidden layer before gelu (not tapped, so made again)
-    d_u = gelu_backward(d_a, u)
+    d_u = gelu_backward(d_a, seen.mlp_pre)  # seen.mlp_pre: [B, n_seq, n_hidden], linear(x, **c_fc), gelu's input
     d_x, d_c_fc = linear_backward(d_u, x, c_fc["w"])  # [B, n_seq, n_embd]
     return d_x, {"c_fc": d_c_fc, "c_proj": d_c_proj}
 

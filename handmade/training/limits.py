@@ -11,7 +11,7 @@ from ..arguments import seeded as generator  # noqa: F401
 from ..arguments import whole as check_whole
 from ..basis import brief
 from ..i18n import _
-from ..weights import MAX_N_VOCAB, Weights, check_weights
+from ..weights import MAX_N_VOCAB, check_weights
 from .losses import IGNORE
 
 MAX_STEPS = 100_000  # steps one call to train() may take
@@ -78,7 +78,7 @@ def check_inputs(inputs, params):
 
 def check_batch(inputs, targets, params):
     """``inputs`` and ``targets`` as [B, n_seq] int64 arrays that fit ``params``, or a one-line ValueError."""
-    params = params if isinstance(params, Weights) else check_weights(params)
+    params = check_weights(params)
     inputs = check_inputs(inputs, params)
     targets = token_array(targets, _("targets"))
     if inputs.shape != targets.shape:

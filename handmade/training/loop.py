@@ -7,14 +7,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..arguments import function
+from ..arguments import function, is_real
 from ..basis import Basis, Labels, brief
 from ..i18n import _
-from ..weights import NonFiniteError, Weights, check_weights
+from ..weights import NonFiniteError, check_weights, copied, map_arrays
 from .backward import loss_and_grads
 from .batching import example_batches
 from .limits import MAX_SEED, MAX_STEPS, check_whole, generator
-from .optimizer import AdamW, leaves, map_arrays
+from .optimizer import AdamW, leaves
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ def train(
     line, updated in place, in a notebook or a terminal. The same weights, batches and settings
     give the same result, bit for bit. ``params`` itself is left as it is.
     """
-    params = check_weights(params)  # our own float64 copy, labelled, which the steps change in place
+    params = copied(params)  # checked, with float64 arrays of our own, which the steps change in place
     _check_functions(batch_fn, evaluate)
     check_whole(steps, "steps", 0, MAX_STEPS)
     check_whole(eval_every, "eval_every", 1, MAX_STEPS)
@@ -62,7 +62,7 @@ def train(
     weights = leaves(params)  # the arrays of params, which AdamW moves
     state = optimizer.init(weights)
     losses, evaluated = np.zeros(steps), []
-    bar = Progress(steps) if progress else None
+    bar = ProgressLine(steps) if progress else None
     if evaluate is not None:
         evaluated.append((0, _evaluated(evaluate, params)))
     for step in range(steps):
@@ -105,8 +105,8 @@ def _check_functions(batch_fn, evaluate):
 
 
 def _evaluated(evaluate, params):
-    value = evaluate(Weights(map_arrays(np.copy, params), params.labels))  # a copy: the steps go on in place
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+    value = evaluate(copied(params))  # a copy: the steps go on in place
+    if not is_real(value):
         raise ValueError(_("evaluate(params) must return a number; it returned {value}").format(value=brief(value)))
     return float(value)
 
@@ -123,7 +123,7 @@ def _batch(batch_fn):
 # ---- the progress line -----------------------------------------------------------------------
 
 
-class Progress:
+class ProgressLine:
     """One line that says how far training has got: ``step 300/1000 [######..............] loss 2.4512``.
 
     In a terminal, or in a notebook (where it writes to the cell's output), the line is rewritten in

@@ -9,27 +9,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..arguments import function, is_real
+from ..arguments import is_real
 from ..basis import brief
 from ..i18n import _
 from .limits import MAX_LR, check_number
 
 MIN_EPS = 1e-30  # below this, m / (sqrt(v) + eps) can overflow where a tiny gradient's square rounds to 0
-
-
-def map_arrays(fn, params, *others):
-    """``fn(array, *arrays at the same place in others)`` for every array of ``params``, in its nesting.
-
-    ``n_head`` is a count, not a weight: it is kept as it is.
-    """
-    if isinstance(params, dict):
-        return {
-            key: value if key == "n_head" else map_arrays(fn, value, *(other[key] for other in others))
-            for key, value in params.items()
-        }
-    if isinstance(params, list):
-        return [map_arrays(fn, value, *(other[i] for other in others)) for i, value in enumerate(params)]
-    return function(fn, _("fn must be a function of an array; found {value}"))(params, *others)
 
 
 def leaves(params):  # -> [array]: the arrays themselves, not copies

@@ -2,7 +2,7 @@
 
 ``gpt()`` hands every intermediate to ``tap(name, array)``; ``record`` listens (``with recording``)
 and sorts what it hears, once, into a ``Recorded``: the stream's arrays, and a ``RecordedBlock`` of
-each block's. The fields are named as ``structure.T`` names the taps, and ``Structure.taps`` says
+each block's. The fields are named as ``names.T`` names the taps, and ``Structure.taps`` says
 which full name each one was tapped under, so no backward function looks an array up by a string.
 """
 
@@ -12,8 +12,8 @@ from functools import lru_cache
 import numpy as np
 
 from ..model import gpt, recording
-from ..structure import INTERMEDIATES, T
-from ..weights import NonFiniteError, Weights, check_weights, where_non_finite
+from ..names import INTERMEDIATES, T
+from ..weights import NonFiniteError, check_weights, where_non_finite
 from .limits import check_inputs
 
 
@@ -27,6 +27,7 @@ class RecordedBlock:
     residual: np.ndarray  # [B, n_seq, n_embd]: x + attention, the stream after attention
     ln_1: np.ndarray | None = None  # [B, n_seq, n_embd]: ln_1(x), attention's input, if the block has ln_1
     ln_2: np.ndarray | None = None  # [B, n_seq, n_embd]: ln_2(residual), the mlp's input, if it has ln_2
+    mlp_pre: np.ndarray | None = None  # [B, n_seq, n_hidden]: linear(x, **c_fc), gelu's input, if it has an mlp
     mlp_hidden: np.ndarray | None = None  # [B, n_seq, n_hidden]: gelu(linear(x, **c_fc)), if it has an mlp
     mlp_residual: np.ndarray | None = None  # [B, n_seq, n_embd]: residual + mlp, if it has an mlp
 
@@ -54,7 +55,7 @@ def record(params, inputs):  # [B, n_seq] -> Recorded
 
     NonFiniteError, naming the first intermediate that overflowed, when the logits are not finite or
     lie further apart than float64 can subtract (the loss would be inf or nan)."""
-    params = checked(params)
+    params = check_weights(params)
     inputs = check_inputs(inputs, params)
     tapped = {}  # {full name: array}, as gpt() tapped them
     with np.errstate(all="ignore"), recording(tapped.__setitem__):
@@ -86,15 +87,10 @@ def tapped_as(structure):
     """The full name each field of a ``Recorded`` of this structure was tapped under: ({field: full
     name} of the stream, and per block ({field: full name}, (each head's attention weights' name)))."""
     stream, blocks = {}, [({}, []) for _block in structure.blocks]
-    for tap in structure.taps(derived=False):  # in the order gpt() taps them
-        kept, heads = (stream, None) if tap.block is None else blocks[tap.block]
-        if tap.kind == T.attention_weights:  # one per head, in order
-            heads.append(tap.name)
-        elif tap.head is None and tap.kind in KEPT:  # a head's own output is in the block's, side by side
-            kept[tap.kind] = tap.name
+    for name in structure.taps(derived=False):  # in the order gpt() taps them
+        kept, heads = (stream, None) if name.block is None else blocks[name.block]
+        if name.kind == T.attention_weights:  # one per head, in order
+            heads.append(name)
+        elif name.head is None and name.kind in KEPT:  # a head's own output is in the block's, side by side
+            kept[name.kind] = name
     return stream, tuple((kept, tuple(heads)) for kept, heads in blocks)
-
-
-def checked(params):
-    """Weights are checked once (``check_weights`` or ``init_params`` made them); a plain dict here."""
-    return params if isinstance(params, Weights) else check_weights(params)

@@ -153,7 +153,7 @@ def test_a_refused_edit_is_announced_and_focus_stays_in_the_box(notebook):
 
 
 def test_a_focused_control_shows_a_ring_that_stands_out(notebook):
-    from handmade.display.labelled import contrast
+    from handmade.display.colours import contrast
 
     nb = notebook(PLAYGROUND)
     nb.tab("q")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from handmade.display.labelled import CHANGED
+from handmade.display.colours import CHANGED
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 
