@@ -28,6 +28,7 @@ character the font lacks (the build says so, and tests/test_site.py fails).
 """
 
 import argparse
+import errno
 import html
 import json
 import os
@@ -87,7 +88,7 @@ LABELS = {
         "to run: to use it, open this notebook on Binder or on your own computer (the links at the top of the page).",
         "show_code": "Show the cell's code",
         "hide_code": "Hide the cell's code",
-        "description": "Notebook {number} of handmade, a course in which you build a transformer by hand: {covers}.",
+        "description": "Notebook {number} of handmade, a transformer built by hand: {covers}.",
         "search": "Search the notebooks of handmade, a course in which you build a transformer by hand.",
     },
     "zh": {
@@ -111,7 +112,7 @@ LABELS = {
         "请在 Binder 上或者在自己的电脑上打开这个笔记本（链接在页面顶部）。",
         "show_code": "显示这个单元格的代码",
         "hide_code": "隐藏这个单元格的代码",
-        "description": "handmade 的第 {number} 个笔记本（一门亲手搭建 transformer 的课程）：{covers}。",
+        "description": "handmade（亲手搭建一个 transformer）的第 {number} 个笔记本：{covers}。",
         "search": "搜索 handmade 的笔记本：一门亲手搭建 transformer 的课程。",
     },
 }
@@ -303,9 +304,9 @@ def without_the_language_line(cells):
 
 
 def images_without_alt(book):
-    """The numbers of the code cells whose image outputs say nothing of what they show."""
+    """The code cells (their ids, else their numbers) whose image outputs say nothing of what they show."""
     return [
-        number
+        cell.get("id", number)
         for number, cell in enumerate(book.cells)
         if cell.cell_type == "code"
         and any(k.startswith("image/") and k != "image/svg+xml" for o in cell.outputs for k in o.get("data", {}))
@@ -383,16 +384,16 @@ def header(page, edition, repository, notebook=None):
     return f'<div class="hm-header">{"".join(parts)}</div>'
 
 
-def first_sentences(text, limit=300):
-    """The first sentences of a paragraph, as plain text, up to ``limit`` characters."""
+def first_sentences(text, limit=160):
+    """The first sentences of a paragraph, as plain text, up to ``limit`` characters' width (a
+    Chinese character is two): what a search engine shows of a page."""
     text = plain(re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text))
-    sentences = re.findall(r".+?(?:[.。](?=\s|$)|。|$)", text)
     shown = ""
-    for sentence in sentences:
-        if shown and len(shown) + len(sentence) > limit:
+    for sentence in re.findall(r".+?(?:[.。](?=\s|$)|。|$)", text):
+        if shown and len(shown + sentence) + len(CJK.findall(shown + sentence)) > limit:
             break
         shown += sentence
-    return clip(shown.strip(), limit)
+    return shown.strip()
 
 
 def descriptions(edition):
@@ -439,7 +440,7 @@ def write_sources(folder, edition, repository):
     missing = []
     for notebook in notebooks(edition):
         book = site_notebook(notebook, edition, repository)
-        missing += [f"{notebook.relative_to(ROOT).as_posix()}: cell {n}" for n in images_without_alt(book)]
+        missing += [f"{notebook.relative_to(ROOT).as_posix()}: cell {cell}" for cell in images_without_alt(book)]
         nbformat.write(book, folder / notebook.name)
     return missing
 
@@ -552,23 +553,29 @@ def checked_outdir(value):
     except (TypeError, ValueError) as error:
         raise SiteError(str(error)) from None
     shown = shown_path(outdir)
-    if outdir.exists() and not outdir.is_dir():
-        raise SiteError(
-            _("OUTDIR '{path}' is a file, not a folder: give a folder to build the site into").format(path=shown)
-        )
-    existing = outdir
-    while not existing.exists() and not existing.is_symlink():
-        existing = existing.parent
-    if not existing.is_dir():  # a file, or a link to nowhere, on the way
-        raise SiteError(
-            _("OUTDIR '{path}' cannot be made: '{parent}' is not a folder").format(
-                path=shown, parent=shown_path(existing)
-            )
-        )
-    problem = can_write_in(existing)
+    try:
+        problem = outdir_problem(outdir)
+    except OSError as error:  # a name too long, a folder that cannot be listed
+        problem = _("OUTDIR '{path}' cannot be used ({reason})").format(path="{path}", reason=reason(error))
     if problem:
-        raise SiteError(_("OUTDIR '{path}' cannot be written ({reason})").format(path=shown, reason=problem))
+        raise SiteError(problem.replace("{path}", shown))
     return outdir
+
+
+def outdir_problem(outdir):
+    """What keeps a site from being built at ``outdir`` ('{path}' standing for it), or None."""
+    if outdir.exists() and not outdir.is_dir():
+        return _("OUTDIR '{path}' is a file, not a folder: give a folder to build the site into")
+    existing, missing = outdir, []
+    while not existing.exists() and not existing.is_symlink():
+        existing, missing = existing.parent, [existing.name, *missing]
+    if not existing.is_dir():  # a file, or a link to nowhere, on the way
+        return _("OUTDIR '{path}' cannot be made: '{parent}' is not a folder").replace("{parent}", shown_path(existing))
+    longest = os.pathconf(existing, "PC_NAME_MAX") if hasattr(os, "pathconf") else 255
+    if any(len(os.fsencode(name)) > longest for name in missing):
+        raise OSError(errno.ENAMETOOLONG, os.strerror(errno.ENAMETOOLONG))
+    problem = can_write_in(existing)
+    return _("OUTDIR '{path}' cannot be written ({reason})").replace("{reason}", problem) if problem else None
 
 
 def files_in(folder):
@@ -614,10 +621,10 @@ def survey(outdir, force):
     if theirs and not (outdir / MANIFEST).is_file() and not force:
         raise SiteError(
             ngettext(
-                "OUTDIR '{path}' holds a file that is not of a site built there ('{file}'): give a new or empty "
+                "OUTDIR '{path}' holds {n} file the site builder did not make ('{file}'): give a new or empty "
                 "folder, or --force to build beside it (it is kept)",
-                "OUTDIR '{path}' holds {n} files that are not of a site built there ('{file}', ...): give a new "
-                "or empty folder, or --force to build beside them (they are kept)",
+                "OUTDIR '{path}' holds {n} files the site builder did not make ('{file}', ...): give a new or "
+                "empty folder, or --force to build beside them (they are kept)",
                 len(theirs),
             ).format(path=shown_path(outdir), n=len(theirs), file=shown_path(sorted(theirs)[0]))
         )
@@ -647,9 +654,7 @@ def place(built, outdir, force, ours, theirs):
     ``force``: then it is replaced, and named in the returned list. Every moment, the manifest lists
     every file the builder has made there, so that an interruption leaves nothing unaccounted for."""
     new = files_in(built)
-    blocked = {name for name in new for up in PurePosixPath(name).parents if str(up) in theirs}
-    blocked |= {name for name in new if any(other.startswith(name + "/") for other in theirs)}
-    clashes = sorted((new & theirs) | blocked)
+    clashes = in_the_way(new, theirs)
     if clashes and not force:
         raise SiteError(
             _(
@@ -663,8 +668,10 @@ def place(built, outdir, force, ours, theirs):
         for name in sorted(ours - new):
             if through_no_link(outdir, name) and ((outdir / name).is_file() or (outdir / name).is_symlink()):
                 (outdir / name).unlink()
-        for name in clashes:
+        for name in clashes:  # shortest first: a link of theirs goes before anything seen through it
             target = outdir / name
+            if not through_no_link(outdir, name) or not (target.exists() or target.is_symlink()):
+                continue
             shutil.rmtree(target) if target.is_dir() and not target.is_symlink() else target.unlink()
         for name in sorted(new):
             (outdir / name).parent.mkdir(parents=True, exist_ok=True)
@@ -679,6 +686,17 @@ def place(built, outdir, force, ours, theirs):
             CANNOT_WRITE,
         ) from None
     return clashes
+
+
+def in_the_way(new, theirs):
+    """What of someone else's the new site's files would write over, shortest first: a file of the
+    same name, a file or a link where the site has a folder, a folder where it has a file."""
+    found = set()
+    for name in new:
+        found |= {str(up) for up in PurePosixPath(name).parents if str(up) in theirs}
+        if name in theirs or any(other.startswith(name + "/") for other in theirs):
+            found.add(name)
+    return sorted(found, key=lambda name: (len(PurePosixPath(name).parts), name))
 
 
 def remove_empty_folders(outdir, gone):
@@ -845,7 +863,7 @@ def run(argv):
         files = ", ".join(replaced[:5]) + (", ..." if len(replaced) > 5 else "")
         said.append(
             ngettext(
-                "replaced a file that the site builder had not made: {files}",
+                "replaced {n} file that the site builder had not made: {files}",
                 "replaced {n} files that the site builder had not made: {files}",
                 len(replaced),
             ).format(n=len(replaced), files=files)

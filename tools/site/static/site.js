@@ -13,6 +13,7 @@
 (() => {
   const labels = JSON.parse(document.getElementById("hm-labels")?.textContent || "{}");
   const focusable = "a[href], button, input:not([type=hidden]), select, textarea, [tabindex='0']";
+  const shows = (e) => e.checkVisibility({ visibilityProperty: true, checkVisibilityCSS: true });
 
   function sidebar(checkboxId, drawer, label) {
     const box = document.getElementById(checkboxId);
@@ -38,7 +39,7 @@
         event.preventDefault();
         box.checked = !box.checked;
         say();
-        if (box.checked) drawer.querySelector(focusable)?.focus();
+        if (box.checked) [...drawer.querySelectorAll(focusable)].find(shows)?.focus();
       });
     }
     box.addEventListener("change", say);
