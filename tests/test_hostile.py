@@ -1550,7 +1550,7 @@ def test_what_the_builder_writes_into_a_page_is_escaped_even_if_unchecked():
 
 def _outdirs(tmp):
     """{case: (OUTDIR, the word its line names)} for OUTDIRs the builder must refuse, made in ``tmp``."""
-    (tmp / "a file").write_text("mine")
+    (tmp / "a file").write_text("mine", encoding="utf-8")
     (tmp / "link to a file").symlink_to(tmp / "a file")
     (tmp / "dangling").symlink_to(tmp / "nowhere")
     (tmp / "loop a").symlink_to(tmp / "loop b")
@@ -1558,12 +1558,14 @@ def _outdirs(tmp):
     os.mkfifo(tmp / "a fifo")
     theirs = tmp / "theirs"
     theirs.mkdir()
-    (theirs / "notes.txt").write_text("mine")
+    (theirs / "notes.txt").write_text("mine", encoding="utf-8")
     for name, head, entry in (("wrong head", "# mine", "x"), ("climbs out", site_tool.MANIFEST_HEAD, "../a file")):
         (tmp / name).mkdir()
-        (tmp / name / site_tool.MANIFEST).write_text(f"{head}\n{entry}\n")
+        (tmp / name / site_tool.MANIFEST).write_text(f"{head}\n{entry}\n", encoding="utf-8")
     (tmp / "absolute").mkdir()
-    (tmp / "absolute" / site_tool.MANIFEST).write_text(f"{site_tool.MANIFEST_HEAD}\n{tmp / 'a file'}\n")
+    (tmp / "absolute" / site_tool.MANIFEST).write_text(
+        f"{site_tool.MANIFEST_HEAD}\n{tmp / 'a file'}\n", encoding="utf-8"
+    )
     unwritable = Path("/sys/handmade-site") if os.geteuid() == 0 else tmp / "read-only" / "site"
     if os.geteuid() != 0:
         (tmp / "read-only").mkdir(mode=0o555)
@@ -1626,7 +1628,7 @@ def test_a_bad_font_or_a_bad_command_line_is_one_line_before_any_build(builder, 
     import matplotlib
 
     (builder / "empty.ttf").write_bytes(b"")
-    (builder / "notes.ttf").write_text("not a font")
+    (builder / "notes.ttf").write_text("not a font", encoding="utf-8")
     (builder / "latin").symlink_to(Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf")
     os.mkfifo(builder / "fifo.ttf")
     argv, named = {**FONT_CASES, **PARSER_CASES}[case]
@@ -1644,7 +1646,7 @@ def test_the_builders_one_line_is_in_the_learners_language(builder, capsys, case
     """With a Chinese locale (and none of HANDMADE_LANG's), the same refusals in Chinese."""
     import matplotlib
 
-    (builder / "notes.ttf").write_text("not a font")
+    (builder / "notes.ttf").write_text("not a font", encoding="utf-8")
     (builder / "latin").symlink_to(Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf")
     os.mkfifo(builder / "fifo.ttf")
     if case in OUTDIR_CASES:
@@ -1680,15 +1682,17 @@ def test_building_again_replaces_only_what_the_builder_made(builder, capsys, mon
     elif case != "someone's files, --force":
         earlier = builder / "earlier"
         earlier.mkdir()
-        (earlier / "old.html").write_text("old")
+        (earlier / "old.html").write_text("old", encoding="utf-8")
         (earlier / "zh").mkdir()
-        (earlier / "zh" / "old.html").write_text("old")
-        (earlier / site_tool.MANIFEST).write_text(f"{site_tool.MANIFEST_HEAD}\nold.html\nzh/old.html\nzh/index.html\n")
-        (earlier / "notes.txt").write_text("mine")
+        (earlier / "zh" / "old.html").write_text("old", encoding="utf-8")
+        (earlier / site_tool.MANIFEST).write_text(
+            f"{site_tool.MANIFEST_HEAD}\nold.html\nzh/old.html\nzh/index.html\n", encoding="utf-8"
+        )
+        (earlier / "notes.txt").write_text("mine", encoding="utf-8")
         kept = {"notes.txt": "mine"}
         if case == "a site whose zh/ became a link":
             (builder / "elsewhere").mkdir()
-            (builder / "elsewhere" / "old.html").write_text("someone's")
+            (builder / "elsewhere" / "old.html").write_text("someone's", encoding="utf-8")
             shutil.rmtree(earlier / "zh")
             (earlier / "zh").symlink_to(builder / "elsewhere")
         if case == "a link to an earlier site":
@@ -1697,7 +1701,7 @@ def test_building_again_replaces_only_what_the_builder_made(builder, capsys, mon
             outdir = earlier
     else:
         outdir.mkdir()
-        (outdir / "notes.txt").write_text("mine")
+        (outdir / "notes.txt").write_text("mine", encoding="utf-8")
         kept, argv_extra = {"notes.txt": "mine"}, ["--force"]
     if case == "a site whose zh/ became a link":  # the link is theirs, in the new zh/'s way: refused, or
         _refused([str(outdir)], capsys, "zh")  # with --force replaced, never followed
@@ -1707,13 +1711,15 @@ def test_building_again_replaces_only_what_the_builder_made(builder, capsys, mon
     assert out.strip().splitlines()[-1] == str(outdir) and err == ""
     real = outdir.resolve()
     assert (real / "index.html").is_file() and (real / "zh" / "index.html").is_file() and not (real / "en").exists()
-    assert {name: (real / name).read_text() for name in kept} == kept
+    assert {name: (real / name).read_text(encoding="utf-8") for name in kept} == kept
     assert not (real / "old.html").exists() and not (real / "zh" / "old.html").exists()
-    listed = (real / site_tool.MANIFEST).read_text().splitlines()
+    listed = (real / site_tool.MANIFEST).read_text(encoding="utf-8").splitlines()
     assert listed[0] == site_tool.MANIFEST_HEAD and set(listed[1:]) == site_tool.files_in(real) - set(kept)
     assert outdir.is_symlink() == (case == "a link to an earlier site")
     if case == "a site whose zh/ became a link":
-        assert (builder / "elsewhere" / "old.html").read_text() == "someone's" and "zh" in out.splitlines()[0]
+        assert (builder / "elsewhere" / "old.html").read_text(
+            encoding="utf-8"
+        ) == "someone's" and "zh" in out.splitlines()[0]
 
 
 @posix_only
@@ -1724,13 +1730,13 @@ def test_a_file_of_someones_where_the_site_writes_is_refused_or_with_force_repla
     monkeypatch.setattr(site_tool, "font_gaps", lambda site: [])
     outdir = builder / "site"
     outdir.mkdir()
-    (outdir / site_tool.MANIFEST).write_text(f"{site_tool.MANIFEST_HEAD}\n")
-    (outdir / "index.html").write_text("my own index")
+    (outdir / site_tool.MANIFEST).write_text(f"{site_tool.MANIFEST_HEAD}\n", encoding="utf-8")
+    (outdir / "index.html").write_text("my own index", encoding="utf-8")
     _refused([str(outdir)], capsys, "index.html")
-    assert (outdir / "index.html").read_text() == "my own index"
+    assert (outdir / "index.html").read_text(encoding="utf-8") == "my own index"
     assert site_tool.main([str(outdir), "--force"]) == 0
     out, _err = capsys.readouterr()
-    assert "index.html" in out.splitlines()[0] and (outdir / "index.html").read_text() != "my own index"
+    assert "index.html" in out.splitlines()[0] and (outdir / "index.html").read_text(encoding="utf-8") != "my own index"
 
 
 def test_the_issues_repository_in_the_real_process_is_one_line_and_no_page(tmp_path):
@@ -1742,7 +1748,9 @@ def test_the_issues_repository_in_the_real_process_is_one_line_and_no_page(tmp_p
         "--repository",
         hostile,
     ]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=120, env={**os.environ, "LANG": "C"})
+    done = subprocess.run(
+        command, capture_output=True, text=True, encoding="utf-8", timeout=120, env={**os.environ, "LANG": "C"}
+    )
     assert done.returncode == 2 and done.stdout == "" and done.stderr.count("\n") == 1, done.stderr
     assert "--repository" in done.stderr and "Traceback" not in done.stderr and not (tmp_path / "out").exists()
 

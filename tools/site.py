@@ -238,6 +238,8 @@ DROPPED = ("application/vnd.jupyter.widget-view+json", "text/latex")
 # that says what the site can do. The context is the repr the package quotes in the caption.
 SNAPSHOT = re.compile(r"<details class=(['\"])hm-snapshot\1>\s*<summary[^>]*>(.*?)</summary>", re.S)
 QUOTED = re.compile(r"(&#x27;|&quot;)(.*?)\1")
+# A snapshot's stage labels are <h4>s, which on a page of <h2> sections skip a level: labels there.
+STAGE = re.compile(r"<h4(\s[^>]*)?>(.*?)</h4>", re.S)
 SVG = re.compile(r"<svg\b([^>]*)>")
 
 
@@ -271,7 +273,8 @@ def site_output(output, edition):
     for kind in DROPPED:
         data.pop(kind, None)
     if "text/html" in data:
-        data["text/html"] = SNAPSHOT.sub(lambda m: snapshot_caption(m, edition), "".join(data["text/html"]))
+        markup = SNAPSHOT.sub(lambda m: snapshot_caption(m, edition), "".join(data["text/html"]))
+        data["text/html"] = STAGE.sub(r"<p class='hm-stage'\1>\2</p>", markup) if "hm-snapshot" in markup else markup
 
 
 def image_alt(cell):

@@ -1,9 +1,10 @@
 // The site's own script, on top of Furo's (tools/site.py): what the theme leaves to the mouse.
 //
 // 1. On a narrow screen Furo opens its two sidebars with <label>s of hidden checkboxes, which a
-//    keyboard cannot reach. They become buttons: Tab reaches them, Enter or Space opens the sidebar
-//    and moves into it, they say whether it is open, and Escape (or Tab out of it) closes it and
-//    gives the focus back. site.css hides a closed sidebar, so its links take no focus off screen.
+//    keyboard cannot reach. Each label gets a button around its icon: Tab reaches it, Enter or Space
+//    opens the sidebar and moves into it, it says whether the sidebar is open, and Escape (or Tab out
+//    of it) closes it and gives the focus back. site.css hides a closed sidebar, so its links take
+//    no focus off screen.
 // 2. A box that scrolls sideways (code, an output, a table, a diagram) is reachable from the
 //    keyboard, so that its arrow keys scroll it, and named, for as long as it does scroll: checked
 //    when the page is drawn, when its width changes and when a folded part opens.
@@ -19,7 +20,7 @@
     const box = document.getElementById(checkboxId);
     if (!box || !drawer) return;
     drawer.id ||= `hm-${checkboxId.replace(/_/g, "")}`;
-    const buttons = [...document.querySelectorAll(`label[for="${checkboxId}"]:not(.overlay)`)];
+    const buttons = [];
     const shown = () => buttons.find((button) => button.offsetParent !== null);
     const say = () => buttons.forEach((b) => b.setAttribute("aria-expanded", String(box.checked)));
     const close = (giveBack) => {
@@ -28,15 +29,16 @@
       say();
       if (giveBack) shown()?.focus();
     };
-    for (const button of buttons) {
-      Object.assign(button, { tabIndex: 0 });
-      button.setAttribute("role", "button");
+    for (const icon of document.querySelectorAll(`label[for="${checkboxId}"]:not(.overlay)`)) {
+      const button = document.createElement("button"); // inside the label: a click on it is the button's
+      Object.assign(button, { type: "button", className: "hm-sidebar-button" });
       button.setAttribute("aria-label", label);
       button.setAttribute("aria-controls", drawer.id);
-      button.querySelectorAll("svg").forEach((icon) => icon.setAttribute("aria-hidden", "true"));
-      button.addEventListener("keydown", (event) => {
-        if (event.key !== "Enter" && event.key !== " ") return;
-        event.preventDefault();
+      button.append(...icon.childNodes);
+      button.querySelectorAll("svg").forEach((svg) => svg.setAttribute("aria-hidden", "true"));
+      icon.append(button);
+      buttons.push(button);
+      button.addEventListener("click", () => {
         box.checked = !box.checked;
         say();
         if (box.checked) [...drawer.querySelectorAll(focusable)].find(shows)?.focus();
@@ -69,8 +71,12 @@
     return sideways || (/auto|scroll/.test(style.overflowY) && box.scrollHeight > box.clientHeight + 1);
   }
 
+  // Where a box may scroll: what Furo's, MyST-NB's, site.css's or an output's own style lets overflow.
+  const candidates = "article pre, article .output, article .table-wrapper, article .hm-diagram, " +
+    "article [style*='overflow'], .announcement pre";
+
   function markScrollingBoxes() {
-    for (const box of document.querySelectorAll("article *, .announcement *")) {
+    for (const box of document.querySelectorAll(candidates)) {
       const marked = box.hasAttribute("data-hm-scrolls");
       if (scrolls(box) && !marked) {
         box.setAttribute("data-hm-scrolls", "");
