@@ -200,6 +200,24 @@ def test_the_chinese_font_has_every_chinese_character_the_site_shows(site):
     )
 
 
+def test_a_notebooks_text_for_one_place_only_is_shown_there_only():
+    """``<!-- jupyter -->`` text is left out of the site, ``<!-- site: -->`` text shown in its place;
+    both span lines, and what is around them is kept as it is."""
+    text = "Try it,\n<!-- jupyter -->then click the cell's `⋯`\nto open it.<!-- /jupyter --><!-- site: open it with\n**Show the cell's code**. --> Done."
+    assert site_tool.for_the_site(text) == "Try it,\nopen it with\n**Show the cell's code**. Done."
+    assert site_tool.for_the_site("no marks: <!-- a comment --> stays") == "no marks: <!-- a comment --> stays"
+
+
+def test_the_line_that_chooses_chinese_goes_and_the_rest_of_its_cell_stays():
+    import nbformat
+
+    alone = nbformat.v4.new_code_cell('import handmade\n\nhandmade.set_language("zh")')
+    alone.outputs = [nbformat.v4.new_output("execute_result", {"text/plain": "'zh'"}, execution_count=1)]
+    shared = nbformat.v4.new_code_cell('import handmade\nhandmade.set_language("zh")\nprint(1)')
+    kept = site_tool.without_the_language_line([alone, shared])
+    assert [c.source for c in kept] == ["import handmade\nprint(1)"]
+
+
 def test_each_edition_downloads_a_font_of_only_the_chinese_characters_it_shows(site):
     """English pages show three Chinese characters (the switch's 中文 and 中文版): their font holds
     those, a few KB, not the Chinese edition's; each edition's font draws every character it shows."""

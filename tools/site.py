@@ -289,7 +289,7 @@ def image_alt(cell):
     return cell.metadata.get("mystnb", {}).get("image", {}).get("alt")
 
 
-CHOOSES_CHINESE = re.compile(r"^handmade\.set_language\(['\"]zh['\"]\)\s*$", re.M)
+CHOOSES_CHINESE = re.compile(r"^handmade\.set_language\(['\"]zh['\"]\)[ \t]*(?:\n|$)", re.M)
 
 
 def without_the_language_line(cells):
