@@ -7,8 +7,10 @@ that runs (the tests check that the two agree). ``generation_flops`` is what wri
 with the key/value cache costs, which ``handmade.inference`` reads to refuse a request too costly
 before it runs a single pass.
 
-Grading runs many small passes, where numpy's fixed cost per call outweighs the arithmetic:
-``pass_operations`` adds ``CALL_OPERATIONS`` for each array a pass taps, and ``grading_operations``
+Grading runs many small passes, where numpy's fixed cost per call outweighs the arithmetic, and
+long ones, where the attention scores (an entry per query and key) are elementwise work that costs
+more than its count: ``pass_operations`` adds ``CALL_OPERATIONS`` for each array a pass taps and
+``SCORE_OPERATIONS`` for each score of each head, and ``grading_operations``
 adds up the passes grading runs (``passes``: one per longest window) and the explanations of the
 contexts that fail, for ``handmade.course.tasks`` to refuse a grade too costly before it starts.
 """
@@ -68,14 +70,19 @@ def generation_flops(structure, n_context, max_new_tokens):
 
 # ---- grading: many small passes --------------------------------------------------------------
 
-CALL_OPERATIONS = 100_000  # one numpy call on small arrays takes as long as this much arithmetic (~6 µs)
+CALL_OPERATIONS = 100_000  # one numpy call on small arrays takes as long as this much arithmetic (~5 µs)
+SCORE_OPERATIONS = 300  # one attention score: scaled, masked, exponentiated, normalised, applied
 EXPLAINING = 3  # explaining a failing context: a recorded pass over its window, its shares and its words
 
 
 def pass_operations(structure, n_seq):
-    """What a pass of ``n_seq`` positions costs, in operations: its arithmetic and, for each array it
-    taps, CALL_OPERATIONS (benchmarks/bench_grader.py measures both against time)."""
-    return pass_flops(structure, n_seq) + CALL_OPERATIONS * len(structure.taps(derived=False))
+    """What a pass of ``n_seq`` positions (from position 0) costs, in operations: its arithmetic,
+    CALL_OPERATIONS for each array it taps and SCORE_OPERATIONS for each attention score of each
+    head (fitted on this machine's timings; benchmarks/bench_grader.py measures them against time)."""
+    scores = sum(block.n_head for block in structure.blocks) * n_seq * n_seq
+    return (
+        pass_flops(structure, n_seq) + CALL_OPERATIONS * len(structure.taps(derived=False)) + SCORE_OPERATIONS * scores
+    )
 
 
 def passes(windows):

@@ -440,7 +440,11 @@ BAD_TASK_FILES = {  # name: (the file's name, its content (None: no file), a phr
     "a missing file": ("gone.py", None, "cannot load tasks from 'gone.py': no such file"),
     "not named .py": ("tasks.json", '{"a": 1}', "'tasks.json': it is not a Python file: its name does not end in .py"),
     "a syntax error": ("broken.py", "def f(:\n", "'broken.py': it is not Python (invalid syntax at line 1)"),
-    "a binary file": ("binary.py", b"\xff\xfe\x00garbage", "'binary.py': it is not text in utf-8: byte 0xff at position 0"),
+    "a binary file": (
+        "binary.py",
+        b"\xff\xfe\x00garbage",
+        "'binary.py': it is not text in utf-8: byte 0xff at position 0",
+    ),
     "a raise": ("raises.py", "import handmade\n1 / 0\n", "'raises.py': it raised ZeroDivisionError: division by zero"),
     "an exit": ("exits.py", "import sys\nsys.exit(3)\n", "'exits.py': it raised SystemExit: 3"),
     "a long message": ("long.py", "raise ValueError('x' * 5000)\n", "'long.py': it raised ValueError: xxx"),

@@ -130,7 +130,9 @@ def test_task_descriptions_name_the_shape():
 
 
 def test_unknown_task_is_one_line():
-    with pytest.raises(ValueError, match="there is no task 'abcd'; did you mean abc\\? The tasks are alternate, ") as error:
+    with pytest.raises(
+        ValueError, match="there is no task 'abcd'; did you mean abc\\? The tasks are alternate, "
+    ) as error:
         grade("abcd", {})
     assert "\n" not in str(error.value) and str(error.value).endswith("; a teacher's task needs --tasks FILE.py")
 
@@ -649,14 +651,17 @@ OVER_A_LIMIT = {  # options of a task over a limit: a phrase of the one line tha
         {"alphabet": "abcdefgh", "n_ctx": 9, "n_embd": 8},
         "task shift: with 8 characters, n_ctx = 9 makes more than 20000 texts to ask its rule about: n_ctx can be at most 4",
     ),
-    "1001 extra examples": ({"extra_examples": [("ab", "c")] * 1001}, "task shift: it has more than 1000 extra examples"),
+    "1001 extra examples": (
+        {"extra_examples": [("ab", "c")] * 1001},
+        "task shift: it has more than 1000 extra examples",
+    ),
     "an endless generator": (
         {"extra_examples": (("ab", "c") for _ in itertools.count())},
         "task shift: it has more than 1000 extra examples",
     ),
     "an extra example too long": (
         {"extra_examples": [("ab", "c"), ("a" * 1025, "b")]},
-        "task shift: its extra example 1 is 1025 characters long; at most 1024",
+        "task shift: its extra_examples[1] is 1025 characters long; at most 1024",
     ),
 }
 

@@ -258,7 +258,7 @@ def grade(task, params, *, diagnose=True, reveal=False):
     task = get_task(task)
     examples, graded = task_examples(task), graded_tokens(task)  # a task that cannot be used says so first
     params = submission(task, params)
-    check_grading(task, params.structure, explained=diagnose)
+    check_grading(task, params.structure, explained=bool(diagnose))
     logits = logits_per_context([tokens for tokens, _right in graded], params)  # [n_examples, n_vocab]
     right = np.array([r for _tokens, r in graded])
     margins, predicted = margins_of(logits, right)

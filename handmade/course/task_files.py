@@ -55,7 +55,9 @@ def load_tasks(path):
     code = _compiled(path)
     with _collecting() as found:
         try:
-            user_code.run_bounded(exec, code, {"__name__": "__handmade_tasks__", "__file__": str(path)}, passing=(TaskError,))
+            user_code.run_bounded(
+                exec, code, {"__name__": "__handmade_tasks__", "__file__": str(path)}, passing=(TaskError,)
+            )
         except TaskError as error:
             raise _file_error(path, error) from error
         except user_code.Failed as failed:

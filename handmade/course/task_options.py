@@ -18,7 +18,7 @@ from ..basis import TOKEN_SHOWN, Basis, Labels
 from ..i18n import _
 from ..inference import Example
 from ..structure import BlockShape, Structure
-from ..tokenizer import MAX_ALPHABET
+from ..tokenizer import MAX_ALPHABET, check_alphabet
 from ..weights import MAX_BLOCKS, MAX_HEADS, MAX_N_CTX, MAX_WIDTH
 from . import user_code
 
@@ -40,14 +40,14 @@ def options(alphabet, n_ctx, labels, extra_examples, n_embd, n_layer, n_head, ml
     """(labels, structure, extra examples, refused) of a task from what ``@task`` was given, or
     OptionError; ``refused`` is why the task cannot be used (a limit it is over), or None."""
     _check_alphabet(alphabet)
-    _check_whole(n_ctx, "n_ctx", 1, MAX_N_CTX)
-    _check_whole(n_layer, "n_layer", 0, MAX_BLOCKS)
-    _check_whole(n_head, "n_head", 1, MAX_HEADS)
-    _check_mlp(mlp, n_layer, n_head)
+    n_ctx = _check_whole(n_ctx, "n_ctx", 1, MAX_N_CTX)  # a numpy integer becomes an int: no overflow later
+    n_layer = _check_whole(n_layer, "n_layer", 0, MAX_BLOCKS)
+    n_head = _check_whole(n_head, "n_head", 1, MAX_HEADS)
+    mlp = _check_mlp(mlp, n_layer, n_head)
     named = _labels(labels, alphabet, n_ctx, n_embd)
     structure = _structure(alphabet, n_ctx, named, n_layer, n_head, mlp)
     extra, refused = _extra_examples(extra_examples, alphabet)
-    labels = named if labels is not None else task_labels(named, structure)
+    labels = named if labels is not None else _task_labels(named, structure)
     return labels, structure, extra, _too_many_texts(alphabet, n_ctx) or refused
 
 
@@ -79,9 +79,9 @@ def _too_many_texts(alphabet, n_ctx):
 
 
 def _check_whole(value, argument, low, high):
-    """``whole``, the package's one whole-number check, with its sentence as the problem."""
+    """``whole``, the package's one whole-number check, with its sentence as the problem: the int."""
     try:
-        whole(value, argument, low, high)
+        return whole(value, argument, low, high)
     except (TypeError, ValueError) as wrong:
         raise OptionError(str(wrong)) from None
 
@@ -97,6 +97,7 @@ def _check_mlp(mlp, n_layer, n_head):
         raise OptionError(
             _("with n_layer = 0 there is no block for heads or an MLP: leave n_head at 1 and mlp at False")
         )
+    return mlp if isinstance(mlp, bool) else int(mlp)
 
 
 def _labels(labels, alphabet, n_ctx, n_embd):
@@ -104,8 +105,8 @@ def _labels(labels, alphabet, n_ctx, n_embd):
     if labels is None:
         if n_embd is None:
             raise OptionError(_("n_embd is required when no labels name the residual directions"))
-        _check_whole(n_embd, "n_embd", 1, MAX_WIDTH)
-        return Labels(alphabet, residual_names(alphabet, n_ctx, n_embd))
+        n_embd = _check_whole(n_embd, "n_embd", 1, MAX_WIDTH)
+        return Labels(alphabet, _residual_names(alphabet, n_ctx, n_embd))
     if not isinstance(labels, Labels):
         raise OptionError(_("labels must be a handmade.Labels; found {kind}").format(kind=type(labels).__name__))
     if labels.alphabet != alphabet:
@@ -123,23 +124,27 @@ def _labels(labels, alphabet, n_ctx, n_embd):
 
 
 def positions(n):  # P0, P1, ...: the direction that says "the token is at position i"
-    return [f"P{i}" for i in range(n)]
+    return [f"P{i}" for i in range(whole(n, "n", 0, MAX_N_CTX))]
 
 
 def token_direction(letter):  # the direction that says "the token is <letter>": Ta, Tb, ... (T␣ for a space)
+    if not isinstance(letter, str) or len(letter) != 1:
+        raise (ValueError if isinstance(letter, str) else TypeError)(
+            _("letter must be one character; found {value}").format(value=brief(letter))
+        )
     return "T" + TOKEN_SHOWN.get(letter, letter)
 
 
 def token_names(alphabet):
     """Ta, Tb, ... for the characters of ``alphabet``; T0, T1, ... when one of them cannot show in a
     name (a control character, or two that would show alike)."""
-    names = [token_direction(c) for c in alphabet]
+    names = [token_direction(c) for c in check_alphabet(alphabet)]
     if all(c.isprintable() or c in TOKEN_SHOWN for c in alphabet) and len(set(names)) == len(names):
         return names
     return [f"T{i}" for i in range(len(alphabet))]
 
 
-def residual_names(alphabet, n_ctx, n_embd):
+def _residual_names(alphabet, n_ctx, n_embd):
     """The ``n_embd`` residual directions of a task whose author named none, as the built-in tasks name
     theirs: positions P0 .. P{n_ctx-1}, tokens Ta Tb ..., then spare directions V, V1, V2, ... (where
     attention can write). The tokens come first: the positions are named only if they all fit beside
@@ -154,7 +159,7 @@ def residual_names(alphabet, n_ctx, n_embd):
     return Basis({group: names for group, names in groups.items() if names})
 
 
-def task_labels(labels, structure):
+def _task_labels(labels, structure):
     """``labels`` with every block's attention directions and hidden units named as a model of
     ``structure`` shows them (the residual's names, else a0, a1, ...; h0, h1, ...), so that
     ``labels.attention[b]`` and ``labels.hidden[b]`` are there to build with, as the notebooks do."""
@@ -203,13 +208,16 @@ def _n_hidden(mlp, named, n_embd, block):
 
 
 def _extra_examples(pairs, alphabet):
-    """(``pairs`` as Examples over ``alphabet``, why there are too many or too long ones, or None);
-    at most MAX_EXTRA + 1 are read, so an endless iterator is never read to its end."""
+    """(``pairs`` as Examples over ``alphabet``, why the task cannot use them, or None): too many, too
+    long, or a generator of the teacher's that fails. At most MAX_EXTRA + 1 are read, so an endless
+    iterator is never read to its end."""
     try:
         given = _first(pairs, MAX_EXTRA + 1)
         found = tuple(pair if isinstance(pair, Example) else Example(*pair) for pair in given)
         fits = all(_over(e.context, alphabet) and len(e.expected) == 1 and _over(e.expected, alphabet) for e in found)
         fits = fits and not isinstance(pairs, str) and not any(isinstance(pair, str) for pair in given)
+    except user_code.Failed as failed:
+        return (), _("its extra_examples {failed}").format(failed=failed.clause)
     except TypeError:
         fits = False
     if not fits:
@@ -223,19 +231,18 @@ def _extra_examples(pairs, alphabet):
     long = next((i for i, e in enumerate(found) if len(e.context) > MAX_EXTRA_LENGTH), None)
     if long is not None:
         return found, _(
-            "its extra example {i} is {n} characters long; at most {limit}, the most positions a model can have"
+            "its extra_examples[{i}] is {n} characters long; at most {limit}, the most positions a model can have"
         ).format(i=long, n=len(found[long].context), limit=MAX_EXTRA_LENGTH)
     return found, None
 
 
 def _first(pairs, n):
-    """The first ``n`` of ``pairs``; read as a teacher's code (a generator's) when it is not a list or tuple."""
+    """The first ``n`` of ``pairs`` (TypeError if it is not iterable), read as a teacher's code (a
+    generator's) when it is not a list or tuple: ``user_code.Failed`` when that code fails."""
     if isinstance(pairs, (list, tuple)):
         return tuple(pairs[:n])
-    try:
-        return user_code.run_bounded(lambda: tuple(itertools.islice(pairs, n)), passing=(TypeError,))
-    except user_code.Failed as failed:
-        raise OptionError(_("its extra_examples {failed}").format(failed=failed.clause)) from None
+    iterator = iter(pairs)
+    return user_code.run_bounded(lambda: tuple(itertools.islice(iterator, n)))
 
 
 def _over(text, alphabet):  # a string of one or more characters of alphabet

@@ -104,7 +104,7 @@ class Task:
         if not callable(build):
             raise TaskError(
                 _("{task}: {problem}").format(
-                    task=called(self),
+                    task=_called(self),
                     problem=_("its reference is a function that returns the weights; found {kind}").format(
                         kind=type(build).__name__
                     ),
@@ -272,13 +272,13 @@ def examples(task):
 @functools.cache
 def _examples(task):
     if task.refused:
-        raise ValueError(_("{task}: {problem}").format(task=called(task), problem=task.refused))
+        raise ValueError(_("{task}: {problem}").format(task=_called(task), problem=task.refused))
     enumerated = [Example(context, _answer(task, context, answer)) for context, answer in _asked(task)]
     found = (*task.extra_examples, *(e for e in enumerated if e.expected is not None))
     if not found:
         raise ValueError(
             _("{task} grades no context: its rule returns None for every text of 1 to {n_ctx} letters").format(
-                task=called(task), n_ctx=task.n_ctx
+                task=_called(task), n_ctx=task.n_ctx
             )
         )
     return found
@@ -309,7 +309,7 @@ def _asked(task):
             )
         else:
             problem = _("its rule {failed} after {context}").format(failed=failed.clause, context=context)
-        raise ValueError(_("{task}: {problem}").format(task=called(task), problem=problem)) from failed.error
+        raise ValueError(_("{task}: {problem}").format(task=_called(task), problem=problem)) from failed.error
     return asked
 
 
@@ -324,7 +324,7 @@ def _answer(task, context, answer):
     problem = _("its rule answered {answer} after {context}; an answer is a character of {alphabet}, or None").format(
         answer=shown, context=repr(context), alphabet=repr(task.alphabet)
     )
-    raise ValueError(_("{task}: {problem}").format(task=called(task), problem=problem))
+    raise ValueError(_("{task}: {problem}").format(task=_called(task), problem=problem))
 
 
 def graded_tokens(task):
@@ -337,7 +337,7 @@ def _graded_tokens(task):
     return tuple((tuple(tokenize(e.context, task.alphabet)), task.alphabet.index(e.expected)) for e in examples(task))
 
 
-def called(task):
+def _called(task):
     """How a message names ``task``: "task shift", or "task shift in 'homework.py'" for a teacher's file's."""
     name = task.name if len(task.name) <= 40 else task.name[:39] + "…"
     if task.source is None:
@@ -357,8 +357,14 @@ def _lengths(task, n_ctx):
 
 
 def grading_cost(task, structure, explained=True):
-    """(operations, passes, longest pass): what grading a model of ``structure`` on ``task`` costs,
-    worked out before any pass; with ``explained``, the explanation of every context, were all to fail."""
+    """(operations, passes, longest pass): what grading a model of ``structure`` (``weights.structure``)
+    on ``task`` costs, worked out before any pass; with ``explained``, the explanation of every context,
+    were all to fail."""
+    if not isinstance(structure, Structure):
+        raise TypeError(
+            _("structure must be a model's Structure (weights.structure); found {value}").format(value=brief(structure))
+        )
+    _yes_or_no(explained, "explained")
     runs, windows = _lengths(get_task(task), structure.n_ctx)
     return grading_operations(structure, runs, windows if explained else Counter()), sum(runs.values()), max(runs)
 
@@ -366,6 +372,7 @@ def grading_cost(task, structure, explained=True):
 def check_grading(task, structure, explained=True, designed=False):
     """ValueError, with the estimate, when grading a model of ``structure`` on ``task`` would cost
     more than MAX_GRADING operations; ``designed``: the structure is the task's own shape."""
+    _yes_or_no(designed, "designed")
     cost, runs, longest = grading_cost(task, structure, explained)
     if cost <= MAX_GRADING:
         return
@@ -381,7 +388,12 @@ def check_grading(task, structure, explained=True, designed=False):
         sentence = _(
             "grading {task} would take these weights about {cost:.1e} operations ({passes} passes of up to {longest} positions), more than the {limit:.0e} allowed"
         )
-    raise ValueError(sentence.format(task=called(task), cost=cost, passes=runs, longest=longest, limit=MAX_GRADING))
+    raise ValueError(sentence.format(task=_called(task), cost=cost, passes=runs, longest=longest, limit=MAX_GRADING))
+
+
+def _yes_or_no(value, name):
+    if not isinstance(value, bool):
+        raise TypeError(_("{name} must be True or False; found {value}").format(name=name, value=brief(value)))
 
 
 def usable(task):
@@ -425,14 +437,16 @@ def _unknown(name, tasks):
         sentence = _("there is no task {name}; the tasks are {names}; a teacher's task needs --tasks FILE.py")
     found = {"name": brief(name, 24), "close": close[0] if close else ""}
     room = SHOWN_NAMES - len(sentence.format(**found, names=""))
-    return sentence.format(**found, names=whole_names(names, room))
+    return sentence.format(**found, names=_whole_names(names, room))
 
 
-def whole_names(names, limit):
+def _whole_names(names, limit):
     """``names`` joined with commas, as many whole names as fit in ``limit`` characters, then how many
     more there are: never a name cut in the middle."""
+    # TRANSLATORS: what goes between two names of a list (in Chinese, 、)
+    separator = _(", ")
     for count in range(len(names), 0, -1):
-        shown, more = ", ".join(names[:count]), len(names) - count
+        shown, more = separator.join(names[:count]), len(names) - count
         if more:
             shown = ngettext("{names} and {n} more", "{names} and {n} more", more).format(names=shown, n=more)
         if len(shown) <= limit:
@@ -484,8 +498,8 @@ def reference(task):
         built = user_code.run_bounded(task.build)
     except user_code.Failed as failed:
         problem = _("its reference solution {failed}").format(failed=failed.clause)
-        raise ValueError(_("{task}: {problem}").format(task=called(task), problem=problem)) from failed.error
+        raise ValueError(_("{task}: {problem}").format(task=_called(task), problem=problem)) from failed.error
     if not isinstance(built, dict):
         problem = _("its reference solution returned {kind}, not weights").format(kind=type(built).__name__)
-        raise ValueError(_("{task}: {problem}").format(task=called(task), problem=problem))
+        raise ValueError(_("{task}: {problem}").format(task=_called(task), problem=problem))
     return built if labels_of(built) is not None else Weights(built, task.labels)
