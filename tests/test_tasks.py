@@ -2,6 +2,7 @@
 the right stage named, and bad submissions get one line, never a traceback."""
 
 import itertools
+import json
 import re
 import subprocess
 import sys
@@ -746,3 +747,125 @@ def test_the_built_in_tasks_load_whichever_module_is_imported_first():
     code = "import handmade.course.builtin_tasks as b; from handmade.course.tasks import TASKS; print(len(TASKS))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, encoding="utf-8", timeout=60)
     assert out.stdout == f"{len(NAMES)}\n", out.stderr
+
+
+# ---- a teacher's task without labels: the names a built-in task has ---------------------------
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+
+
+def labels_recipes():
+    """The lines of notebooks 15, 17 and 19 that read a task's labels (``B = task.labels.residual``,
+    ``H = task.labels.hidden[0]``, ...), as they are written there."""
+    found = set()
+    for number in ("15", "17", "19"):
+        for path in NOTEBOOKS.glob(f"{number}_*.ipynb"):
+            for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+                for line in "".join(cell["source"]).splitlines():
+                    if re.match(r"^\w+(, \w+)* = (task\.labels\.\S+(, )?)+", line):
+                        found.add(line.split("  #")[0])
+    return sorted(found)
+
+
+RECIPES = labels_recipes()
+
+
+@pytest.mark.parametrize("recipe", RECIPES)
+@pytest.mark.parametrize("shape", [{"mlp": True}, {"n_head": 2}, {"n_layer": 2, "mlp": 6}])
+def test_every_notebook_recipe_that_reads_labels_runs_on_a_task_without_labels(recipe, shape):
+    """Each block's attention directions and, where it has an MLP, its hidden units are there to
+    build with (a block without an MLP has none: hidden[b] is None)."""
+    task = make(shift, alphabet="abc", n_ctx=4, n_embd=8, **shape)
+    if "hidden" in recipe and not task.mlp:
+        assert task.labels.hidden == (None,) * task.n_layer
+        return
+    found = {"task": task}
+    exec(recipe, {}, found)  # as the notebook writes it: no IndexError, a Basis each
+    B = task.labels.residual
+    for name, basis in found.items():
+        if name == "task":
+            continue
+        assert isinstance(basis, Basis) and len(basis) > 0
+        rows = B.matrix({(B.names[0], basis.names[-1]): 1}, cols=basis)  # [n_embd, len(basis)]
+        back = basis.matrix({(basis.names[-1], B.names[0]): 1}, cols=B)  # [len(basis), n_embd]
+        assert rows.shape == back.T.shape == (8, len(basis)) and rows[0, -1] == back[-1, 0] == 1
+    model = parts.with_parts(
+        blank(task), {"wte": B.one_hot_rows(["Ta", "Tb", "Tc"]), "wpe": B.one_hot_rows(["P0", "P1", "P2", "P3"])}
+    )
+    assert grade(task, model, diagnose=False).total == 120
+
+
+def xor_rule(context):
+    """Say 1 if the last two bits differ, 0 if they are the same."""
+    return str(int(context[-1] != context[-2])) if len(context) >= 2 else None
+
+
+def test_notebook_15s_design_passes_a_teachers_xor_defined_without_labels():
+    """The same names as the built-in xor (P0..P4 | T0 T1 | V), hidden units h0 h1: the notebook's
+    cells, with h0 and h1 for its s>0 and s<0, build a model that passes."""
+    task = make(xor_rule, alphabet="01", n_ctx=5, n_embd=8, mlp=2)
+    assert task.labels.residual == TASKS["xor"].labels.residual and list(task.labels.hidden[0]) == ["h0", "h1"]
+    B, H = task.labels.residual, task.labels.hidden[0]
+    LG, places = 1024, [f"P{i}" for i in range(task.n_ctx)]
+    model = parts.with_parts(
+        blank(task),
+        {
+            "wte": B.one_hot_rows(["T0", "T1"]),
+            "wpe": B.one_hot_rows(places),
+            "q": B.matrix({(p, places[j]): LG for i, p in enumerate(places) for j in (i - 1, i) if j >= 0}),
+            "k": B.matrix({(p, p): 1 for p in places}),
+            "v": B.matrix({("T0", "V"): 1, ("T1", "V"): -1}),
+            "c_proj.w": B.matrix({("V", "V"): 1}),
+            "mlp.c_fc.w": B.matrix({("V", "h0"): LG, ("V", "h1"): -LG}, cols=H),
+            "mlp.c_proj.w": H.matrix({("h0", "T0"): 1, ("h1", "T0"): 1}, cols=B),
+            "mlp.c_proj.b": B.vector({"T1": LG / 2}),
+        },
+    )
+    report = grade(task, model)
+    assert report.passed, str(report)
+
+
+def back_two(context):
+    """Say the letter before the last."""
+    return context[-2] if len(context) >= 2 else None
+
+
+def test_a_report_on_a_task_without_labels_names_its_directions_as_a_built_in_ones():
+    """The issue: reports said e5 where a learner must read a. A head that writes the right letter
+    with the wrong sign: the report says what the head carried, by the directions' names."""
+    task = make(back_two, n_embd=6)
+    B, LG, letters = task.labels.residual, 1024, ["Ta", "Tb", "Tc"]
+    wrong_sign = {
+        "wte": B.one_hot_rows(letters),
+        "wpe": B.one_hot_rows(["P0", "P1", "P2"]),
+        "q": B.matrix({("P1", "P0"): LG, ("P2", "P1"): LG}),
+        "k": B.matrix({(p, p): 1 for p in ("P0", "P1", "P2")}),
+        "v": B.matrix({(t, t): 1 for t in letters}),
+        "c_proj.w": B.matrix({(t, t): -LG for t in letters}),
+    }
+    report = str(grade(task, parts.with_parts(blank(task), wrong_sign)))
+    assert "before c_proj its output is Ta = 1" in report and " e" not in report.split("where it goes wrong")[1]
+
+
+NAMED = {  # (alphabet, n_ctx, n_embd): the residual directions a task without labels gets
+    ("ab", 5, 8): "P0 P1 P2 P3 P4 | Ta Tb | V",
+    ("abc", 3, 3): "Ta Tb Tc",
+    ("abc", 3, 5): "Ta Tb Tc | V V1",  # the positions do not all fit: none, and the rest is spare
+    ("abc", 3, 6): "P0 P1 P2 | Ta Tb Tc",
+    ("abc", 3, 9): "P0 P1 P2 | Ta Tb Tc | V V1 V2",
+    ("abcd", 3, 2): "e0 e1",  # not even the tokens fit
+    ("a b", 2, 3): "Ta T␣ Tb",
+    ("a\x07", 2, 2): "T0 T1",  # a character that cannot show in a name
+}
+
+
+@pytest.mark.parametrize("alphabet, n_ctx, n_embd", list(NAMED))
+def test_the_directions_of_a_task_without_labels_are_named_by_one_rule(alphabet, n_ctx, n_embd):
+    task = make(shift, alphabet=alphabet, n_ctx=n_ctx, n_embd=n_embd)
+    assert repr(task.labels.residual) == f"Basis({NAMED[alphabet, n_ctx, n_embd]})"
+    assert blank(task).labels == task.labels
+
+
+def test_a_teachers_labels_still_win():
+    named = Labels("abc", Basis(["x", "y", "z"]))
+    assert make(n_embd=None, labels=named).labels == named
