@@ -982,11 +982,13 @@ ENDLESS = {  # reader: (call on an endless iterator, its limit)
         training.MAX_BATCH_TOKENS,
     ),
     "accuracy(examples=...)": (lambda it: handmade.accuracy(examples=it), inference.MAX_EXAMPLES),
+    "@task(extra_examples=...)": (lambda it: tasks.examples(_task(extra_examples=it)), task_options.MAX_EXTRA),
 }
 ENDLESS_PAIRS = {
     "example_batches": [([0, 0], 1)],
     "example_batches, characters": [("aa", "b")],
     "accuracy(examples=...)": [("aa", "b")],
+    "@task(extra_examples=...)": [("aa", "b")],
 }
 
 
