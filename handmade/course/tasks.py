@@ -47,7 +47,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..arguments import UnknownName, brief, text_of
+from ..arguments import UnknownName, brief, text_of, yes_or_no
 from ..basis import Labels
 from ..cost import grading_operations, passes
 from ..i18n import _, ngettext
@@ -284,18 +284,14 @@ def _examples(task):
     return found
 
 
-def _texts(task):  # every string over the alphabet of 1 to n_ctx characters, shortest first
-    for length in range(1, task.n_ctx + 1):
-        for letters in itertools.product(task.alphabet, repeat=length):
-            yield "".join(letters)
-
-
 def _asked(task):
     """[(text, the rule's answer)] for every text, the rule run as a teacher's code (``user_code``)."""
     asked = []
 
-    def ask():
-        for context in _texts(task):
+    def ask():  # every string over the alphabet of 1 to n_ctx characters, shortest first
+        for context in (
+            "".join(t) for n in range(1, task.n_ctx + 1) for t in itertools.product(task.alphabet, repeat=n)
+        ):
             asked.append((context, None))  # where it was, should the rule fail there
             asked[-1] = (context, task.next_token(context))
 
@@ -364,7 +360,7 @@ def grading_cost(task, structure, explained=True):
         raise TypeError(
             _("structure must be a model's Structure (weights.structure); found {value}").format(value=brief(structure))
         )
-    _yes_or_no(explained, "explained")
+    yes_or_no(explained, "explained")
     runs, windows = _lengths(get_task(task), structure.n_ctx)
     return grading_operations(structure, runs, windows if explained else Counter()), sum(runs.values()), max(runs)
 
@@ -372,7 +368,7 @@ def grading_cost(task, structure, explained=True):
 def check_grading(task, structure, explained=True, designed=False):
     """ValueError, with the estimate, when grading a model of ``structure`` on ``task`` would cost
     more than MAX_GRADING operations; ``designed``: the structure is the task's own shape."""
-    _yes_or_no(designed, "designed")
+    yes_or_no(designed, "designed")
     cost, runs, longest = grading_cost(task, structure, explained)
     if cost <= MAX_GRADING:
         return
@@ -389,11 +385,6 @@ def check_grading(task, structure, explained=True, designed=False):
             "grading {task} would take these weights about {cost:.1e} operations ({passes} passes of up to {longest} positions), more than the {limit:.0e} allowed"
         )
     raise ValueError(sentence.format(task=_called(task), cost=cost, passes=runs, longest=longest, limit=MAX_GRADING))
-
-
-def _yes_or_no(value, name):
-    if not isinstance(value, bool):
-        raise TypeError(_("{name} must be True or False; found {value}").format(name=name, value=brief(value)))
 
 
 def usable(task):

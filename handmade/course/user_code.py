@@ -185,7 +185,7 @@ def _deadline(seconds, signals):
 def _alarm(seconds, signals):
     """SIGALRM at the deadline raises Overtime; a timer set before (an outer bound) still rings in time."""
     start, on = time.monotonic(), [True]
-    outer, _interval = signal.getitimer(signal.ITIMER_REAL)
+    outer, every = signal.getitimer(signal.ITIMER_REAL)
 
     def ring(signum, frame):
         if outer and time.monotonic() - start >= outer and callable(previous):
@@ -203,7 +203,7 @@ def _alarm(seconds, signals):
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
         if outer:  # the outer timer, with the time it has left
-            signal.setitimer(signal.ITIMER_REAL, max(outer - (time.monotonic() - start), 1e-3))
+            signal.setitimer(signal.ITIMER_REAL, max(outer - (time.monotonic() - start), 1e-3), every)
 
 
 @contextlib.contextmanager
