@@ -29,6 +29,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..arguments import brief, fmt
+from ..cost import passes
 from ..i18n import _
 from ..inference import Example
 from ..parts import with_part
@@ -45,7 +46,7 @@ from ..weights import (
 from . import progress
 from .explain import explain, lagging, missing, read_window, shares
 from .shown_models import shown_model
-from .tasks import TASKS, get_task, graded_tokens, reference, withheld
+from .tasks import TASKS, check_grading, get_task, graded_tokens, reference, withheld
 from .tasks import examples as task_examples
 
 # A logit gap of 1 makes the right token at least e = 2.7 times as likely as any wrong one, and
@@ -251,11 +252,13 @@ def grade(task, params, *, diagnose=True, reveal=False):
     ``diagnose=False`` skips explaining why (for a quick score after an edit); ``reveal=True`` adds
     the reference solution's shares on the diagnosed context: the answer, shown only when asked.
     Grading records nothing: where a learner hands a model in, ``handed_in`` grades it and records
-    a pass of the learner's own in the progress file.
+    a pass of the learner's own in the progress file. A grade that would cost more than
+    ``tasks.MAX_GRADING`` operations is refused before any pass, with its estimate.
     """
     task = get_task(task)
+    examples, graded = task_examples(task), graded_tokens(task)  # a task that cannot be used says so first
     params = submission(task, params)
-    examples, graded = task_examples(task), graded_tokens(task)
+    check_grading(task, params.structure, explained=bool(diagnose))
     logits = logits_per_context([tokens for tokens, _right in graded], params)  # [n_examples, n_vocab]
     right = np.array([r for _tokens, r in graded])
     margins, predicted = margins_of(logits, right)
@@ -300,7 +303,7 @@ def _recorded(task, params):
     """Record the pass of ``params`` (checked, passing) in the progress file: None when it is
     recorded, else why not: a model the course shows is not the learner's (``shown_models``), or
     the file could not take it (``progress.add`` says why)."""
-    theirs = _reference_of(task) if TASKS.get(task.name) is not task else None  # a teacher's task's own
+    theirs = _reference_of(task)[0] if TASKS.get(task.name) is not task else None  # a teacher's task's own
     shown = shown_model(task, params, theirs)
     if shown is not None:
         return _(
@@ -357,20 +360,26 @@ def graded(task, params):
 def _explained(report, task, params, cases, reveal):
     """The report with an Explanation per case (the failing contexts, or the least sure one), the
     first as its diagnosis, and the reference's shares there when ``reveal``."""
-    reference_model = _reference_of(task)
+    reference_model, unusable = _reference_of(task)
     readings = {}
     explained = [
         _explain(params, example, tokens, right, report.threshold, readings) for example, (tokens, right) in cases
     ]
     first, (tokens, right) = explained[0], cases[0][1]
     window = tuple(tokens[-len(params["wpe"]) :])
-    theirs = _shares_in(reference_model, tokens, right, first, window) if reference_model is not None else None
+    theirs = None
+    try:
+        theirs = _shares_in(reference_model, tokens, right, first, window) if reference_model is not None else None
+    except (NonFiniteError, WeightsError) as error:  # the reference's own pass fails: its fault, not these weights'
+        unusable = _("its reference solution fails on {context}: {error}").format(
+            context=repr(cases[0][0].context), error=error
+        )
     if theirs:  # the part whose share falls furthest short of the reference's: the one to speak of
         first = _explain(params, cases[0][0], tokens, right, report.threshold, readings, lagging(first.shares, theirs))
         first = replace(first, sentence=first.sentence + missing(first.shares, theirs, first.expected))
         explained[0] = first
     failing = tuple(explained) if report.n_failures else ()
-    revealed = _revealed(theirs, task) if reveal else None
+    revealed = _revealed(theirs, task, unusable) if reveal else None
     return replace(
         report,
         explained=failing,
@@ -389,10 +398,13 @@ def _explain(params, example, tokens, right, threshold, readings, prefer=None):
 
 
 def _reference_of(task):
+    """(the task's reference solution, checked for it, or None; why it cannot be used, if it is broken)."""
+    if task.build is None or withheld(task):  # a task without one (a teacher's may have none), or not here
+        return None, None
     try:
-        return submission(task, reference(task))
-    except ValueError:  # a task without a reference solution (a teacher's may have none)
-        return None
+        return submission(task, reference(task)), None
+    except ValueError as error:  # it raises, returns no weights, or weights that do not fit the task
+        return None, str(error)
 
 
 def _shares_in(model, tokens, right, explanation, window):
@@ -404,7 +416,9 @@ def _shares_in(model, tokens, right, explanation, window):
     return shares(read_window(window, model), len(window) - 1, model, right, wrong)
 
 
-def _revealed(theirs, task):
+def _revealed(theirs, task, unusable=None):
+    if unusable:  # a teacher's reference that is broken: said, not taken for an absent one
+        return _("  (the reference solution cannot be shown: {problem})").format(problem=unusable)
     if theirs is None and withheld(task):  # an install for learners: the answers are not here
         return _("  (the answers are not installed here: this install has no reference solution to show)")
     if theirs is None:
@@ -419,20 +433,18 @@ def _listed(found):
 
 
 def logits_per_context(contexts, params):  # contexts: token-id tuples -> [len(contexts), n_vocab]
-    """The logits after each context (its last n_ctx tokens), one forward pass per longest window:
-    the pass over a window gives the logits of every prefix of it too."""
+    """The logits after each context (its last n_ctx tokens), one forward pass per longest window
+    (``cost.passes``): the pass over a window gives the logits of every prefix of it too."""
     n_ctx = len(params["wpe"])
     windows = [tokens[-n_ctx:] for tokens in contexts]
-    after = {}  # window prefix -> logits after its last token
-    for window in sorted(set(windows), key=len, reverse=True):
-        if window in after:
-            continue
+    after = {}  # window -> logits after its last token
+    for run, answered in passes(windows):
         try:
-            logits = forward(window, params)  # [len(window), n_vocab]
+            logits = forward(run, params)  # [len(run), n_vocab]
         except NonFiniteError as error:
             raise WeightsError(str(error)) from None
-        for end in range(1, len(window) + 1):
-            after[window[:end]] = logits[end - 1]
+        for window in answered:
+            after[window] = logits[len(window) - 1]
     return np.array([after[window] for window in windows])
 
 
