@@ -1855,7 +1855,6 @@ def site_builder_cases():
 
 
 # ==== end of 15 ======================================================================================
-=======
 # ---- 12. teachers' files: their code runs bounded, its failures are its own, in one line ---------------
 
 SHORT = 0.5  # seconds a teacher's code may run here (user_code.SECONDS), so that a hang is found quickly
