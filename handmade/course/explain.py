@@ -144,6 +144,7 @@ class Explanation:
     margin: float  # logit(expected) - logit(wrong)
     shares: dict  # {part: its share of the margin}, in the order of the pass; they sum to the margin
     sentence: str
+    named: Name | None = None  # the part the sentence speaks of
     part: Name | None = None  # the head or MLP the path back starts from, if any
     path: tuple | None = (
         None  # the Steps back from ``part`` to the cause (``handmade.course.path``); None: not followed
@@ -159,6 +160,7 @@ class Explanation:
             "margin": self.margin,
             "contributions": self.shares,
             "sentence": self.sentence,
+            "named": None if self.named is None else str(self.named),
             "path": None if self.path is None else [step.to_json() for step in self.path],
         }
 
@@ -169,25 +171,38 @@ def explain(reading, position, params, example, right, threshold, prefer=None):
     pushes the wrong way (the one a reference solution relies on, if this model has it)."""
     logits = reading.tapped[T.logits][position]
     wrong = int(np.argmax(np.where(np.arange(len(logits)) == right, -np.inf, logits)))
-    found = shares(reading, position, params, right, wrong)
+    vectors = part_vectors(reading, position, params)
+    direction = params["wte"][right] - params["wte"][wrong]  # [n_embd]
+    found = {name: float(v @ direction) for name, v in vectors.items()}
     tokens = params.labels.token_names(params.structure.n_vocab)
     words = {"expected": tokens[right], "wrong": tokens[wrong], "threshold": fmt(threshold)}
     margin = float(logits[right] - logits[wrong])
     sentence, part = _reason(found, margin, words, prefer)
+    named = part
+    if part is None:  # no part tells them apart: the head or MLP that writes most, if any, to see why
+        part = _writing_most(vectors)
     if part is not None and part.kind in ("wte", "wpe"):  # a fixed push: say what the blocks do about it
         part = _strongest_block_part(found)
         sentence += _what_the_blocks_add(found, part, words)
     if part is not None and not (part.kind is None or part.kind == "mlp"):  # a bias: nothing to follow back
         part = None
     predicted = tokens[int(np.argmax(logits))]
-    return Explanation(example.context, tokens[right], tokens[wrong], predicted, margin, found, sentence, part)
+    return Explanation(example.context, tokens[right], tokens[wrong], predicted, margin, found, sentence, named, part)
+
+
+def _writing_most(vectors):
+    """The head or MLP whose vector is largest, or None when none writes anything."""
+    acting = {name: float(np.abs(v).max()) for name, v in vectors.items() if name.kind is None or name.kind == "mlp"}
+    part = max(acting, key=acting.get, default=None)
+    return part if part is not None and acting[part] > tolerance(acting.values()) else None
 
 
 def _strongest_block_part(found):
     """The head or MLP that pushes the right way most (the parts a design changes; of equals, the
     one nearest the logits), or None."""
     acting = [name for name in found if name.kind is None or name.kind == "mlp"]
-    return max(reversed(acting), key=found.get, default=None)
+    small = tolerance(found.values())
+    return max(reversed(acting), key=lambda name: found[name] if abs(found[name]) > small else 0.0, default=None)
 
 
 def _what_the_blocks_add(found, part, words):

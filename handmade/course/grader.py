@@ -371,7 +371,7 @@ def _explained(report, task, params, cases, focus, reveal):
     """The report with an Explanation per case (every context under the margin), the path back followed
     for the first PATHS and for ``cases[focus]``, which the text speaks of; and the reference's shares
     there when ``reveal``."""
-    readings = {}
+    readings = _readings([tuple(tokens[-len(params["wpe"]) :]) for _example, (tokens, _right) in cases], params)
     explained = [
         _explain(params, example, tokens, right, report.threshold, readings, follow_path=i < PATHS or i == focus)
         for i, (example, (tokens, right)) in enumerate(cases)
@@ -397,10 +397,7 @@ def _explained(report, task, params, cases, focus, reveal):
 
 def _explain(params, example, tokens, right, threshold, readings, prefer=None, follow_path=True):
     """The Explanation of ``example`` (its tokens and right token id), with its path back when ``follow_path``."""
-    window = tuple(tokens[-len(params["wpe"]) :])
-    if window not in readings:
-        readings[window] = read_window(window, params)
-    reading, position = readings[window], len(window) - 1
+    reading, position = readings[tuple(tokens[-len(params["wpe"]) :])]
     found = explain(reading, position, params, example, right, threshold, prefer)
     if not follow_path:
         return found
@@ -410,6 +407,19 @@ def _explain(params, example, tokens, right, threshold, readings, prefer=None, f
     direction = margin_direction(reading, position, params, right, wrong)
     reader = ("margin", found.expected, found.wrong)
     return replace(found, path=follow(reading, position, params, found.part, direction, reader))
+
+
+def _readings(windows, params):
+    """{window: (a recorded pass, the position of the window's last token in it)}: one pass per longest
+    window, which a causal model's prefixes of it are read from too."""
+    found = {}
+    for window in sorted(set(windows), key=len, reverse=True):
+        if window not in found:
+            reading = read_window(window, params)
+            found.update(
+                {window[:end]: (reading, end - 1) for end in range(len(window), 0, -1) if window[:end] not in found}
+            )
+    return found
 
 
 def _reference_of(task):

@@ -79,9 +79,11 @@ def follow(reading, position, params, part, direction, reader):
     """The Steps back from ``part`` (a head or an MLP) at ``position``, read along ``direction``."""
     model = _Model(reading, params)
     read, steps = Read(part, position, direction, 1, reader), []
-    while read is not None and len(steps) < MAX_STEPS:
+    while isinstance(read, Read) and len(steps) < MAX_STEPS:
         step, read = (_mlp_step if read.part.kind == "mlp" else _head_step)(model, read)
         steps.append(step)
+    if isinstance(read, Step):  # the last step: nothing before writes what was read
+        steps.append(read)
     return tuple(steps)
 
 
@@ -168,23 +170,46 @@ def _head_view(model, block, head):
     )
 
 
-def _could_write(model, direction, upto):
-    """The head or MLP that writes before ``upto`` = (block, "attn" or "mlp") whose output can move
-    ``direction`` most, or None when none can."""
-    best, most = None, 0.0
+def _writers_before(model, upto):
+    """[(a head or MLP that writes before ``upto`` = (block, "attn" or "mlp"), its output matrix)], latest last."""
     block, layer = upto
+    found = []
     for b, shape in enumerate(model.structure.blocks[: block + (layer == "mlp")]):
         params = model.params["blocks"][b]
         for h in range(shape.n_head):
-            rows = params["attn"]["c_proj"]["w"][h * shape.d_head : (h + 1) * shape.d_head]
-            best, most = _larger((Name(None, b, h), np.abs(rows @ direction).max()), (best, most))
+            found.append((Name(None, b, h), params["attn"]["c_proj"]["w"][h * shape.d_head : (h + 1) * shape.d_head]))
         if shape.mlp and b < block:
-            best, most = _larger((Name("mlp", b), np.abs(params["mlp"]["c_proj"]["w"] @ direction).max()), (best, most))
-    return best if most > tolerance(direction) else None
+            found.append((Name("mlp", b), params["mlp"]["c_proj"]["w"]))
+    return found
 
 
-def _larger(candidate, best):
-    return candidate if candidate[1] > best[1] else best
+def _written_by(model, read):
+    """``read`` (whose part is a guess) made a Read of the head or MLP before it that can move its
+    direction most; or, when none can, a last Step that says so, naming their empty columns; or None
+    when there is no head or MLP before it."""
+    upto = (read.reader[1], "mlp" if read.reader[0] == "unit" else "attn")
+    writers = _writers_before(model, upto)
+    reach = {name: float(np.abs(matrix @ read.direction).max()) for name, matrix in writers}
+    best = max(reach, key=reach.get, default=None)
+    if best is not None and reach[best] > tolerance(read.direction):
+        return Read(best, read.position, read.direction, read.sign, read.reader)
+    directions = model.direction_names(read.direction)
+    if not writers or not directions:
+        return None
+    kinds = {None: "c_proj.w", "mlp": "mlp.c_proj.w"}
+    named = tuple(
+        (f"{model.short[Name(kinds[name.kind], name.block)]}[·, {directions[0]}]", 0.0) for name, _m in writers[-2:]
+    )
+    text = _(
+        "No head or MLP before it writes into {directions}, which {reader} reads at position {position}: {entries}."
+    ).format(
+        directions=", ".join(directions),
+        reader=_reader(read.reader),
+        position=read.position,
+        entries=_entries_said(named),
+    )
+    facts = {"directions": directions}
+    return Step("unwritten", writers[-1][0], read.position, 0.0, facts, named, text)
 
 
 # ---- a head -------------------------------------------------------------------------------------
@@ -305,25 +330,24 @@ def _attention(model, read, view, gains, wanted, amount):
         "scores": {"rival": float(pairs.rival.sum()), "wanted": float(pairs.wanted.sum())},
         "terms": _terms(pairs),
     }
-    if term is None:
+    unanswered = _unanswered(view, pairs, term, p, wanted)
+    if unanswered is not None:
+        entries, why, after = _unmet(model, read, view, pairs, unanswered, rival, wanted)
+    elif term is None:
         entries, why, after = _nothing(model, read, view, pairs, rival, wanted)
     else:
         entries, why, after = _term(model, read, view, pairs, term, side, case, rival, wanted)
+    carried, text = _carried(model, read, view, gains, amount)
     said = {
-        "position": p,
-        "head": _writer(read.part),
-        "places": _places(model, view, p),
         "wanted": wanted,
         "token": model.tokens[model.reading.tokens[wanted]],
         "reader": _reader(read.reader),
         "gain": fmt(gains[wanted] - amount),
     }
-    text = _(
-        "At position {position}, {head} reads {places}; reading position {wanted} ({token}) instead would serve {reader} better, by {gain}."
-    ).format(**said)
-    text = _both(text, why) + _norm_note(pairs.inputs[p], p)
+    better = _("Reading position {wanted} ({token}) instead would serve {reader} better, by {gain}.").format(**said)
+    text = _both(_both(text, better), why) + _norm_note(pairs.inputs[p], p)
     facts["gap"] = gap
-    return Step("attention", read.part, p, amount, facts, tuple(entries), text), after
+    return Step("attention", read.part, p, amount, facts, tuple(entries + carried), text), after
 
 
 def _terms(pairs, limit=8):
@@ -437,7 +461,7 @@ def _asked_column(asked, offered):
 
 
 def _nothing(model, read, view, pairs, rival, wanted):
-    """(entries, sentence, next Read) when no term tells the two keys apart or lifts either."""
+    """(entries, sentence, next Read or Step) when no term tells the two keys apart or lifts either."""
     p, at = read.position, pairs.inputs
     asked = view.q[p]  # [d_head]: what the query asks for
     score = fmt(pairs.rival.sum())
@@ -452,35 +476,79 @@ def _nothing(model, read, view, pairs, rival, wanted):
             ).format(score=score, entry=found[0], wanted=wanted)
         return [found] if found else [], sentence, None
     column = _asked_column(asked, np.abs(view.wk).sum(axis=0))
+    named, said = _ask(model, view, p, column)
+    sentence = (
+        _(
+            "Position {rival} scores as much as it, {score}: the query {ask} (through {entries}), which k reads from {directions}, and neither key has more of it."
+        )
+        if said["directions"]
+        else _(
+            "Position {rival} scores as much as it, {score}: the query {ask} (through {entries}), and k makes nothing of {column} from any direction ({empty} = 0)."
+        )
+    ).format(rival=rival, score=score, **said)
+    direction = at[wanted].back(view.wk[:, column] * asked[column] * view.scale)
+    return (
+        named,
+        sentence,
+        _written_by(model, Read(None, wanted, direction, 1, ("key", view.block, view.head, wanted, p))),
+    )
+
+
+def _ask(model, view, p, column):
+    """(the entries of q and k that make and read the query's ``column``, the words to say it with)."""
+    asked = view.q[p]
     x_p = _layer_in(model, view.block, "attn")[p]  # [n_embd]: the query's input
     only = np.arange(len(asked)) == column
     q_entry = _best(model, "q", view, np.sign(asked[column]) * x_p[:, None] * view.wq * only, 1) or _best(
         model, "q", view, np.sign(asked[column]) * view.bq * only, 1
     )
     k_entry = _best(model, "k", view, np.abs(view.wk) * only, 1)
-    column_name = model.basis(model.structure.space("attention", view.block))[view.offset + column]
-    empty = (f"{model.short[Name('k', view.block)]}[·, {column_name}]", 0.0)  # the column k leaves empty
-    named = [e for e in (q_entry, k_entry or empty) if e]
+    name = model.basis(model.structure.space("attention", view.block))[view.offset + column]
+    empty = f"{model.short[Name('k', view.block)]}[·, {name}]"  # the column k leaves empty
+    ask = _("asks most for {column}") if asked[column] > 0 else _("asks for no column, and avoids {column} most")
     said = {
-        "rival": rival,
-        "score": score,
-        "column": column_name,
-        "entries": _entries_said(named[:1]),
-        "directions": ", ".join(model.direction_names(view.wk[:, column])),
+        "ask": ask.format(column=name),
+        "column": name,
+        "entries": _entries_said([q_entry] if q_entry else []),
+        "directions": ", ".join(model.direction_names(view.wk[:, column])) if k_entry else "",
+        "empty": empty,
     }
+    return [e for e in (q_entry, k_entry or (empty, 0.0)) if e], said
+
+
+def _unanswered(view, pairs, term, p, wanted):
+    """The column of the query that a key offering it would score most for (its largest ask), when
+    neither the wanted key gets half of that from it nor does any one term of the rival's lead come near:
+    the key misses what the query asks for. Else None."""
+    asked = view.q[p]
+    potential = asked * np.abs(view.wk).max(axis=0) * view.scale  # [d_head]: a key offering each column fully
+    column = int(np.argmax(potential))
+    most = potential[column]
+    got = asked[column] * view.k[wanted][column] * view.scale
+    lead = 0.0 if term is None else abs(pairs.rival[term] - pairs.wanted[term])
+    if most <= tolerance([*potential, 1.0]) or got >= most / 2 or lead >= most / 2:
+        return None
+    return column
+
+
+def _unmet(model, read, view, pairs, column, rival, wanted):
+    """(entries, sentence, next Read or Step) when the wanted key misses the query's largest ask."""
+    p, asked = read.position, view.q[read.position]
+    named, said = _ask(model, view, p, column)
+    gap = float(pairs.rival.sum() - pairs.wanted.sum())
     sentence = (
         _(
-            "Position {rival} scores as much as it, {score}: the query asks most for {column} (through {entries}), which k reads from {directions}, and neither key has more of it."
+            "Position {rival} outscores it by {gap}: the query {ask} (through {entries}), which k reads from {directions}, and position {wanted} gets only {got} from it."
         )
-        if k_entry
+        if gap > 0
         else _(
-            "Position {rival} scores as much as it, {score}: the query asks most for {column} (through {entries}), and k makes nothing of {column} from any direction ({empty} = 0)."
+            "It leads position {rival} by only {gap}: the query {ask} (through {entries}), which k reads from {directions}, and position {wanted} gets only {got} from it."
         )
-    ).format(empty=empty[0], **said)
-    direction = at[wanted].back(view.wk @ asked * view.scale)
-    writer = _could_write(model, direction, (view.block, "attn"))
-    after = writer and Read(writer, wanted, direction, 1, ("key", view.block, view.head, wanted, p))
-    return named, sentence, after
+    )
+    got = asked[column] * view.k[wanted][column] * view.scale
+    text = sentence.format(rival=rival, gap=fmt(abs(gap)), wanted=wanted, got=fmt(got), **said)
+    direction = pairs.inputs[wanted].back(view.wk[:, column] * asked[column] * view.scale)
+    return named, text, _written_by(model, Read(None, wanted, direction, 1, ("key", view.block, view.head, wanted, p)))
 
 
 # ---- a head's value: what it carried from where it looked ---------------------------------------------
@@ -488,21 +556,34 @@ def _nothing(model, read, view, pairs, rival, wanted):
 
 def _value(model, read, view, gains, amount):
     p = read.position
+    worth = view.c_proj @ read.direction  # [d_head]: what one unit of each output column gives the reader
+    named, text = _carried(model, read, view, gains, amount)
+    if p > 0 and np.ptp(gains) > tolerance(gains):
+        text = _both(text, _("No other position would serve {reader} better.").format(reader=_reader(read.reader)))
+    output = view.weights[p, : p + 1] @ view.v[: p + 1]
+    facts = {"reads": _looked(model, view, p, gains), "output": _output_json(model, view, output)}
+    text += _norm_note(model.input(p, (view.block, "attn")), p)
+    return Step("value", read.part, p, amount, facts, tuple(named), text), _next_of_value(
+        model, read, view, worth, amount
+    )
+
+
+def _carried(model, read, view, gains, amount):
+    """(the entries of v and c_proj.w named, the sentence): where the head reads, its output there, what
+    that does to the reader, and the entries that did most of it (the wrong way, or the right way too little)."""
+    p = read.position
     weights = view.weights[p, : p + 1]
     worth = view.c_proj @ read.direction  # [d_head]: what one unit of each output column gives the reader
     output = weights @ view.v[: p + 1]  # [d_head]: the head's output there, before c_proj
     read_in = weights @ _layer_in(model, view.block, "attn")[: p + 1]  # [n_embd]: the input, as the weights mix it
     v_entries = read_in[:, None] * view.wv * worth  # [n_embd, d_head]: each entry of v's part of the amount
     c_entries = output[:, None] * view.c_proj * read.direction  # [d_head, n_embd]: each entry of c_proj.w's
-    sign = -1 if amount < 0 else 1  # name what pushed the wrong way, or what pushed the right way too little
-    named = [
-        e
-        for e in (
-            _best(model, "v", view, v_entries, sign) or _best(model, "v", view, view.bv * worth, sign),
-            _best_c_proj(model, view, c_entries, sign),
-        )
-        if e
-    ]
+    sign = -1 if amount < 0 else 1
+    found = (
+        _best(model, "v", view, v_entries, sign) or _best(model, "v", view, view.bv * worth, sign),
+        _best_c_proj(model, view, c_entries, sign),
+    )
+    named = [e for e in found if e]
     said = {
         "position": p,
         "head": _writer(read.part),
@@ -515,6 +596,10 @@ def _value(model, read, view, gains, amount):
         text = _(
             "At position {position}, {head} reads {places}; its output there, {output}, {effect}, through {entries}."
         )
+    elif np.abs(output * worth).max() > tolerance([*(output * worth), amount]):
+        text = _(
+            "At position {position}, {head} reads {places}; its output there, {output}, {effect}: what it reads cancels out."
+        )
     elif np.abs(worth).max() <= tolerance(worth):
         text = _(
             "At position {position}, {head} reads {places}; its output there is {output}, and c_proj.w sends none of its output where it is read, so it {effect}."
@@ -524,14 +609,7 @@ def _value(model, read, view, gains, amount):
         text = _(
             "At position {position}, {head} reads {places}; its output there is {output}, with nothing in {columns}, the columns c_proj.w sends where it is read, so it {effect}."
         )
-    text = text.format(**said)
-    if p > 0 and np.ptp(gains) > tolerance(gains):
-        text = _both(text, _("No other position would serve {reader} better.").format(reader=_reader(read.reader)))
-    facts = {"reads": _looked(model, view, p, gains), "output": _output_json(model, view, output)}
-    step = Step(
-        "value", read.part, p, amount, facts, tuple(named), text + _norm_note(model.input(p, (view.block, "attn")), p)
-    )
-    return step, _next_of_value(model, read, view, worth, amount)
+    return named, text.format(**said)
 
 
 def _layer_in(model, block, layer):
@@ -574,8 +652,7 @@ def _next_of_value(model, read, view, worth, amount):
         return None  # it carries something the right way, too little: the fault is in its own v and c_proj
     best = int(np.argmax(weights))
     direction = model.input(best, (view.block, "attn")).back(weights[best] * reads)
-    writer = _could_write(model, direction, (view.block, "attn"))
-    return writer and Read(writer, best, direction, 1, ("value", view.block, view.head, best))
+    return _written_by(model, Read(None, best, direction, 1, ("value", view.block, view.head, best)))
 
 
 def _output(model, view, output):
@@ -676,9 +753,7 @@ def _next_of_unit(model, read, at, shares, unit, want):
         return Read(worst, p, want * at.back(column), want, reader)
     if any(abs(v) > tolerance([*shares.values(), 1.0]) for v in against.values()):
         return None
-    direction = want * at.back(column)
-    writer = _could_write(model, direction, (b, "mlp"))
-    return writer and Read(writer, p, direction, want, reader)
+    return _written_by(model, Read(None, p, want * at.back(column), want, reader))
 
 
 def _unit_input_entry(model, b, unit, layer_in, sign):
