@@ -538,11 +538,11 @@ def _unmet(model, read, view, pairs, column, rival, wanted):
     gap = float(pairs.rival.sum() - pairs.wanted.sum())
     sentence = (
         _(
-            "Position {rival} outscores it by {gap}: the query {ask} (through {entries}), which k reads from {directions}, and position {wanted} gets only {got} from it."
+            "Position {rival} outscores it by {gap}: the query {ask} (through {entries}), which k reads from {directions}, and the key of position {wanted} scores {got} from it, less than half of what it could."
         )
         if gap > 0
         else _(
-            "It leads position {rival} by only {gap}: the query {ask} (through {entries}), which k reads from {directions}, and position {wanted} gets only {got} from it."
+            "It leads position {rival} by only {gap}: the query {ask} (through {entries}), which k reads from {directions}, and the key of position {wanted} scores {got} from it, less than half of what it could."
         )
     )
     got = asked[column] * view.k[wanted][column] * view.scale
@@ -682,7 +682,12 @@ def _mlp_step(model, read):
     small = tolerance([*units, bias, *worth])
     facts = {"units": _units_json(model, b, p, units), "bias": bias}
     unit = _unit_at_fault(model, b, p, units, worth, bias, small)
-    if unit is None:
+    if unit is None:  # the bias outweighs the units: at fault, unless what feeds the units is
+        helper = int(np.argmax(units))
+        if units[helper] > small:
+            step, after = _unit(model, read, facts, helper, units, bias, amount, feed=True)
+            if isinstance(after, Read) and (units.sum() < -bias / 2 or _faulty(model, after)):
+                return step, after
         return _mlp_bias(model, read, facts, units, bias, amount), None
     if units[unit] >= -small and worth[unit] <= small:  # no unit could serve the reader
         text = _("At position {position}, no unit of {mlp} can serve {reader}: mlp.c_proj.w sends none of them there.")
@@ -692,20 +697,29 @@ def _mlp_step(model, read):
 
 
 def _unit_at_fault(model, b, p, units, worth, bias, small):
-    """The unit that works against the reader most; else, when the bias does, the unit that would serve
-    the reader most and does not fire (None: the bias is at fault, its units having done what they can);
-    else the unit that would serve the reader most."""
+    """The unit that works against the reader most; else, when the bias does and no unit serves the reader,
+    the unit that would serve it most and does not fire (None: the bias is at fault, outweighing what its
+    units do, or with no unit that could); else the unit that would serve the reader most."""
     worst = int(np.argmin(units))
     if units[worst] < -small and units[worst] <= bias:
         return worst
     pre = model.tapped[Name(T.mlp_pre, b)][p]
     idle = np.where(pre <= 0, worth, -np.inf)  # what each unit that does not fire would give, once it did
     if bias < -small:
-        return int(np.argmax(idle)) if idle.max() > small else None
+        return int(np.argmax(idle)) if idle.max() > small and units.sum() <= small else None
     return int(np.argmax(worth))
 
 
-def _unit(model, read, facts, unit, units, bias, amount):
+def _faulty(model, read):
+    """Whether the step ``read`` leads to finds a fault there: a head that looks in the wrong place, a
+    write that works against its reader, or one that nothing makes."""
+    step, _after = (_mlp_step if read.part.kind == "mlp" else _head_step)(model, read)
+    return step.kind in ("attention", "unwritten") or step.amount < -tolerance([step.amount, 1.0])
+
+
+def _unit(model, read, facts, unit, units, bias, amount, feed=False):
+    """The step on one unit (that works against the reader, or would serve it), and the next Read: the
+    writer that pushed its pre-activation the wrong way; with ``feed``, the one that fed it most."""
     b, p = read.part.block, read.position
     mlp, pre = model.params["blocks"][b]["mlp"], float(model.tapped[Name(T.mlp_pre, b)][p][unit])
     want = 1 if (mlp["c_proj"]["w"][unit] @ read.direction) > 0 else -1  # raise the unit, or lower it
@@ -735,18 +749,20 @@ def _unit(model, read, facts, unit, units, bias, amount):
     if abs(bias) > tolerance([bias, *units]):
         fires = _both(fires, _("Its output bias, mlp.c_proj.b, {effect}.").format(effect=_effect(read, bias)))
     text = _both(fires, _("Its pre-activation, part by part: {shares}; through {entries}.").format(**said))
-    facts |= {"unit": name, "pre": pre, "fires": pre > 0, "pre_shares": {str(n): v for n, v in shares.items()}}
+    facts = {**facts, "unit": name, "pre": pre, "fires": pre > 0, "pre_shares": {str(n): v for n, v in shares.items()}}
     step = Step("unit", read.part, p, amount, facts, tuple(named), text + _norm_note(at, p))
+    if feed:
+        return step, _next_of_unit(model, read, at, shares, unit, want, feed=True)
     helps = units[unit] >= -tolerance(units) and pre > 0  # it fires the right way, too little: its own weights
     return step, None if helps else _next_of_unit(model, read, at, shares, unit, want)
 
 
-def _next_of_unit(model, read, at, shares, unit, want):
-    """The head or MLP that pushed the unit's pre-activation the wrong way most; or, when nothing was
-    written there, one that could write it; or None."""
+def _next_of_unit(model, read, at, shares, unit, want, feed=False):
+    """The head or MLP that pushed the unit's pre-activation the wrong way most (with ``feed``, the right
+    way most); or, when nothing was written there, one that could write it; or None."""
     b, p = read.part.block, read.position
     column = model.params["blocks"][b]["mlp"]["c_fc"]["w"][:, unit]  # [n_embd]
-    against = {n: want * v for n, v in shares.items() if n.kind in BLOCK_PARTS}
+    against = {n: want * v * (-1 if feed else 1) for n, v in shares.items() if n.kind in BLOCK_PARTS}
     worst = min(against, key=against.get, default=None)
     reader = ("unit", b, model.basis(model.structure.space("hidden", b))[unit])
     if worst is not None and against[worst] < -tolerance(shares.values()):
