@@ -70,7 +70,7 @@ def test_the_first_positions_false_fact_is_where_the_path_ends():
     (both offer prev a, from block 0's head) and goes to position 0, where block 0 wrote it."""
     model = with_parts(reference("induction"), {"blocks[1].q.b": np.zeros(12)})
     steps = grade("induction", model).focus.path
-    assert "Position 0 scores as much as it" in steps[0].text
+    assert "Position 0 scores as much as position 1" in steps[0].text
     assert (steps[1].part, steps[1].position) == (Name(None, 0, 0), 0)
     assert "reads position 0 (a) with weight 1" in steps[1].text and "prev a = 1" in steps[1].text
 

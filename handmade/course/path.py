@@ -235,10 +235,7 @@ def _places(model, view, position, limit=SHOWN_PLACES):
         [int(k) for k in np.argsort(-weights, kind="stable")[:limit] if weights[k] > ATTENDED]
         or [int(np.argmax(weights))]
     )
-    said = [_place(model, k, weights[k]) for k in shown]
-    text = said[0]
-    for place in said[1:]:
-        text = _("{places}, {place}").format(places=text, place=place)
+    text = _joined([_place(model, k, weights[k]) for k in shown])
     rest = len(weights) - len(shown)
     if rest and weights[shown].sum() < 1 - ATTENDED:
         text = _("{places}, and {n} other positions with weight {weight} together").format(
@@ -371,16 +368,16 @@ def _terms(pairs, limit=8):
 
 OPENINGS = {  # (the case, how the rival's score compares) -> the sentence on the term named
     ("outscores", 1): N_(
-        "Position {rival} outscores it by {gap}; the largest term for position {rival}, {term}, is {query} at the query times {key} at the key, through {entries}."
+        "Position {rival} outscores position {wanted} by {gap}; the largest term for position {rival}, {term}, is {query} at the query times {key} at the key, through {entries}."
     ),
     ("outscores", 0): N_(
-        "Position {rival} scores as much as it; the largest term for position {rival}, {term}, is {query} at the query times {key} at the key, through {entries}."
+        "Position {rival} scores as much as position {wanted}; the largest term for position {rival}, {term}, is {query} at the query times {key} at the key, through {entries}."
     ),
     ("same", 0): N_(
-        "Position {rival} scores as much as it, {score}; the largest term of that score, {term}, is {query} at the query times {key} at the key, through {entries}."
+        "Position {rival} scores as much as position {wanted}, {score}; the largest term of that score, {term}, is {query} at the query times {key} at the key, through {entries}."
     ),
     ("leads", -1): N_(
-        "It leads position {rival} by only {gap}; the largest term for it, {term}, is {query} at the query times {key} at the key, through {entries}."
+        "Position {wanted} leads position {rival} by only {gap}; the largest term for position {wanted}, {term}, is {query} at the query times {key} at the key, through {entries}."
     ),
 }
 
@@ -398,6 +395,7 @@ def _term(model, read, view, pairs, term, side, case, rival, wanted):
     value = pairs.rival[i, j] if case == "same" else pairs.rival[i, j] - pairs.wanted[i, j]
     sentence = _(OPENINGS[(case, compared)]).format(
         rival=rival,
+        wanted=wanted,
         gap=fmt(abs(gap)),
         score=fmt(pairs.rival.sum()),
         term=fmt(abs(value)),
@@ -479,13 +477,13 @@ def _nothing(model, read, view, pairs, rival, wanted):
     named, said = _ask(model, view, p, column)
     sentence = (
         _(
-            "Position {rival} scores as much as it, {score}: the query {ask} (through {entries}), which k reads from {directions}, and neither key has more of it."
+            "Position {rival} scores as much as position {wanted}, {score}: the query {ask} (through {entries}), which k reads from {directions}, and neither key has more of it."
         )
         if said["directions"]
         else _(
-            "Position {rival} scores as much as it, {score}: the query {ask} (through {entries}), and k makes nothing of {column} from any direction ({empty} = 0)."
+            "Position {rival} scores as much as position {wanted}, {score}: the query {ask} (through {entries}), and k makes nothing of {column} from any direction ({empty} = 0)."
         )
-    ).format(rival=rival, score=score, **said)
+    ).format(rival=rival, wanted=wanted, score=score, **said)
     direction = at[wanted].back(view.wk[:, column] * asked[column] * view.scale)
     return (
         named,
@@ -538,11 +536,11 @@ def _unmet(model, read, view, pairs, column, rival, wanted):
     gap = float(pairs.rival.sum() - pairs.wanted.sum())
     sentence = (
         _(
-            "Position {rival} outscores it by {gap}: the query {ask} (through {entries}), which k reads from {directions}, and the key of position {wanted} scores {got} from it, less than half of what it could."
+            "Position {rival} outscores position {wanted} by {gap}: the query {ask} (through {entries}), which k reads from {directions}, and the key of position {wanted} scores {got} from it, less than half of what it could."
         )
         if gap > 0
         else _(
-            "It leads position {rival} by only {gap}: the query {ask} (through {entries}), which k reads from {directions}, and the key of position {wanted} scores {got} from it, less than half of what it could."
+            "Position {wanted} leads position {rival} by only {gap}: the query {ask} (through {entries}), which k reads from {directions}, and the key of position {wanted} scores {got} from it, less than half of what it could."
         )
     )
     got = asked[column] * view.k[wanted][column] * view.scale
@@ -909,11 +907,19 @@ def _largest(shares, limit=4):
     """ "head 0 of block 0 1024, mlp.c_fc.b -3": the largest shares (the rest together, when more)."""
     small = tolerance(shares.values())
     order = [n for n in sorted(shares, key=lambda n: -abs(shares[n])) if abs(shares[n]) > small]
-    said = ", ".join(f"{_writer(n)} {fmt(shares[n])}" for n in order[:limit]) or "0"
+    said = _joined([f"{_writer(n)} {fmt(shares[n])}" for n in order[:limit]]) or "0"
     if len(order) > limit:
         rest = sum(shares[n] for n in order[limit:])
         said = _("{shares}, and the other parts together {rest}").format(shares=said, rest=fmt(rest))
     return said
+
+
+def _joined(items):
+    """Items of a list, one after the other: "a, b" in English, "a；b" in Chinese."""
+    text = items[0] if items else ""
+    for item in items[1:]:
+        text = _("{places}, {place}").format(places=text, place=item)
+    return text
 
 
 def _entries_said(named):
