@@ -124,7 +124,10 @@ def test_a_task_without_a_reference_that_blames_an_embedding_says_what_the_block
     model = handmade.with_parts(model, {"blocks[1].q": np.zeros((w.shape[0], w.shape[1] // 3))})  # looks nowhere
     diagnosis = grade(induction_again, model).diagnosis
     assert "the token embedding (wte) pushes toward" in diagnosis
-    assert "None of the blocks pushes toward" in diagnosis and "head 0 of block 1 (through c_proj), the nearest" in diagnosis
+    assert (
+        "None of the blocks pushes toward" in diagnosis
+        and "head 0 of block 1 (through c_proj), the nearest" in diagnosis
+    )
     path = grade(induction_again, model).focus.path  # block 1's head: where it looked, from the learner's model
     assert "reads position 1 (b) with weight 0.5" in path[0].text
 

@@ -13,8 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import handmade
-from handmade.course import explain, grader, path
+from handmade.course import explain, grader
 from handmade.course.grader import grade
+from handmade.course.path import scores, stream
 from handmade.course.tasks import TASKS, blank, reference
 from handmade.model import Name
 from handmade.names import T
@@ -104,9 +105,9 @@ def test_a_scores_terms_and_a_units_pre_activation_add_up_to_what_the_pass_compu
     params = handmade.check_weights(random_params(rng, n_layer=2, n_head=n_head, ln=ln, mlp=True))
     tokens = [0, 2, 1, 1, 0]
     reading = explain.read_window(tokens, params)
-    model = path._Model(reading, params)
-    view = path._head_view(model, 1, n_head - 1)
-    pairs = path._pairs(model, view, 4, 1, 3)
+    model = stream.PassView(reading, params)
+    view = stream.head_view(model, 1, n_head - 1)
+    pairs = scores._pairs(model, view, 4, 1, 3)
     assert pairs.rival.sum() == pytest.approx(
         reading.tapped[Name(T.scaled_scores, 1, view.head if n_head > 1 else None)][4, 1], rel=1e-9, abs=1e-9
     )
