@@ -10,9 +10,11 @@ then its centred vector, divided by the whole stream's spread, times ``ln_f.g``,
 has a share of its own: they still add up to the margin exactly (the spread is the stream's, shared
 by all). Layer norms inside the blocks change what a head or an MLP computes, not this sum.
 
-``shares`` computes them from one recorded pass (``read_window``); ``explain`` turns them into a sentence about the
-learner's own model: the part that pushed the wrong way, or the one that did not push enough, and,
-for a head, where it looked.
+``shares`` computes them from one recorded pass (``read_window``); ``explain`` turns them into a
+sentence about the learner's own model: the part that pushed the wrong way, or the one that did not
+push enough (a push "toward" a token is always a positive push toward it; the other way is said so),
+and which head or MLP the path back (``handmade.course.path``) starts from. ``writers`` and
+``through_norm`` split what any layer reads the same way, for the path's steps.
 """
 
 from dataclasses import dataclass
