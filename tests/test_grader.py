@@ -172,8 +172,9 @@ def test_grading_checks_a_weights_dict_once_and_reads_its_structure_once(monkeyp
 def test_a_failing_grade_checks_the_learners_weights_once_and_the_reference_once(monkeypatch):
     from handmade import weights
 
+    weak = {key: value for key, value in turn_in_the_values(0.5).items()}
     walks = counted(monkeypatch, weights, "_checked_arrays")
-    report = grade("abc", {key: value for key, value in turn_in_the_values(0.5).items()})
+    report = grade("abc", weak)
     assert not report.passed and report.diagnosis and len(walks) == 2  # the learner's, then the reference's
     walks.clear()  # a blank: no part tells the tokens apart, and the reference would change no word
     report = grade("abc", {key: value for key, value in blank("abc").items()})
