@@ -101,7 +101,7 @@ def _attention(model, read, view, gains, wanted, amount):
         "scores": {"rival": float(pairs.rival.sum()), "wanted": float(pairs.wanted.sum())},
         "terms": _terms(pairs),
     }
-    unanswered = _unanswered(view, pairs, term, p, wanted)
+    unanswered = _unanswered(model, view, pairs, term, p, wanted)
     if unanswered is not None:
         entries, why, after = _unmet(model, read, view, pairs, unanswered, rival, wanted)
     elif term is None:
@@ -278,12 +278,16 @@ def _ask(model, view, p, column):
     return [e for e in (q_entry, k_entry or (empty, 0.0)) if e], said
 
 
-def _unanswered(view, pairs, term, p, wanted):
-    """The column of the query that a key offering it would score most for (its largest ask), when
-    neither the wanted key gets half of that from it nor does any one term of the rival's lead come near:
-    the key misses what the query asks for. Else None."""
+def _unanswered(model, view, pairs, term, p, wanted):
+    """The column of the query that a key offering it would score most for (its largest ask, among the
+    columns k reads from directions no embedding writes: a token's or a position's own directions are
+    missing from every other key by design), when neither the wanted key gets half of that from it nor
+    does any one term of the rival's lead come near: the key misses what the query asks for, and what
+    should have written it is upstream. Else None."""
     asked = view.q[p]
-    potential = asked * np.abs(view.wk).max(axis=0) * view.scale  # [d_head]: a key offering each column fully
+    embedded = np.vstack([model.params["wte"], model.params["wpe"]]) @ view.wk  # [n_vocab + n_ctx, d_head]
+    upstream = np.abs(embedded).max(axis=0) <= tolerance([*embedded.ravel(), 1.0])  # columns only blocks can feed
+    potential = asked * np.abs(view.wk).max(axis=0) * view.scale * upstream
     column = int(np.argmax(potential))
     most = potential[column]
     got = asked[column] * view.k[wanted][column] * view.scale

@@ -151,7 +151,7 @@ def head_view(model, block, head):
     )
 
 
-def _writers_before(model, upto):
+def writers_before(model, upto):
     """[(a head or MLP that writes before ``upto`` = (block, "attn" or "mlp"), its output matrix)], latest last."""
     block, layer = upto
     found = []
@@ -169,7 +169,7 @@ def written_by(model, read):
     direction most; or, when none can, a last PathStep that says so, naming their empty columns; or None
     when there is no head or MLP before it."""
     upto = (read.reader[1], "mlp" if read.reader[0] == "unit" else "attn")
-    writers = _writers_before(model, upto)
+    writers = writers_before(model, upto)
     reach = {name: float(np.abs(matrix @ read.direction).max()) for name, matrix in writers}
     best = max(reach, key=reach.get, default=None)
     if best is not None and reach[best] > tolerance(read.direction):

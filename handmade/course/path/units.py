@@ -44,6 +44,8 @@ def mlp_step(model, read):
                 return step, after
         return _mlp_bias(model, read, facts, units, bias, amount), None
     if units[unit] >= -small and worth[unit] <= small:  # no unit could serve the reader
+        if abs(bias) > small:  # its bias alone does: too little, or the wrong way
+            return _mlp_bias(model, read, facts, units, bias, amount), None
         text = _("At position {position}, no unit of {mlp} can serve {reader}: mlp.c_proj.w sends none of them there.")
         said = text.format(position=p, mlp=writer_said(read.part), reader=reader_said(read.reader))
         return PathStep("unit", read.part, p, amount, facts, (), said), None
