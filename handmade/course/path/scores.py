@@ -142,16 +142,16 @@ def _terms(pairs, limit=8):
 
 OPENINGS = {  # (the case, how the rival's score compares) -> the sentence on the term named
     ("outscores", 1): N_(
-        "Position {rival} outscores position {wanted} by {gap}; the largest term for position {rival}, {term}, is {query} at the query times {key} at the key, through {entries}."
+        "Position {rival} outscores position {wanted} by {gap}; the term most in its favour, {term}, is {query} at the query times {key} at the key, through {entries}."
     ),
     ("outscores", 0): N_(
-        "Position {rival} scores as much as position {wanted}; the largest term for position {rival}, {term}, is {query} at the query times {key} at the key, through {entries}."
+        "Position {rival} scores as much as position {wanted}; the term most in its favour, {term}, is {query} at the query times {key} at the key, through {entries}."
     ),
     ("same", 0): N_(
         "Position {rival} scores as much as position {wanted}, {score}; the largest term of that score, {term}, is {query} at the query times {key} at the key, through {entries}."
     ),
     ("leads", -1): N_(
-        "Position {wanted} leads position {rival} by only {gap}; the largest term for position {wanted}, {term}, is {query} at the query times {key} at the key, through {entries}."
+        "Position {wanted} leads position {rival} by only {gap}; the term most in its favour, {term}, is {query} at the query times {key} at the key, through {entries}."
     ),
 }
 

@@ -66,6 +66,12 @@ def _unit_at_fault(model, b, p, units, worth, bias, small):
     return int(np.argmax(worth))
 
 
+def _misled(model, read):
+    """Whether what a unit read was written by a head that looked in the wrong place, or was never written."""
+    step, _after = (mlp_step if read.part.kind == "mlp" else head_step)(model, read)
+    return step.kind in ("attention", "unwritten", "unit", "bias")
+
+
 def _faulty(model, read):
     """Whether the step ``read`` leads to finds a fault there: a head that looks in the wrong place, a
     write that works against its reader, or one that nothing makes."""
@@ -110,7 +116,10 @@ def _unit(model, read, facts, unit, units, bias, amount, feed=False):
     if feed:
         return step, _next_of_unit(model, read, at, shares, unit, want, feed=True)
     helps = units[unit] >= -tolerance(units) and pre > 0  # it fires the right way, too little: its own weights
-    return step, None if helps else _next_of_unit(model, read, at, shares, unit, want)
+    after = None if helps else _next_of_unit(model, read, at, shares, unit, want)
+    if pre > 0 and isinstance(after, Read) and units[unit] < 0 and not _misled(model, after):
+        return step, None  # it fires on what it was given, and works against the reader: its own weights
+    return step, after
 
 
 def _next_of_unit(model, read, at, shares, unit, want, feed=False):
