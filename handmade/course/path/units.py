@@ -163,7 +163,7 @@ def _unit_output_entry(model, read, unit):
 def _mlp_bias(model, read, facts, units, bias, amount):
     b, p = read.part.block, read.position
     w = model.params["blocks"][b]["mlp"]["c_proj"]["b"]
-    col = int(np.argmin(w * read.direction))
+    col = int(np.argmax(np.sign(bias) * w * read.direction))  # the entry that pushes as the bias does, most
     named = (model.entry("mlp.c_proj.b", b, col, w[col]),)
     text = _(
         "At position {position}, the output bias of {mlp}, mlp.c_proj.b, {effect}, through {entries}; the sum of its units {units}."
