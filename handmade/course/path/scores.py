@@ -98,7 +98,7 @@ def _attention(model, read, view, gains, wanted, amount):
         "reads": looked(model, view, p, gains),
         "wanted": wanted,
         "rival": rival,
-        "scores": {"rival": float(pairs.rival.sum()), "wanted": float(pairs.wanted.sum())},
+        "key_scores": {"rival": float(pairs.rival.sum()), "wanted": float(pairs.wanted.sum())},
         "terms": _terms(pairs),
     }
     unanswered = _unanswered(model, view, pairs, term, p, wanted)
@@ -306,9 +306,13 @@ def _unmet(model, read, view, pairs, column, rival, wanted):
         _(
             "Position {rival} outscores position {wanted} by {gap}: the query {ask} (through {entries}), which k reads from {directions}, and the key of position {wanted} scores {got} from it, less than half of what it could."
         )
-        if gap > 0
+        if gap > tolerance([gap, *pairs.rival.ravel()])
         else _(
             "Position {wanted} leads position {rival} by only {gap}: the query {ask} (through {entries}), which k reads from {directions}, and the key of position {wanted} scores {got} from it, less than half of what it could."
+        )
+        if gap < -tolerance([gap, *pairs.rival.ravel()])
+        else _(
+            "Position {rival} scores as much as position {wanted}: the query {ask} (through {entries}), which k reads from {directions}, and the key of position {wanted} scores {got} from it, less than half of what it could."
         )
     )
     got = asked[column] * view.k[wanted][column] * view.scale
