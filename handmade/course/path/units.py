@@ -178,7 +178,12 @@ def _mlp_bias(model, read, facts, units, bias, amount):
     return PathStep("bias", read.part, p, amount, facts, named, text + norm_note(model.input(p, (b, "mlp")), p))
 
 
+SHOWN_UNITS = 16  # units of an MLP listed in a step's JSON: those with the largest shares
+
+
 def _units_json(model, b, p, units):
+    """{unit: its pre-activation and its share of the read}, for the units with the largest shares."""
     pre = model.tapped[Name(T.mlp_pre, b)][p]
     names = model.basis(model.structure.space("hidden", b))
-    return {names[u]: {"pre": float(pre[u]), "share": float(units[u])} for u in range(len(units))}
+    largest = sorted(np.argsort(-np.abs(units), kind="stable")[:SHOWN_UNITS])
+    return {names[u]: {"pre": float(pre[u]), "share": float(units[u])} for u in largest}
