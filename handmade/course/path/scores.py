@@ -28,9 +28,13 @@ from .stream import (
 from .values import best_entry, carried_said, looked, value_step
 
 FAULT_SHARE = 0.1  # a head's attention is at fault when looking elsewhere gains this share of what its keys span
+MAX_WRITERS = 48  # writers of a score kept apart in its terms; more are summed as one, OTHERS
+OTHERS = Name("others")  # the writers a score's terms do not keep apart, summed
 
 
 def head_step(model, read):
+    """The step on a head: its attention when looking elsewhere would serve the reader much better, else
+    what it carried (``values``); and the next Read, or a last PathStep, or None."""
     view = head_view(model, read.part.block, read.part.head)
     p = read.position
     gains = view.v[: p + 1] @ (view.c_proj @ read.direction)  # [p+1]: what reading key j alone would give
@@ -52,19 +56,48 @@ class _Pairs:
     rival: np.ndarray  # [len(query), len(key)]: the terms of the rival key's score
     wanted: np.ndarray  # the same for the wanted key
     inputs: dict  # {position: _Input} at the query and the two keys
+    vectors: dict  # {position: {writer: [n_embd]}}: what each writer (or OTHERS) gave the layer there
 
 
 def _pairs(model, view, p, rival, wanted):
     at = {j: model.input(j, (view.block, "attn")) for j in (p, rival, wanted)}
-    query = {**{a: x @ view.wq for a, x in at[p].shares.items()}, Name("q.b", view.block): view.bq}  # [d_head] each
+    kept = _kept(at, view, p, rival, wanted)
+    vectors = {j: _merged(at[j].shares, kept) for j in (p, rival, wanted)}  # {position: {writer: [n_embd]}}
+    query = {**{a: x @ view.wq for a, x in vectors[p].items()}, Name("q.b", view.block): view.bq}  # [d_head] each
 
     def keys(j):
-        return np.array([x @ view.wk for x in at[j].shares.values()] + [view.bk])  # [n_writers, d_head]
+        return np.array([x @ view.wk for x in vectors[j].values()] + [view.bk])  # [n_writers, d_head]
 
     rows = np.array(list(query.values()))
-    key_names = [*at[p].shares, Name("k.b", view.block)]
+    key_names = [*vectors[p], Name("k.b", view.block)]
     scores = [rows @ keys(j).T * view.scale for j in (rival, wanted)]  # [n_query_writers, n_key_writers] each
-    return _Pairs(list(query), key_names, scores[0], scores[1], at)
+    return _Pairs(list(query), key_names, scores[0], scores[1], at, vectors)
+
+
+def _kept(at, view, p, rival, wanted):
+    """The writers a score's terms keep apart: all of them, or the MAX_WRITERS - 1 that move the query and
+    the two keys most (the same at the three positions), the rest to be summed as one."""
+    names = list(at[p].shares)
+    if len(names) <= MAX_WRITERS:
+        return names
+
+    def moves(name):
+        return float(
+            np.abs(at[p].shares[name] @ view.wq).max()
+            + max(np.abs(at[j].shares[name] @ view.wk).max() for j in (rival, wanted))
+        )
+
+    top = set(sorted(names, key=moves, reverse=True)[: MAX_WRITERS - 1])
+    return [name for name in names if name in top]
+
+
+def _merged(shares, kept):
+    """``shares`` with the writers not ``kept`` summed into one, OTHERS."""
+    if len(kept) == len(shares):
+        return shares
+    found = {name: shares[name] for name in kept}
+    found[OTHERS] = sum(vector for name, vector in shares.items() if name not in found)
+    return found
 
 
 def _culprit(pairs):
@@ -185,13 +218,13 @@ def _term(model, read, view, pairs, term, side, case, rival, wanted):
 def _sides(model, view, pairs, a, b, case, p, rival, wanted):
     """(the query writer's row of q, the key writer's row of k (the rival's minus the wanted key's, or the
     rival's alone), and each side's contributions to the term, by entry)."""
-    at = pairs.inputs
-    x_a = at[p].shares.get(a)
+    at = pairs.vectors
+    x_a = at[p].get(a)
     q_row = view.bq if x_a is None else x_a @ view.wq  # [d_head]
     if b.kind == "k.b":
         x_b, k_row = None, view.bk if case == "same" else np.zeros_like(view.bk)
     else:
-        x_b = at[rival].shares[b] - (0 if case == "same" else at[wanted].shares[b])  # [n_embd]
+        x_b = at[rival][b] - (0 if case == "same" else at[wanted][b])  # [n_embd]
         k_row = x_b @ view.wk
     q_side = view.bq * k_row * view.scale if x_a is None else x_a[:, None] * view.wq * k_row * view.scale
     k_side = view.bk * q_row * view.scale if x_b is None else x_b[:, None] * view.wk * q_row * view.scale

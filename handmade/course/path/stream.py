@@ -20,8 +20,6 @@ from ...names import T
 from ..explain import back_through, through_norm, tolerance, writers
 
 SHOWN_DIRECTIONS = 3  # directions of a head's output named in one sentence
-
-
 BLOCK_PARTS = (None, "mlp")  # the kinds of the parts that read the stream: heads (no kind) and MLPs
 
 
@@ -41,7 +39,7 @@ class Read:
 class PathStep:
     """One step of the path: what a part did at a position, why, and the weights that did it."""
 
-    kind: str  # "attention", "value", "unit", "bias"
+    kind: str  # "attention", "value" (a head's), "unit", "bias" (an MLP's), "unwritten" (nothing wrote what was read)
     part: Name
     position: int
     amount: float  # its write as the reader reads it: positive serves the reader
@@ -50,6 +48,7 @@ class PathStep:
     text: str
 
     def to_json(self):
+        """The step as data: its kind, part, position and amount, its numbers, the entries named, its text."""
         entries = [{"entry": name, "value": value} for name, value in self.entries]
         return {"kind": self.kind, "part": str(self.part), "position": self.position, "amount": self.amount} | {
             **self.facts,
@@ -59,6 +58,9 @@ class PathStep:
 
 
 class PassView:
+    """One recorded pass (``explain.Reading``) and its checked weights, as every step reads them: what each
+    layer read at a position, split by writer (kept once computed), and the names of rows and columns."""
+
     def __init__(self, reading, params):
         self.reading, self.params, self.structure = reading, params, params.structure
         self.tapped, self.labels = reading.tapped, params.labels
@@ -198,6 +200,7 @@ WRITERS = {
     "wte": N_("the token (wte)"),
     "wpe": N_("the position (wpe)"),
     "mlp": N_("the MLP of block {block}"),
+    "others": N_("the other parts together"),
 }
 
 

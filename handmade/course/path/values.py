@@ -23,9 +23,8 @@ from .stream import (
 )
 
 ATTENDED = 0.05  # a key whose attention weight is above this is said to be read
-
-
 SHOWN_PLACES = 3  # positions named in "it reads ..."
+LISTED_READS = 8  # keys a step's JSON lists where a query reads (the most read)
 
 
 def places_said(model, view, position, limit=SHOWN_PLACES):
@@ -54,7 +53,8 @@ def _place(model, k, weight):
 def looked(model, view, position, gains):
     """The JSON of where a query reads: each key it reads, with its weight and what reading it alone would give."""
     weights = view.weights[position, : position + 1]
-    read = [k for k in np.argsort(-weights, kind="stable")[:8] if weights[k] > ATTENDED] or [int(np.argmax(weights))]
+    read = [k for k in np.argsort(-weights, kind="stable")[:LISTED_READS] if weights[k] > ATTENDED]
+    read = read or [int(np.argmax(weights))]
     return [
         {
             "position": int(k),
