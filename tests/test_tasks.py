@@ -883,7 +883,8 @@ def test_a_report_on_a_task_without_labels_names_its_directions_as_a_built_in_on
         "c_proj.w": B.matrix({(t, t): -LG for t in letters}),
     }
     report = str(grade(task, parts.with_parts(blank(task), wrong_sign)))
-    assert "before c_proj its output is Ta = 1" in report and " e" not in report.split("where it goes wrong")[1]
+    said = report.split("where it goes wrong")[1]
+    assert "its output there, Ta = 1" in said and "c_proj.w[Ta, Ta] = -1024" in said and " e" not in said
 
 
 NAMED = {  # (alphabet, n_ctx, n_embd): the residual directions a task without labels gets

@@ -103,7 +103,8 @@ class Report:
     shares: dict | None = None  # {part: share of the margin} there
     focus: object = None  # the Explanation of that context: its margin, its shares, its path back
     revealed: str | None = None  # the reference solution's shares there, only when asked
-    progress_note: str | None = None  # why a pass could not be recorded in the progress file, if it could not
+    progress_note: str | None = None  # what became of a pass handed in: recorded in the progress file, or why not
+    recorded: bool = False  # whether that pass is in the progress file now
     threshold: float = MARGIN_THRESHOLD
 
     @property
@@ -310,21 +311,24 @@ def handed_in(task, params, *, reveal=False):
     report = grade(task, params, reveal=reveal)
     if not report.passed:
         return report
-    note = _recorded(task, params)
-    return replace(report, progress_note=note) if note else report
+    recorded, note = _recorded(task, params)
+    return replace(report, progress_note=note, recorded=recorded)
 
 
 def _recorded(task, params):
-    """Record the pass of ``params`` (checked, passing) in the progress file: None when it is
-    recorded, else why not: a model the course shows is not the learner's (``shown_models``), or
-    the file could not take it (``progress.add`` says why)."""
+    """Record the pass of ``params`` (checked, passing) in the progress file: (whether it is recorded,
+    a sentence saying so or why not). A model the course shows is not the learner's (``shown_models``),
+    and the file may not take it (``progress.add`` says why)."""
     theirs = _reference_of(task)[0] if TASKS.get(task.name) is not task else None  # a teacher's task's own
     shown = shown_model(task, params, theirs)
     if shown is not None:
-        return _(
-            "this pass is not recorded in your progress: {what}; a pass is recorded for a model of your own"
-        ).format(what=shown)
-    return progress.add(task)
+        earlier = progress.read().has(task)
+        kept = _(" Your earlier pass of {task} stays in your progress.").format(task=task.name) if earlier else ""
+        return False, shown + kept
+    problem = progress.add(task)
+    return problem is None, problem or _(
+        "This pass is recorded in your progress (notebook 00 and python -m handmade tasks show it)."
+    )
 
 
 # ---- a challenge's graded cell ---------------------------------------------------------------
@@ -343,11 +347,7 @@ class Graded:
         return "\n".join(self.lines)
 
     __repr__ = __str__
-
-    def _repr_html_(self):
-        colour = "#1a7f37" if self.passed else "#b3261e"
-        style = f"white-space:pre-wrap;border-left:4px solid {colour};padding:4px 8px;margin:0"
-        return f'<pre style="{style}">{html.escape(str(self))}</pre>'
+    _repr_html_ = Report._repr_html_  # the same coloured edge
 
 
 def graded(task, params):
@@ -367,9 +367,7 @@ def graded(task, params):
     if not report.passed:
         line = _("{task}: not yet. Your model does not pass it: the report above says where it goes wrong.")
         return Graded(False, (line.format(task=task.name),))
-    note = _recorded(task, params)
-    recorded = note or _("It is recorded in your progress (notebook 00 shows it).")
-    return Graded(True, (_("{task}: passed.").format(task=task.name), recorded))
+    return Graded(True, (_("{task}: passed.").format(task=task.name), _recorded(task, params)[1]))
 
 
 def _explained(report, task, params, cases, focus, reveal):

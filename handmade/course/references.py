@@ -260,8 +260,8 @@ def after_last_c_model():
     """Two blocks. Block 0: each position looks one back and, when it finds a c there, writes the
     flag "prev c". Block 1: every position looks for the flag through its query's bias, and for
     later positions a little more (a ramp over positions in the keys, Lg / 16 a step: the latest
-    flag wins through softmax, and no unflagged key ever outscores a flag); it copies the letter
-    it finds, large."""
+    flag wins through softmax, and no unflagged key ever outscores a flag), never at position 0,
+    which flags itself when it is a c; it copies the letter it finds, large."""
     places, letters = positions(INDUCTION_CTX), token_names("abc")
     basis = AFTER_C_BASIS
     # block 0: position i looks for position i - 1; a c there writes "prev c" here
@@ -270,8 +270,8 @@ def after_last_c_model():
     v0 = basis.matrix({("Tc", "prev c"): 1})
     c_proj0 = basis.matrix({("prev c", "prev c"): 1})
     # block 1: everyone looks for the flag, the latest most; reads the letter there, writes it large
-    k1 = basis.matrix({("prev c", "prev c"): 1, **{(p, p): i for i, p in enumerate(places) if i > 0}})
-    q1_bias = basis.vector({"prev c": LG, **{p: LG / 16 for p in places[1:]}})
+    k1 = basis.matrix({("prev c", "prev c"): 1, ("P0", "P0"): 1, **{(p, p): i for i, p in enumerate(places) if i > 0}})
+    q1_bias = basis.vector({"prev c": LG, "P0": -LG, **{p: LG / 16 for p in places[1:]}})
     v1 = basis.matrix({(t, t): 1 for t in letters})
     c_proj1 = basis.matrix({(t, t): LG for t in letters})
     model = Weights(

@@ -16,7 +16,7 @@ SHOWN = {
     "aab": {"1fba645f630e9634": "blog", "622cd444b338f9b2": "reference"},
     "abb": {"bd2d282504800cec": "reference"},
     "abc": {"5169a2003449ffa6": "14", "c547fc051a749960": "reference"},
-    "after_last_c": {"d1501b05a24de48a": "reference"},
+    "after_last_c": {"66e5bedcc1823336": "reference"},
     "alternate": {"b19c803aed0c612d": "reference"},
     "first": {"984d2ffe1b8a053c": "reference"},
     "first_not_last": {"7862cd4265ecc007": "reference"},
@@ -31,7 +31,8 @@ SHOWN = {
 
 
 def shown_model(task, params, their_reference=None):
-    """A sentence saying which model the course shows ``params`` are, number for number, or None
+    """Sentences saying that the pass of ``params`` is not recorded and why: which model the course
+    shows they are, number for number (and what would be recorded instead); None
     when they are none of them. ``params``: weights checked for ``task`` (``grader.submission``);
     ``their_reference``: a teacher's task's reference solution, checked the same way, if it has one."""
     from .progress import model_fingerprint
@@ -41,15 +42,22 @@ def shown_model(task, params, their_reference=None):
     if TASKS.get(task.name) is task:
         source = SHOWN.get(task.name, {}).get(fingerprint)
     else:
-        source = (
-            "reference" if their_reference is not None and model_fingerprint(their_reference) == fingerprint else None
-        )
+        theirs = their_reference is not None and model_fingerprint(their_reference) == fingerprint
+        source = "their reference" if theirs else None
     if source is None:
         return None
     if source == "reference":
-        return _("these weights are, number for number, the reference solution of {task}").format(task=task.name)
+        return _(
+            "This pass is not recorded in your progress: these weights are, number for number, the reference solution of {task}, which its hints and solution() spell out. Your progress records designs of your own: another passing model of yours (another strength will do) is recorded."
+        ).format(task=task.name)
+    if source == "their reference":
+        return _(
+            "This pass is not recorded in your progress: these weights are, number for number, the reference solution that the file of {task} holds. Your progress records designs of your own: another passing model of yours is recorded."
+        ).format(task=task.name)
     if source == "blog":
-        return _("these weights are, number for number, the blog's model")
-    return _("these weights are, number for number, a model that notebook {notebook} builds with you").format(
-        notebook=source
-    )
+        return _(
+            "This pass is not recorded in your progress: these weights are, number for number, the blog's model, which the series builds. Your progress records designs of your own: another passing model of yours is recorded."
+        )
+    return _(
+        "This pass is not recorded in your progress: these weights are, number for number, the model notebook {notebook} builds with you. Your progress records designs of your own: another passing model of yours is recorded."
+    ).format(notebook=source)

@@ -33,9 +33,15 @@ class Solution:
     code: str  # what replaces PLACEHOLDER in the answer cell
 
     def heading(self):
-        return _("The solution of {name}: the answer, shown because you asked for it. {where}").format(
-            name=self.name, where=self.where
-        )
+        from .tasks import TASKS
+
+        if self.name not in TASKS:  # a Try it's: its code makes what it needs
+            return _("The solution of {name}: the answer, shown because you asked for it. {where}").format(
+                name=self.name, where=self.where
+            )
+        return _(
+            "The solution of {name}: the answer, shown because you asked for it. {where} It goes into that answer cell, in place of # YOUR CODE HERE: the cell has made task, B and the blank model it starts from."
+        ).format(name=self.name, where=self.where)
 
     def __str__(self):
         return f"{self.heading()}\n\n{self.code}"
