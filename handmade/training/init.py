@@ -39,7 +39,8 @@ def init_params(
     ``n_attn`` (default ``n_embd``) is the width of q, k and v, split into ``n_head`` heads;
     ``mlp`` adds a feed-forward layer of ``n_hidden`` units (default 4 * n_embd) to each block;
     ``ln`` adds ``ln_1`` (and ``ln_2`` with an mlp) and ``ln_f`` the final layer norm. The weights
-    are labelled: tokens are ``alphabet`` (default a, b, c, ...), directions e0, e1, ...
+    are labelled: tokens are ``alphabet`` (default a, b, c, ...; beyond 26 tokens, t0, t1, ... without
+    an alphabet), directions e0, e1, ...
     """
     check_whole(n_embd, "n_embd", 1, MAX_WIDTH)  # before the widths worked out of it
     n_attn = n_embd if n_attn is None else n_attn
@@ -62,9 +63,10 @@ def init_params(
     return check_weights(params, labels)
 
 
-def _alphabet(alphabet, n_vocab):  # -> the model's alphabet: the one given, or a, b, c, ...
-    alphabet = default_alphabet(n_vocab) if alphabet is None else check_alphabet(alphabet)
-    if len(alphabet) != n_vocab:
+def _alphabet(alphabet, n_vocab):  # -> the model's alphabet: the one given, or a, b, c, ... (None beyond 26)
+    if alphabet is None:
+        return default_alphabet(n_vocab)  # more than 26 tokens: no letters for them, they are t0, t1, ...
+    if len(check_alphabet(alphabet)) != n_vocab:
         raise ValueError(
             _("the alphabet {alphabet} has {chars} characters but n_vocab is {n}; they must match").format(
                 alphabet=brief(alphabet), chars=len(alphabet), n=n_vocab
