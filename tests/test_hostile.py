@@ -379,14 +379,14 @@ def _origin(error):
     return f"{Path(frame.filename).name}:{frame.lineno}"
 
 
-def _unclear(error, param):
+def _unclear(error, param, aliases=ALIASES):
     """What is wrong with a TypeError or ValueError's message, if anything."""
     message, origin = str(error), traceback.extract_tb(error.__traceback__)[-1].filename
     if not Path(origin).resolve().is_relative_to(PACKAGE):
         return f"{type(error).__name__} raised by {_origin(error)}, not by the package: {message[:200]}"
     if "\n" in message or len(message) > MAX_MESSAGE or not message:
         return f"{type(error).__name__} of {len(message)} characters on {message.count(chr(10)) + 1} lines: {message[:100]}"
-    names = (param, *ALIASES.get(param, ()))
+    names = (param, *aliases.get(param, ()))
     if not any(n in message for n in names):
         return f"{type(error).__name__} does not name {param}: {message}"
     return None
@@ -1522,6 +1522,305 @@ def test_the_progress_file_is_read_bounded_and_any_problem_said_in_one_line(tmp_
         last = out.splitlines()[-1]  # the summary, or the sentence on the file: in Chinese, naming it
         own_words = re.sub(r"（[^（）]*(（[^（）]*）[^（）]*)*）", "", last)  # what the system said stays, in brackets
         assert "Exceeds" not in out and progress.FILE in last and not re.search("[a-z]{3,} [a-z]{3,}", own_words), last
+
+
+# ---- 14. the widgets' API: every constructor, function, method and control of handmade.widgets and
+# handmade.display keeps the one rule, and every view is bounded ---------------------------------------
+
+
+def surface_modules():
+    """handmade.widgets and handmade.display and every module in them."""
+    import importlib
+    import pkgutil
+
+    import handmade.display
+    import handmade.widgets
+
+    found = []
+    for package in (handmade.widgets, handmade.display):
+        found.append(package)
+        found += [
+            importlib.import_module(f"{package.__name__}.{m.name}") for m in pkgutil.iter_modules(package.__path__)
+        ]
+    return found
+
+
+def _public_of(module):
+    """{qualified name: callable} of the public functions and classes ``module`` defines (or exports)."""
+    names = getattr(module, "__all__", None) or [n for n in vars(module) if not n.startswith("_")]
+    found = {}
+    for name in names:
+        obj = getattr(module, name)
+        home = getattr(obj, "__module__", None) or ""
+        exported = getattr(module, "__all__", None) is not None
+        if callable(obj) and home.startswith("handmade") and (exported or home == module.__name__):
+            found[_qualified(obj)] = obj
+    return found
+
+
+def _methods_of(classes):
+    """{qualified name: the method}: the public methods each class defines itself (not properties)."""
+    return {
+        f"{qualified}.{name}": member
+        for qualified, cls in classes.items()
+        for name, member in vars(cls).items()
+        if not name.startswith("_") and inspect.isfunction(member)
+    }
+
+
+SURFACE_PUBLIC = {name: obj for module in surface_modules() for name, obj in _public_of(module).items()}
+SURFACE_CLASSES = {name: obj for name, obj in SURFACE_PUBLIC.items() if isinstance(obj, type)}
+SURFACE_METHODS = _methods_of(SURFACE_CLASSES)
+
+PLUMBING = "the playground's own plumbing, given only what the package made and checked"
+VIEWS = "the playground's views: plain functions from a trace that trace() made (tried here) to HTML; bounded by the tables they draw"
+SURFACE_SKIPPED = {  # the public callables of the two packages not called blindly, each with the reason
+    **{
+        name: "the Playground's checks of its options, each tried through the Playground's own arguments"
+        for name in SURFACE_PUBLIC
+        if name.startswith("widgets.options.")
+    },
+    **dict.fromkeys(
+        [
+            f"display.views.{n}"
+            for n in [
+                "stages",
+                "view_names",
+                "changed_cells",
+                "view_html",
+                "panel_html",
+                "prediction_html",
+                "predictions_html",
+                "completion_html",
+                "score_html",
+                "details_html",
+                "snapshot_html",
+                "Stage",
+            ]
+        ],
+        VIEWS,
+    ),
+    **dict.fromkeys(["widgets.layout.build", "widgets.layout.Screen", "widgets.editors.Quiet"], PLUMBING),
+    **dict.fromkeys(
+        ["widgets.editors.message_html", "widgets.editors.css"], "the widgets' markup for the package's own sentences"
+    ),
+    **dict.fromkeys(
+        [f"widgets.tools.{n}" for n in ("break_control", "save_control", "reveal_control")],
+        "reached through the Playground's methods of the same names, tried here",
+    ),
+    **dict.fromkeys(
+        ["display.trace.Trace", "display.trace.title", "display.trace.position_labels"],
+        "trace()'s labelling of what a pass it ran made; trace() checks its text and weights",
+    ),
+    **dict.fromkeys(
+        [
+            "display.labelled.real_numbers",
+            "display.labelled.cells_of",
+            "display.outputs.product_pair",
+            "display.outputs.scaled",
+        ],
+        "a check of what a caller was given, (value, its name): the caller names it, and is tried here",
+    ),
+    **dict.fromkeys(
+        [f"display.colours.{n}" for n in ("shade", "luminance", "contrast", "ink", "hex_colour")],
+        "the colour scheme's arithmetic on numbers a table computed",
+    ),
+}
+
+
+def _axes():
+    from matplotlib import pyplot as plt
+
+    figure, ax = plt.subplots()
+    plt.close(figure)
+    return ax
+
+
+def _playground():
+    from handmade.widgets import blog_playground
+
+    return blog_playground()
+
+
+def _labelled():
+    from handmade.display.labelled import LabelledMatrix
+
+    return LabelledMatrix([[1.0, 0.0], [0.5, -1.0]], ["r0", "r1"], ["c0", "c1"], title="m")
+
+
+def _matrix_editor():
+    from handmade.widgets import MatrixEditor
+
+    return MatrixEditor("m", _labelled(), lambda name, values: "")
+
+
+def _number_control():
+    from handmade.widgets import NumberControl
+
+    return NumberControl("lg", "Lg", 1024.0, lambda value: True)
+
+
+SURFACE_INSTANCES = {  # a fresh object of each class with public methods
+    "widgets.playground.Playground": _playground,
+    "widgets.editors.MatrixEditor": _matrix_editor,
+    "widgets.editors.NumberControl": _number_control,
+    "widgets.explorers.ProductExplorer": lambda: __import__("handmade.widgets").widgets.ProductExplorer(
+        [[1, 2]], [[3], [4]]
+    ),
+    "widgets.explorers.SoftmaxExplorer": lambda: __import__("handmade.widgets").widgets.SoftmaxExplorer(),
+    "display.labelled.LabelledMatrix": _labelled,
+    "display.trace.Trace": lambda: __import__("handmade.display.trace").display.trace.trace("aab"),
+}
+
+SURFACE = {
+    **{name: (lambda f=f: f) for name, f in SURFACE_PUBLIC.items() if name not in SURFACE_SKIPPED},
+    **{
+        name: (lambda name=name: getattr(SURFACE_INSTANCES[name.rsplit(".", 1)[0]](), name.rsplit(".", 1)[1]))
+        for name in SURFACE_METHODS
+    },
+}
+
+
+def _product(tmp):
+    return {"a": [[1, 2], [3, 4]], "b": [[5, 6], [7, 8]]}
+
+
+SURFACE_VALID = {  # a valid value for each parameter without a default, by its name
+    "markup": lambda tmp: "<b>x</b>",
+    "text": lambda tmp: "aab",
+    "name": lambda tmp: "lg",
+    "label": lambda tmp: "Lg",
+    "value": lambda tmp: 1024.0,
+    "tooltip": lambda tmp: "",
+    "stage": lambda tmp: "c_proj",
+    "done": lambda tmp: "Lg = {value}",
+    "matrix": lambda tmp: _labelled(),
+    "on_edit": lambda tmp: lambda name, values: "",
+    "a": lambda tmp: _product(tmp)["a"],
+    "b": lambda tmp: _product(tmp)["b"],
+    "i": lambda tmp: 0,
+    "j": lambda tmp: 1,
+    "header": lambda tmp: ["x", "y"],
+    "rows": lambda tmp: [[1, 2], [3, 4]],
+    "values": lambda tmp: [[1.0, 0.0], [0.0, 1.0]],
+    "weights": lambda tmp: [[0.5, 0.5], [1.0, 0.0]],
+    "part": lambda tmp: "<b>x</b>",
+    "params": _blog,
+    "fn": lambda tmp: handmade.softmax,
+    "functions": lambda tmp: [handmade.softmax],
+    "code": lambda tmp: "x = 1",
+    "ax": lambda tmp: _axes(),
+    "lines": lambda tmp: [("one", 1.0)],
+    "cells": lambda tmp: {(0, 0)},
+    "row": lambda tmp: "r0",
+    "col": lambda tmp: "c0",
+    "task": lambda tmp: "abc",
+    "apply": lambda tmp: lambda params, value: params,
+    "lg": lambda tmp: 1024.0,
+    "n": lambda tmp: 100,
+    "key": lambda tmp: "scores",
+    "columns": lambda tmp: 8,
+}
+SURFACE_VALID_FOR = {  # where a valid value depends on the callable
+    "widgets.playground.Playground": lambda tmp: {"params": _blog()},
+    "display.outputs.weighted_sums": lambda tmp: {"values": [1.0, -1.0], "rows": ["P0", "P1"]},
+    "display.outputs.softmax_story": lambda tmp: {"row": [1.0, 0.0, 0.0]},
+    "display.labelled.LabelledMatrix": lambda tmp: {"values": [[1.0, 2.0]], "rows": ["r0"], "cols": ["c0", "c1"]},
+    "display.trace.table": lambda tmp: {"name": "q"},
+    "widgets.editors.NumberControl": lambda tmp: {"apply": lambda value: True},
+    "widgets.editors.MatrixEditor.set_values": lambda tmp: {"values": [[1.0, 2.0], [3.0, 4.0]]},
+    "widgets.editors.MatrixEditor": lambda tmp: {"name": "m"},
+    "display.outputs.pipeline": lambda tmp: {"current": ("tokens",)},
+    "display.outputs.side_by_side": lambda tmp: {"parts": ("<b>x</b>",)},
+    "display.outputs.equations": lambda tmp: {"named": (("X", [[1.0]]),)},
+}
+SURFACE_ALIASES = {
+    "params": ("weights",),
+    "text": ("cannot tokenize", "context"),
+    "name": ("part",),  # what the name names
+    "key": ("intermediate",),
+}
+
+
+def surface_parameters(name):
+    """The parameters of ``name`` a caller can give, *args included (given one value), not **kwargs."""
+    parameters = inspect.signature(SURFACE[name]()).parameters.values()
+    return [p.name for p in parameters if p.kind != inspect.Parameter.VAR_KEYWORD]
+
+
+def surface_arguments(name, tmp):
+    """{parameter: a valid value} for ``name``: its own table, else by parameter name, else the default."""
+    own = SURFACE_VALID_FOR.get(name, lambda tmp: {})(tmp)
+    arguments = {}
+    for param in inspect.signature(SURFACE[name]()).parameters.values():
+        if param.name in own:
+            arguments[param.name] = own[param.name]
+        elif param.kind == param.VAR_POSITIONAL:
+            arguments[param.name] = ()
+        elif param.default is not inspect.Parameter.empty:
+            arguments[param.name] = param.default
+        elif param.name in SURFACE_VALID:
+            arguments[param.name] = SURFACE_VALID[param.name](tmp)
+        elif param.kind != param.VAR_KEYWORD:
+            raise AssertionError(f"no valid value for {name}({param.name}): add one to SURFACE_VALID")
+    return arguments
+
+
+def call_surface(function, arguments):
+    """Call with positional-only parameters by position (and, before *args, every positional one, then
+    the *args' values), the others by keyword."""
+    parameters = inspect.signature(function).parameters.values()
+    starred = any(p.kind == p.VAR_POSITIONAL for p in parameters)
+    positional = []
+    for p in parameters:
+        if p.kind == p.VAR_POSITIONAL:
+            positional += list(arguments.pop(p.name))
+        elif p.kind == p.POSITIONAL_ONLY or (starred and p.kind == p.POSITIONAL_OR_KEYWORD):
+            positional.append(arguments.pop(p.name))
+    return function(*positional, **arguments)
+
+
+def surface_problem(name, param, value, tmp, seconds=10):
+    """None if ``name`` with ``param=value`` (the others valid) keeps the rule; else what it broke."""
+    arguments = surface_arguments(name, tmp)
+    star = inspect.signature(SURFACE[name]()).parameters[param].kind == inspect.Parameter.VAR_POSITIONAL
+    arguments[param] = (value,) if star else value
+    function = SURFACE[name]()
+    try:
+        with bounded(seconds), warnings.catch_warnings():
+            warnings.simplefilter("error")  # numpy's RuntimeWarnings are numpy's words, not the package's
+            call_surface(function, arguments)
+    except Hang:
+        return f"no answer within {seconds} s"
+    except (TypeError, ValueError) as error:
+        return _unclear(error, param, SURFACE_ALIASES)
+    except Exception as error:  # noqa: BLE001 (the kind is the finding)
+        return f"{type(error).__name__}: {error}"[:300] + " at " + _origin(error)
+    finally:
+        handmade.set_language("en")
+        if "matplotlib.pyplot" in sys.modules:
+            sys.modules["matplotlib.pyplot"].close("all")  # the figures heatmap() made
+    return None
+
+
+SURFACE_CASES = [(name, param) for name in SURFACE for param in surface_parameters(name)]
+
+
+def test_every_widget_and_view_is_called_or_skipped_with_a_reason():
+    assert set(SURFACE_SKIPPED) <= set(SURFACE_PUBLIC), set(SURFACE_SKIPPED) - set(SURFACE_PUBLIC)
+    assert {"widgets.playground.Playground", "widgets.explorers.ProductExplorer", "display.trace.trace"} <= set(SURFACE)
+    assert {"widgets.playground.Playground.reveal_control", "display.labelled.LabelledMatrix.html"} <= set(SURFACE)
+    assert set(SURFACE_INSTANCES) >= {name.rsplit(".", 1)[0] for name in SURFACE_METHODS}
+    assert len(SURFACE_CASES) >= 100
+
+
+@pytest.mark.parametrize("name, param", SURFACE_CASES, ids=[f"{name}({param})" for name, param in SURFACE_CASES])
+def test_each_argument_of_each_widget_and_view_keeps_the_one_rule(tmp, monkeypatch, name, param):
+    """Succeed, or a TypeError or ValueError raised by the package: one line of at most 200
+    characters naming the argument; never another kind, never traitlets', numpy's or Python's words."""
+    monkeypatch.chdir(tmp)  # a file a call saves goes there
+    problems = {label: surface_problem(name, param, value, tmp) for label, value in HOSTILE.items()}
+    assert {label: problem for label, problem in problems.items() if problem} == {}
 
 
 # ---- the figures in README.md ("Reliability"): python tests/test_hostile.py ------------------------
