@@ -15,14 +15,14 @@ from ..arguments import (
     UnknownName,
     brief,
     few,
-    fmt,
+    fmt,  # also imported from here
     is_whole,
     strings,
     text_of,
     whole,
-)  # fmt: also imported from here
+)
 from ..i18n import _
-from .colours import CHANGED, HIGHLIGHT, PALE, hex_colour, ink, shade
+from .colours import CHANGED, HIGHLIGHT, PALE, hex_colour, ink, shades
 
 SHOWN = 64  # rows, and columns, a rendering shows: more than a screen holds at once (about 40 rows and
 # 25 columns of numbers at 1280 x 800, scrolled inside the table's box), 4,096 cells, some 0.26 MB of
@@ -303,16 +303,15 @@ def _shades(values, rows, cols):
     """{(i, j): a background and a text colour} for the cells shown (rows x cols, None a gap): white
     at 0, deepening to red (max) or blue (min), on the scale of the whole matrix; the number in
     black or white by its shade, and a zero (on white) in grey."""
+    rows, cols = [i for i in rows if i is not None], [j for j in cols if j is not None]
     with np.errstate(invalid="ignore"):
         clipped = np.nan_to_num(np.clip(values, -1e6, 1e6), nan=0.0)
     scale = np.abs(clipped).max() or 1.0
+    shown = clipped[np.ix_(rows, cols)]
     out = {}
-    for i in filter(lambda i: i is not None, rows):
-        for j in filter(lambda j: j is not None, cols):
-            x = clipped[i, j]
-            background = shade(x / scale)  # x / scale: -1 .. 1
-            text = PALE if x == 0 else hex_colour(ink(background))
-            out[i, j] = f"background:{hex_colour(background)};color:{text};"
+    for (a, b), background in zip(np.ndindex(shown.shape), shades(shown / scale)):  # x / scale: -1 .. 1
+        text = PALE if shown[a, b] == 0 else hex_colour(ink(background))
+        out[rows[a], cols[b]] = f"background:{hex_colour(background)};color:{text};"
     return out
 
 

@@ -57,7 +57,7 @@ def heatmap(matrix, ax=None, annotate=True, cmap=None, vmin=None, vmax=None, xla
     _gaps(ax, matrix.shape, values.shape)
     if annotate:
         for (i, j), value in np.ndenumerate(values):
-            background = [round(255 * c) for c in image.cmap(image.norm(value))[:3]]
+            background = tuple(round(255 * c) for c in image.cmap(image.norm(value))[:3])
             colour = [c / 255 for c in ink(background)]  # black or white, whichever stands out more
             text = matrix._text(matrix.values[rows[i], cols[j]])
             ax.text(j, i, text, ha="center", va="center", fontsize=8, color=colour)

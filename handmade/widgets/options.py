@@ -16,7 +16,8 @@ from .editors import MAX_BOXES
 
 MAX_CONTEXT_CHARS = 10_000  # what the context box accepts (the model reads the last n_ctx)
 MAX_CELLS = 16_384  # numbers the views draw at each edit: four full tables, about 0.2 s here (13 µs a number)
-MAX_PASS_FLOPS = 10**9  # operations of the pass an edit runs: about 0.1 s here
+MAX_PASS_FLOPS = 10**8  # operations of the pass an edit runs: at most about half a second here (numpy runs a
+# pass over a long context at 0.2 to 0.8 GFLOP/s on 2 cores: softmax and exp, not only products)
 CONTROLS = ("text", "reset", "strength", "break", "save")
 
 

@@ -116,6 +116,7 @@ class Playground:
         self.strength_option = O.strength(strength, self.stages)
         self.text = self._start_text = _first_context(task, self.params) if text is None else O.context(text)
         self.save_path = O.save_path(save_path, _save_name(task))
+        O.check_pass(self.params.structure, self.text)  # before the layout's first pass
         tables = weight_tables(self.params)
         shapes = {name: tables[name].shape for name in P.parts(self.params)}
         self.edit, self.view_names, self.controls, left_out = O.choices(
