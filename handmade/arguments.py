@@ -229,8 +229,9 @@ def file_name(value, name="path"):
 
 
 def shown_path(path, limit=SHOWN_PATH):
-    """A file name for a message: as it is when short, else its start and its end around an ellipsis."""
-    shown = str(path)
+    """A file name for a message, on one line: as it is when short, else its start and its end around
+    an ellipsis; a character that cannot be shown (a new line, a null, a lone surrogate) as its escape."""
+    shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(path))
     if len(shown) <= limit:
         return shown
     head = (limit - 1) * 2 // 5  # more of the end, where the file's own name is

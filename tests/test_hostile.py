@@ -1823,6 +1823,215 @@ def test_each_argument_of_each_widget_and_view_keeps_the_one_rule(tmp, monkeypat
     assert {label: problem for label, problem in problems.items() if problem} == {}
 
 
+def _walk(widget):
+    yield widget
+    for child in getattr(widget, "children", ()):
+        yield from _walk(child)
+
+
+def _blog_playground():
+    from handmade.widgets import blog_playground
+
+    return blog_playground()
+
+
+def _task_playground():
+    from handmade.widgets import Playground
+
+    return Playground(task="abc")
+
+
+def _product_explorer():
+    from handmade.widgets import ProductExplorer
+
+    return ProductExplorer([[1, 2], [3, 4]], [[5, 6], [7, 8]])
+
+
+def _softmax_explorer():
+    from handmade.widgets import SoftmaxExplorer
+
+    return SoftmaxExplorer()
+
+
+WIDGETS = {  # the widgets a learner uses
+    "the blog's playground": _blog_playground,
+    "a task's playground": _task_playground,
+    "ProductExplorer": _product_explorer,
+    "SoftmaxExplorer": _softmax_explorer,
+}
+TYPED = [  # typed into a text box, in turn: no two in a row mean the same
+    *["", " ", "x", "nan", "inf", "-inf", "1e400", "1e300", "-1e300", "1_000", "١٢", "１", " 2 ", "0x10", "1,5"],
+    *["None", "x" * 100_000, "\ud800", "a\nb", "aab" * 4_000, "c", "ab", "abab"],
+]
+NUMBERS = [math.nan, math.inf, -math.inf, 1e308, -1e308, 1e300, 0.0, 5e-324, -1024.0, 3.0, 0.5]  # into a number box
+SLID = [math.nan, math.inf, -math.inf, 1e308, 2.0, -1.0, 100.0, 0.0625, 2048.0]  # a slider, each at another place
+
+
+def controls(widget):
+    """{label: the control}: every box, slider and button of ``widget``, and the first box of each
+    grid (built as its tab builds it). A dropdown or a row of toggle buttons offers choices the
+    browser cannot go beyond, and is left out."""
+    from ipywidgets import Button, FloatText, Text, ToggleButton
+
+    from handmade.widgets.slider import LogSlider
+
+    found = {f"grid {name}": editor.boxes[0][0] for name, editor in getattr(widget, "editors", {}).items()}
+    for control in _walk(widget.widget):
+        named = [c for c in getattr(control, "_dom_classes", ()) if c.startswith("hm-") and not c.startswith("hm-cell")]
+        if isinstance(control, (Text, FloatText, LogSlider, Button, ToggleButton)) and named:
+            found[named[0]] = control
+    return found
+
+
+def _values(control):
+    """What is typed or slid into ``control`` in turn; None for a button."""
+    from ipywidgets import FloatText, Text
+
+    from handmade.widgets.slider import LogSlider
+
+    return TYPED if isinstance(control, Text) else NUMBERS if isinstance(control, FloatText) else (
+        SLID if isinstance(control, LogSlider) else None)  # fmt: skip
+
+
+EVERY_CONTROL = {(w, label): c for w in WIDGETS for label, c in controls(WIDGETS[w]()).items()}
+TYPED_CASES = [key for key, control in EVERY_CONTROL.items() if _values(control) and key[1] != "hm-file-path"]
+BUTTON_CASES = [key for key, control in EVERY_CONTROL.items() if _values(control) is None]
+
+
+def _messages(widget):
+    """Where ``widget`` says things: the status line and the message beside each control."""
+    from ipywidgets import HTML
+
+    beside_grids = [editor.message for editor in getattr(widget, "editors", {}).values()]  # in tabs not yet shown too
+    return beside_grids + [
+        w
+        for w in _walk(widget.widget)
+        if isinstance(w, HTML)
+        and any(c in ("hm-status", "hm-text-message") or c.endswith("-message") or c.startswith("hm-message-")
+                for c in w._dom_classes)
+    ]  # fmt: skip
+
+
+def _refusals(messages):
+    return [re.sub(r"<[^>]+>", "", m.value) for m in messages if 'role="alert"' in m.value]
+
+
+def _state(widget):
+    """What the widget holds: a playground's weights, context and Lg; an explorer's numbers."""
+    from handmade.weights import iter_matrices
+
+    if hasattr(widget, "params"):
+        strength = widget.strength.value if widget.strength is not None else None
+        return tuple(a.tobytes() for _path, a in iter_matrices(widget.params)), widget.text, strength
+    if hasattr(widget, "a"):
+        return widget.row.value, widget.col.value
+    return widget.row.tobytes(), widget._scale
+
+
+def reads_as_chinese(sentence):
+    """No run of English words outside what is quoted (what was typed) and what the system said
+    (in full-width brackets, after its translation)."""
+    own = re.sub(r"'[^']*'|\"[^\"]*\"|（[^（）]*）", "", sentence)
+    return not re.search(r"[A-Za-z]{3,} [A-Za-z]{3,}", own) and re.search(r"[\u4e00-\u9fff]", own)
+
+
+@pytest.fixture(params=["en", "zh"])
+def language(request):
+    handmade.set_language(request.param)
+    yield request.param
+    handmade.set_language("en")
+
+
+def said_well(said, language):
+    """One line each, at most MAX_MESSAGE characters, in the learner's language."""
+    return all("\n" not in s and len(s) <= MAX_MESSAGE and (language == "en" or reads_as_chinese(s)) for s in said)
+
+
+@pytest.mark.parametrize("widget, label", TYPED_CASES, ids=[f"{w}: {c}" for w, c in TYPED_CASES])
+def test_every_box_and_slider_uses_what_it_is_given_or_says_why_not(tmp, monkeypatch, language, widget, label):
+    """Each value in turn is used (the state changes, nothing refused) or refused (one line in the
+    learner's language beside the control, the last good state kept); never an exception, which a
+    browser would swallow, and never silence."""
+    monkeypatch.chdir(tmp)
+    shown = WIDGETS[widget]()
+    control, messages = controls(shown)[label], _messages(shown)
+    for value in _values(control):
+        for message in messages:
+            message.value = ""
+        before = _state(shown)
+        control.value = value
+        said = _refusals(messages)
+        assert said_well(said, language), said
+        assert (_state(shown) == before) == bool(said), (ascii(value)[:40], said)
+
+
+@pytest.mark.parametrize("widget, label", BUTTON_CASES, ids=[f"{w}: {c}" for w, c in BUTTON_CASES])
+def test_every_button_says_what_it_did(tmp, monkeypatch, language, widget, label):
+    """Pressed, a button puts its own sentence in the status line (never the one before), or, to show
+    the answer's shares, changes the score's lines."""
+    monkeypatch.chdir(tmp)
+    shown = WIDGETS[widget]()
+    control = controls(shown)[label]
+    shown.status.value, details = "…", shown.summary["diagnosis"].value if "diagnosis" in shown.summary else None
+    control.click() if hasattr(control, "click") else setattr(control, "value", not control.value)
+    if label == "hm-reveal":
+        assert shown.summary["diagnosis"].value != details
+    else:
+        assert shown.status.value not in ("…", "") and said_well(_refusals([shown.status]), language)
+
+
+def _fifo(tmp):
+    path = tmp / "a pipe"
+    with contextlib.suppress(FileExistsError):
+        os.mkfifo(path)
+    return path
+
+
+def _other_shape(tmp):
+    path = tmp / "other.json"
+    handmade.save_weights(tasks.reference("abc"), path, force=True)
+    return path
+
+
+def _notes(tmp):
+    path = tmp / "notes.json"
+    path.write_text('{"wte": "my notes"}', encoding="utf-8")
+    return path
+
+
+FILE_NAMES = {  # what is typed as the save row's file name
+    "nothing": lambda tmp: "",
+    "spaces": lambda tmp: "   ",
+    "a null character": lambda tmp: "a\0b.json",
+    "100000 characters": lambda tmp: "x" * 100_000,
+    "a lone surrogate": lambda tmp: "\ud800.json",
+    "a new line": lambda tmp: "a\nb.json",
+    "a folder": lambda tmp: str(tmp),
+    "in a missing folder": lambda tmp: str(tmp / "missing" / "x.json"),
+    "notes": lambda tmp: str(_notes(tmp)),
+    "another model's shape": lambda tmp: str(_other_shape(tmp)),
+    "/dev/zero": lambda tmp: "/dev/zero" if os.name != "nt" else "NUL",
+    "a named pipe": lambda tmp: str(_fifo(tmp)) if hasattr(os, "mkfifo") else "",
+}
+
+
+@pytest.mark.parametrize("case", list(FILE_NAMES))
+def test_the_save_row_says_what_became_of_any_file_name(tmp, monkeypatch, language, case):
+    """Save, then load, with the name typed: each press says what it did in one line (never the
+    sentence before), and a load that fails keeps the model."""
+    monkeypatch.chdir(tmp)
+    shown = _blog_playground()
+    row = controls(shown)
+    row["hm-file-path"].value = FILE_NAMES[case](tmp)
+    for button in ("hm-file-save", "hm-file-load"):
+        shown.status.value, before = "…", _state(shown)
+        with bounded(10):
+            row[button].click()
+        said = re.sub(r"<[^>]+>", "", shown.status.value)
+        assert said not in ("…", "") and said_well([said], language), said
+        assert 'role="alert"' not in shown.status.value or _state(shown) == before
+
+
 # ---- the figures in README.md ("Reliability"): python tests/test_hostile.py ------------------------
 
 

@@ -10,7 +10,7 @@ import re
 import ipywidgets as W
 import numpy as np
 
-from ..arguments import brief, css_class, function, number, real_array, text_of, whole
+from ..arguments import brief, clip, css_class, function, number, real_array, text_of, whole
 from ..display.labelled import LabelledMatrix, fmt
 from ..i18n import _
 from .slider import LogSlider
@@ -38,9 +38,12 @@ class Quiet(W.VBox):
 
 def message_html(text, ok=False):
     """What an editor or the playground says, in a live region: a screen reader reads a refusal out
-    at once (an alert) and any other news when it is free (a status)."""
+    at once (an alert) and any other news when it is free (a status). Always one line of at most
+    MAX_MESSAGE characters: a character that cannot be shown (a new line in a file name) as its
+    escape, a longer sentence (a long file name in it) cut in its middle."""
     if not text:
         return ""
+    text = clip("".join(c if c.isprintable() else repr(c)[1:-1] for c in text))
     colour, role, live = ("#1a7f37", "status", "polite") if ok else ("#b3261e", "alert", "assertive")
     return f'<span role="{role}" aria-live="{live}" style="color:{colour}">{html.escape(text, quote=False)}</span>'
 
