@@ -87,8 +87,9 @@ def whole(value, name, low, high):
 def number(value, name, low, high, low_allowed=True, high_allowed=True):
     """``value`` as a float in the interval from ``low`` to ``high`` (each end in it or not);
     TypeError unless a real number, ValueError outside the interval (nan is outside every one)."""
-    inside = is_real(value) and (low <= value if low_allowed else low < value)
-    if not (inside and (value <= high if high_allowed else value < high)):
+    plain = float(value) if isinstance(value, np.floating) else value  # float32 beside -1e300 would overflow
+    inside = is_real(value) and (low <= plain if low_allowed else low < plain)
+    if not (inside and (plain <= high if high_allowed else plain < high)):
         interval = ("[" if low_allowed else "(") + f"{low}, {high}" + ("]" if high_allowed else ")")
         raise (ValueError if is_real(value) else TypeError)(
             _("{name} must be a number in {interval}; found {value}").format(

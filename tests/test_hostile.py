@@ -38,6 +38,8 @@ import handmade.training as training
 from handmade import cli, files, inference, parts, tokenizer
 from handmade.basis import Basis, Labels
 from handmade.course import grader, progress, task_options, tasks
+from handmade.display.labelled import SHOWN
+from handmade.display.trace import trace, weight_tables
 from handmade.training import AdamW, leaves
 
 PACKAGE = Path(handmade.__file__).resolve().parent
@@ -1600,7 +1602,15 @@ SURFACE_SKIPPED = {  # the public callables of the two packages not called blind
         ],
         VIEWS,
     ),
-    **dict.fromkeys(["widgets.layout.build", "widgets.layout.Screen", "widgets.editors.Quiet"], PLUMBING),
+    **dict.fromkeys(
+        [
+            "widgets.layout.build",
+            "widgets.layout.what_each_stage_shows",
+            "widgets.layout.Screen",
+            "widgets.editors.Quiet",
+        ],
+        PLUMBING,
+    ),
     **dict.fromkeys(
         ["widgets.editors.message_html", "widgets.editors.css"], "the widgets' markup for the package's own sentences"
     ),
@@ -1622,7 +1632,7 @@ SURFACE_SKIPPED = {  # the public callables of the two packages not called blind
         "a check of what a caller was given, (value, its name): the caller names it, and is tried here",
     ),
     **dict.fromkeys(
-        [f"display.colours.{n}" for n in ("shade", "luminance", "contrast", "ink", "hex_colour")],
+        [f"display.colours.{n}" for n in ("shade", "shades", "luminance", "contrast", "ink", "hex_colour")],
         "the colour scheme's arithmetic on numbers a table computed",
     ),
 }
@@ -1980,7 +1990,7 @@ def test_every_button_says_what_it_did(tmp, monkeypatch, language, widget, label
         assert shown.status.value not in ("…", "") and said_well(_refusals([shown.status]), language)
 
 
-def _fifo(tmp):
+def _named_pipe_in(tmp):
     path = tmp / "a pipe"
     with contextlib.suppress(FileExistsError):
         os.mkfifo(path)
@@ -2011,7 +2021,7 @@ FILE_NAMES = {  # what is typed as the save row's file name
     "notes": lambda tmp: str(_notes(tmp)),
     "another model's shape": lambda tmp: str(_other_shape(tmp)),
     "/dev/zero": lambda tmp: "/dev/zero" if os.name != "nt" else "NUL",
-    "a named pipe": lambda tmp: str(_fifo(tmp)) if hasattr(os, "mkfifo") else "",
+    "a named pipe": lambda tmp: str(_named_pipe_in(tmp)) if hasattr(os, "mkfifo") else "",
 }
 
 
@@ -2030,6 +2040,87 @@ def test_the_save_row_says_what_became_of_any_file_name(tmp, monkeypatch, langua
         said = re.sub(r"<[^>]+>", "", shown.status.value)
         assert said not in ("…", "") and said_well([said], language), said
         assert 'role="alert"' not in shown.status.value or _state(shown) == before
+
+
+# ---- 15. every view bounded: a model at each limit, a context as long as it reads ---------------------
+
+CJK = "".join(chr(0x4E00 + i) for i in range(1024))  # an alphabet of 1,024 characters
+AT_THE_LIMITS = {  # a model at each of the package's limits, and its alphabet
+    "1,024 positions": lambda: training.init_params(2, 1024, 16, rng=0, alphabet="ab"),
+    "1,024 tokens": lambda: training.init_params(1024, 16, 8, rng=0, alphabet=CJK),
+    "1,024 directions": lambda: training.init_params(2, 16, 1024, rng=0, alphabet="ab"),
+    "16 blocks": lambda: training.init_params(2, 64, 8, rng=0, n_layer=16, alphabet="ab"),
+    "16 heads, an MLP, layer norms": lambda: training.init_params(
+        3, 64, 64, rng=0, n_head=16, mlp=True, ln=True, ln_f=True, alphabet="abc"
+    ),
+}
+CONTEXTS = {"short": 2, "64 letters": 64, "as long as the model reads": None, "the context box's limit": 10_000}
+MAX_VIEW_HTML = 2_500_000  # characters of HTML the views of one playground hold: MAX_CELLS numbers at most
+
+
+def _context(model, length):
+    alphabet = model.labels.alphabet
+    length = model.structure.n_ctx if length is None else length
+    return (alphabet * (length // len(alphabet) + 1))[:length]
+
+
+@pytest.fixture(scope="module")
+def limit_models():
+    return {name: build() for name, build in AT_THE_LIMITS.items()}
+
+
+@pytest.mark.parametrize("context", list(CONTEXTS))
+@pytest.mark.parametrize("model", list(AT_THE_LIMITS))
+def test_every_playground_is_drawn_bounded_or_refused_with_its_estimate(limit_models, model, context):
+    """Built within 10 s, its views at most MAX_VIEW_HTML characters, each table cut to what a screen
+    can take with a line saying what was left out; or refused at once with what it would cost."""
+    from handmade.widgets import Playground
+    from handmade.widgets.editors import MAX_BOXES
+    from handmade.widgets.options import MAX_CELLS, MAX_PASS_FLOPS
+
+    params = limit_models[model]
+    text = _context(params, CONTEXTS[context])
+    try:
+        with bounded(10):
+            playground = Playground(params, text=text)
+            snapshot = playground.snapshot().markup
+    except ValueError as error:
+        said = str(error)
+        assert len(said) <= MAX_MESSAGE and "\n" not in said, said
+        assert f"{MAX_CELLS:,}" in said or f"{MAX_PASS_FLOPS:.0g}" in said, said  # the limit, and the estimate
+        return
+    shown = [
+        w.value for w in [*playground.panels.values(), *playground.summary.values(), *playground.outcomes.values()]
+    ]
+    assert sum(map(len, shown)) <= MAX_VIEW_HTML and len(snapshot) <= MAX_VIEW_HTML
+    cut = [t for t in playground._tables(trace(playground.text, playground.params)) if max(t) > SHOWN]
+    assert sum(v.count('class="hm-left-out"') for v in shown) == len(cut), "each table cut says so"
+    assert all(editor.matrix.values.size <= MAX_BOXES for editor in playground.editors.values())
+
+
+@pytest.mark.parametrize("model", list(AT_THE_LIMITS))
+def test_every_table_of_a_trace_renders_bounded_and_says_what_it_left_out(limit_models, model):
+    """Every intermediate of a pass over the longest context, as HTML, text and LaTeX: at most SHOWN
+    rows and columns, and a sentence saying what was left out; a heatmap at most DRAWN of each."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot as plt
+
+    from handmade.display.plots import DRAWN
+
+    params = limit_models[model]
+    shown = trace(_context(params, None), params)
+    for name, matrix in {**shown, **weight_tables(params)}.items():
+        n, m = matrix.shape
+        cut = n > SHOWN or m > SHOWN
+        for rendering in (matrix.html(heat=True), str(matrix), matrix.latex()):
+            assert len(rendering) <= 120 * (min(n, SHOWN) + 2) * (min(m, SHOWN) + 2), (name, len(rendering))
+            assert not cut or "left out" in rendering or r"\cdots" in rendering or r"\vdots" in rendering, name
+    biggest = max(shown.values(), key=lambda matrix: matrix.values.size)
+    ax = biggest.heatmap()
+    assert len(ax.texts) <= DRAWN * DRAWN and len(ax.images[0].get_array()) <= DRAWN
+    plt.close("all")
 
 
 # ---- the figures in README.md ("Reliability"): python tests/test_hostile.py ------------------------

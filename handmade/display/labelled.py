@@ -308,10 +308,15 @@ def _shades(values, rows, cols):
         clipped = np.nan_to_num(np.clip(values, -1e6, 1e6), nan=0.0)
     scale = np.abs(clipped).max() or 1.0
     shown = clipped[np.ix_(rows, cols)]
-    out = {}
-    for (a, b), background in zip(np.ndindex(shown.shape), shades(shown / scale)):  # x / scale: -1 .. 1
-        text = PALE if shown[a, b] == 0 else hex_colour(ink(background))
-        out[rows[a], cols[b]] = f"background:{hex_colour(background)};color:{text};"
+    backgrounds = shades(shown / scale)  # x / scale: -1 .. 1
+    zero = (shown == 0).ravel().tolist()
+    out, styles = {}, {}  # styles: (background, whether zero) -> the cell's style, each made once
+    for k, (a, b) in enumerate(np.ndindex(shown.shape)):
+        key = (backgrounds[k], zero[k])
+        if key not in styles:
+            text = PALE if zero[k] else hex_colour(ink(backgrounds[k]))
+            styles[key] = f"background:{hex_colour(backgrounds[k])};color:{text};"
+        out[rows[a], cols[b]] = styles[key]
     return out
 
 

@@ -37,14 +37,14 @@ def init_params(
     loss of 3.1 from 0.02 and 2.7 from 1 / sqrt(32) (``benchmarks/bench_training.py`` measures it).
 
     ``n_attn`` (default ``n_embd``) is the width of q, k and v, split into ``n_head`` heads;
-    ``mlp`` adds a feed-forward layer of ``n_hidden`` units (default 4 * n_embd) to each block;
+    ``mlp`` adds a feed-forward layer of ``n_hidden`` units (default 4 * n_embd, at most 1,024) to each block;
     ``ln`` adds ``ln_1`` (and ``ln_2`` with an mlp) and ``ln_f`` the final layer norm. The weights
     are labelled: tokens are ``alphabet`` (default a, b, c, ...; beyond 26 tokens, t0, t1, ... without
     an alphabet), directions e0, e1, ...
     """
     check_whole(n_embd, "n_embd", 1, MAX_WIDTH)  # before the widths worked out of it
     n_attn = n_embd if n_attn is None else n_attn
-    n_hidden = 4 * n_embd if n_hidden is None else n_hidden
+    n_hidden = min(4 * n_embd, MAX_WIDTH) if n_hidden is None else n_hidden  # the limit, past a width of 256
     for value, name, limit in (
         (n_vocab, "n_vocab", MAX_N_VOCAB),
         (n_ctx, "n_ctx", MAX_N_CTX),

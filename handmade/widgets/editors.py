@@ -16,7 +16,7 @@ from ..i18n import _
 from .slider import LogSlider
 
 CELL = "46px"
-MAX_BOXES = 1_024  # boxes in one grid: 32 x 32, a screen and a half, built in about 0.6 s here (0.6 ms a box)
+MAX_BOXES = 512  # boxes in one grid: 16 x 32, about a screen, built in 0.8 s here (1.5 ms a box: three widgets)
 NARROW = {"description_width": "initial"}  # a widget's label takes only the room it needs
 QUIET_LABEL = "hm-quiet-label"  # a widget whose label a screen reader reads but the page does not show
 QUIET_LABEL_STYLE = f"""<style>

@@ -127,16 +127,19 @@ class Playground:
         self.strength = NumberControl(strength.name, strength.label, strength.value, self._strength_changed) if (
             strength is not None and "strength" in self.controls) else None  # fmt: skip
         self._last = None  # the trace on screen, to mark what an edit changed
-        self.screen = layout.build(self)
+        self._lay_out(O.left_out_note(left_out, shapes))
+
+    def _lay_out(self, note):
+        """The widgets, once what they will draw is known to fit; then the first views, and ``note``."""
+        first = trace(self.text, self.params)
+        self.laid_out = layout.what_each_stage_shows(self, first)  # [(stage, its grids, its views)]
+        O.check_cells(self._tables(first))  # before a widget is built
+        screen = self.screen = layout.build(self)
         self.widget, self.panels, self.summary, self.outcomes = (
-            self.screen.widget, self.screen.panels, self.screen.summary, self.screen.outcomes)  # fmt: skip
-        self.status, self.text_box, self.text_message = (
-            self.screen.status,
-            self.screen.text_box,
-            self.screen.text_message,
-        )
+            screen.widget, screen.panels, screen.summary, screen.outcomes)  # fmt: skip
+        self.status, self.text_box, self.text_message = screen.status, screen.text_box, screen.text_message
         self._show(self._render(self.params, self.text, self._last))
-        self.status.value = message_html(O.left_out_note(left_out, shapes), ok=True)
+        self.status.value = message_html(note, ok=True)
 
     # ---- the public surface: what notebooks and tests use
 
@@ -215,11 +218,10 @@ class Playground:
 
     def _tables(self, t):
         """The shapes of the tables the views show for the trace ``t``."""
-        shapes = [t[T.probabilities].shape] if "predictions" in self.outcomes else []
-        for stage in self.stages:
-            for view in stage.views:
-                if (stage.key, view) in self.panels:
-                    shapes += [t[name].shape for name in V.view_names(t, view, stage.block)]
+        shapes = [t[T.probabilities].shape] if "predictions" in self.view_names else []
+        for stage, _grids, views in self.laid_out:
+            for view in views:
+                shapes += [t[name].shape for name in V.view_names(t, view, stage.block)]
         return shapes
 
     def _show(self, rendered):
