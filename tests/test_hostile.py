@@ -2042,6 +2042,66 @@ def test_the_save_row_says_what_became_of_any_file_name(tmp, monkeypatch, langua
         assert 'role="alert"' not in shown.status.value or _state(shown) == before
 
 
+def _widgets():
+    import handmade.widgets
+
+    return handmade.widgets
+
+
+ISSUE_31 = {  # issue 31's examples: each one line of the kind promised, naming what it should
+    "Playground(model, strength=5)": (
+        lambda: _widgets().Playground(_blog(), strength=5),
+        TypeError,
+        "strength must be a handmade.widgets.Strength",
+    ),
+    "Playground(model).reveal_control()": (
+        lambda: _widgets().Playground(_blog()).reveal_control(),
+        ValueError,
+        "only a task's playground has one",
+    ),
+    'ProductExplorer("a", "b")': (lambda: _widgets().ProductExplorer("a", "b"), TypeError, "a must be a matrix"),
+    'edit=["nope"] on a 16-block model': (
+        lambda: _widgets().Playground(training.init_params(2, 4, 4, rng=0, n_layer=16, alphabet="ab"), edit=["nope"]),
+        ValueError,
+        "edit: no part called 'nope'; choose from wte, wpe, blocks[0].q",
+    ),
+    "Playground(model, text=5)": (lambda: _widgets().Playground(_blog(), text=5), TypeError, "text must be a string"),
+    "Playground(model, score=5)": (lambda: _widgets().Playground(_blog(), score=5), TypeError, "score must be"),
+    "SoftmaxExplorer('x')": (lambda: _widgets().SoftmaxExplorer("x"), TypeError, "row must be a list of 1 to 12"),
+    "a 512-letter text on a 1,024-position model": (
+        lambda: _widgets().Playground(training.init_params(2, 1024, 16, rng=0, alphabet="ab"), text="ab" * 256),
+        ValueError,
+        "the views would draw 20,736 numbers in 10 tables at each edit; at most 16,384",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(ISSUE_31))
+def test_issue_31s_examples_are_one_line_of_the_kind_promised(case):
+    call, kind, phrase = ISSUE_31[case]
+    with pytest.raises(kind, match=re.escape(phrase)) as raised:
+        call()
+    assert type(raised.value) in (kind, handmade.arguments.UnknownName) and len(str(raised.value)) <= MAX_MESSAGE
+
+
+def test_more_than_26_tokens_without_an_alphabet_are_t0_t1_and_so_on():
+    params = training.init_params(27, 2, 2, rng=0)
+    assert params.labels.alphabet is None and params.labels.token_names(27)[-1] == "t26"
+    assert training.init_params(2, 2, 512, rng=0, mlp=True)["blocks"][0]["mlp"]["c_fc"]["w"].shape == (512, 1024)
+
+
+def test_a_save_without_a_file_name_says_so_in_place_of_what_was_said_before(tmp, monkeypatch, language):
+    monkeypatch.chdir(tmp)
+    shown = _blog_playground()
+    row = controls(shown)
+    row["hm-file-path"].value = "   "
+    shown.status.value = '<span role="status">saved: an earlier sentence</span>'
+    row["hm-file-save"].click()
+    said = _refusals([shown.status])
+    assert said and "earlier" not in shown.status.value and said_well(said, language)
+    assert ("type a file name first" in said[0]) == (language == "en") and not list(tmp.glob("*   *"))
+
+
 # ---- 15. every view bounded: a model at each limit, a context as long as it reads ---------------------
 
 CJK = "".join(chr(0x4E00 + i) for i in range(1024))  # an alphabet of 1,024 characters
@@ -2147,6 +2207,14 @@ def counts(tmp):
         + len(EVERY_USAGE_SETTINGS) * len(every_usage(tmp)),
         "10. the playground's save": len(KEPT_BY_THE_PLAYGROUND) + 1,
         "11. the progress file": len(PROGRESS_FILES) * 3,  # the library, tasks and a passing grade
+        "14. the widgets' API": len(SURFACE_CASES) * len(HOSTILE)
+        + 2 * sum(len(_values(EVERY_CONTROL[key])) for key in TYPED_CASES)  # in English and in Chinese
+        + 2 * len(BUTTON_CASES)
+        + 2 * 2 * len(FILE_NAMES)  # saved, then loaded
+        + len(ISSUE_31)
+        + 1
+        + 2,
+        "15. every view bounded": len(AT_THE_LIMITS) * len(CONTEXTS) + len(AT_THE_LIMITS),
     }
 
 
@@ -2157,5 +2225,6 @@ if __name__ == "__main__":
     for name, n in found.items():
         print(f"{name}: {n}")
     print(
-        f"in all: {sum(found.values())} cases, in {len(FUNCTIONS)} public functions and {len(subcommands())} commands"
+        f"in all: {sum(found.values())} cases, in {len(FUNCTIONS)} public functions and {len(subcommands())} commands,"
+        f" and {len(SURFACE)} functions, classes and methods of the widgets and views with {len(EVERY_CONTROL)} controls"
     )
