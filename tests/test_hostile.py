@@ -1886,8 +1886,10 @@ def controls(widget):
     from handmade.widgets.slider import LogSlider
 
     found = {f"grid {name}": editor.boxes[0][0] for name, editor in getattr(widget, "editors", {}).items()}
-    for control in _walk(widget.widget):
-        named = [c for c in getattr(control, "_dom_classes", ()) if c.startswith("hm-") and not c.startswith("hm-cell")]
+    strength = getattr(widget, "strength", None)  # beside its stage's grids: built with them, like a grid
+    for control in [*_walk(widget.widget), *([strength.box, strength.slider] if strength is not None else [])]:
+        classes = getattr(control, "_dom_classes", ())
+        named = [c for c in classes if c.startswith("hm-") and not c.startswith(("hm-cell", "hm-quiet-label"))]
         if isinstance(control, (Text, FloatText, LogSlider, Button, ToggleButton)) and named:
             found[named[0]] = control
     return found
@@ -1913,6 +1915,8 @@ def _messages(widget):
     from ipywidgets import HTML
 
     beside_grids = [editor.message for editor in getattr(widget, "editors", {}).values()]  # in tabs not yet shown too
+    if getattr(widget, "strength", None) is not None:
+        beside_grids.append(widget.strength.message)
     return beside_grids + [
         w
         for w in _walk(widget.widget)
@@ -2160,8 +2164,9 @@ def test_every_playground_is_drawn_bounded_or_refused_with_its_estimate(limit_mo
 
 @pytest.mark.parametrize("model", list(AT_THE_LIMITS))
 def test_every_table_of_a_trace_renders_bounded_and_says_what_it_left_out(limit_models, model):
-    """Every intermediate of a pass over the longest context, as HTML, text and LaTeX: at most SHOWN
-    rows and columns, and a sentence saying what was left out; a heatmap at most DRAWN of each."""
+    """Every intermediate of a pass over the longest context and every weight, a table of each shape,
+    as HTML, text and LaTeX: at most SHOWN rows and columns, and a sentence saying what was left out;
+    a heatmap at most DRAWN of each."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -2171,7 +2176,9 @@ def test_every_table_of_a_trace_renders_bounded_and_says_what_it_left_out(limit_
 
     params = limit_models[model]
     shown = trace(_context(params, None), params)
-    for name, matrix in {**shown, **weight_tables(params)}.items():
+    every = {**shown, **weight_tables(params)}
+    one_of_each_shape = {matrix.shape: name for name, matrix in every.items()}  # a rendering depends on it alone
+    for name, matrix in ((name, every[name]) for name in one_of_each_shape.values()):
         n, m = matrix.shape
         cut = n > SHOWN or m > SHOWN
         for rendering in (matrix.html(heat=True), str(matrix), matrix.latex()):
