@@ -49,7 +49,8 @@ def run(path, write=False):
 
 def merged_streams(outputs):
     """Adjacent prints to the same stream as one output, however the kernel happened to flush them,
-    and a line rewritten in place with carriage returns (a progress line) as what the screen shows last."""
+    lines ended the terminal's way (\r\n, a shell command's after !) as any other, and a line rewritten
+    in place with carriage returns (a progress line) as what the screen shows last."""
     merged = []
     for output in outputs:
         previous = merged[-1] if merged else None
@@ -63,6 +64,8 @@ def merged_streams(outputs):
         else:
             merged.append(output)
     for output in merged:
+        if output.output_type == "stream":
+            output.text = output.text.replace("\r\n", "\n")  # a shell command's lines (after !), as any other
         if output.output_type == "stream" and "\r" in output.text:
             output.text = "\n".join(line.rsplit("\r", 1)[-1] for line in output.text.split("\n"))
     return merged

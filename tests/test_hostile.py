@@ -2,7 +2,10 @@
 
 The classes: output streams, files that look like weights, malformed labels, training that goes
 non-finite, the library's exceptions (every public function's every argument), bounded reading,
-time, signals, the Chinese command line, and the playground's save. A test per class builds its
+time, signals, the Chinese command line, the playground's save, the progress file, the widgets' API
+(every constructor, function, method and control of handmade.widgets and handmade.display; issue
+31), the website's builder (tools/site.py: its repository, output folder, font and command line;
+issue 31), and every view bounded (a model at each limit in a playground). A test per class builds its
 cases from the package itself (the parser's subcommands, ``inspect.signature`` of every public
 function, dtypes, locale forms) rather than listing a few. ``README.md`` ("Reliability") gives the
 counts and names the test that holds each promise.
@@ -12,6 +15,7 @@ import argparse
 import builtins
 import contextlib
 import errno
+import importlib.util
 import inspect
 import io
 import itertools
@@ -19,7 +23,9 @@ import json
 import math
 import os
 import re
+import shutil
 import signal
+import string
 import subprocess
 import sys
 import time
@@ -2106,7 +2112,7 @@ def test_a_save_without_a_file_name_says_so_in_place_of_what_was_said_before(tmp
     assert ("type a file name first" in said[0]) == (language == "en") and not list(tmp.glob("*   *"))
 
 
-# ---- 15. every view bounded: a model at each limit, a context as long as it reads ---------------------
+# ---- 16. every view bounded: a model at each limit, a context as long as it reads ---------------------
 
 CJK = "".join(chr(0x4E00 + i) for i in range(1024))  # an alphabet of 1,024 characters
 AT_THE_LIMITS = {  # a model at each of the package's limits, and its alphabet
@@ -2190,6 +2196,329 @@ def test_every_table_of_a_trace_renders_bounded_and_says_what_it_left_out(limit_
     plt.close("all")
 
 
+# ==== 15. the website's builder (tools/site.py; issue 31) ==========================================
+# Every argument of the site's builder, class by class: --repository (and HANDMADE_SITE_REPOSITORY),
+# OUTDIR, --font, and the parser's own errors. A refused case is one line on stderr, status 2, no
+# traceback, in the learner's language, found before any build (the build is a stand-in that fails
+# the test if it is reached) and with nothing written; an accepted one reaches the build. Building
+# into a folder keeps every file the builder did not make. (Kept apart: other classes go above.)
+
+_spec = importlib.util.spec_from_file_location("handmade_site_tool", PACKAGE.parent / "tools" / "site.py")
+site_tool = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(site_tool)
+
+
+class Built(Exception):  # noqa: N818  (not a failure: the stand-in build was reached)
+    pass
+
+
+def _build_reached(work, repository, fonts=True):
+    raise Built(repository)
+
+
+def _fake_site(work, repository, fonts=True):
+    """A small built site, as render() leaves one: the English edition with the Chinese one in zh/."""
+    out = work / "out" / "en"
+    for name in ("index.html", "05_softmax_and_mask.html", "_static/site.css", "zh/index.html", "zh/_static/site.css"):
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / name).write_text(f"<p>{repository}</p>", encoding="utf-8")
+    return out, []
+
+
+def repository_cases():
+    """{value: accepted} for --repository: GitHub's limits on each side, the issue's markup, and
+    every punctuation, space and some other characters in the owner and in the name."""
+    cases = {"a/b": True, "handmade-course/handmade": True, "A1-b2/x.y_z-1": True, "o" * 39 + "/n": True}
+    cases |= {"o/" + "n" * 100: True, "o" * 40 + "/n": False, "o/" + "n" * 101: False, "": False, "owner": False}
+    cases |= dict.fromkeys(
+        ["owner/", "/name", "a/b/c", "-owner/x", "owner-/x", "ow--ner/x", "owner/.", "owner/.."], False
+    )
+    cases |= {'"><img src=x onerror=alert(1)>': False, "javascript:alert(1)/x": False, "owner/name?x=1": False}
+    for c in string.punctuation + " \t\n\r\x0b\x0c\x00\u00e9\uff4f\u4e2d\u200b\ud800":
+        cases[f"ow{c}ner/name"] = c == "-"
+        cases[f"owner/na{c}me"] = c in "._-"
+    return cases
+
+
+REPOSITORIES = repository_cases()
+
+
+def _tree(folder):
+    """Every path under ``folder`` with what it is (a file's bytes, a link's target), to compare."""
+    found = {}
+    for path in sorted(Path(folder).rglob("*")):
+        if path.is_symlink():
+            found[str(path)] = ("link", os.readlink(path))
+        elif path.is_file():
+            found[str(path)] = ("file", path.read_bytes())
+        else:
+            found[str(path)] = ("folder" if path.is_dir() else "other", None)
+    return found
+
+
+def _refused(argv, capsys, named):
+    """The builder refuses ``argv`` as bad input: one line on stderr naming ``named``, status 2."""
+    status = site_tool.main(argv)
+    out, err = capsys.readouterr()
+    assert status == 2 and out == "" and err.count("\n") == 1 and len(err) <= MAX_MESSAGE + 1, (argv, status, err)
+    assert "Traceback" not in err and (named is None or named in err), (argv, err)
+    return err
+
+
+@pytest.fixture
+def builder(environment, tmp_path, monkeypatch):
+    """The site's builder in ``tmp_path`` with a stand-in build that fails if reached."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(site_tool, "render", _build_reached)
+    return tmp_path
+
+
+@pytest.mark.parametrize("value", list(REPOSITORIES), ids=[ascii(v)[:40] for v in REPOSITORIES])
+@pytest.mark.parametrize("where", ["--repository", "HANDMADE_SITE_REPOSITORY"])
+def test_a_repository_is_owner_slash_name_or_one_line_before_any_build(builder, capsys, value, where):
+    if where != "--repository" and ("\x00" in value or "\ud800" in value):
+        pytest.skip("an environment variable cannot hold a null character or a lone surrogate")
+    argv = ["out", "--repository", value] if where == "--repository" else ["out"]
+    if where != "--repository":
+        os.environ["HANDMADE_SITE_REPOSITORY"] = value
+    try:
+        before = _tree(builder)
+        if REPOSITORIES[value] or (value == "" and where != "--repository"):  # set but empty: not set
+            with pytest.raises(Built):
+                site_tool.main(argv)
+        else:
+            _refused(argv, capsys, where)
+        assert _tree(builder) == before
+    finally:
+        os.environ.pop("HANDMADE_SITE_REPOSITORY", None)
+
+
+def test_what_the_builder_writes_into_a_page_is_escaped_even_if_unchecked():
+    """Defence in depth: a header made with the issue's markup as the repository holds it as text."""
+    hostile = '"><img src=x onerror=alert(1)>'
+    markup = site_tool.header("05_x.html", "en", hostile, site_tool.notebooks("en")[5])
+    assert "<img" not in markup and "&lt;img" in markup and 'onerror=alert(1)">' not in markup
+
+
+def _outdirs(tmp):
+    """{case: (OUTDIR, the word its line names)} for OUTDIRs the builder must refuse, made in ``tmp``."""
+    (tmp / "a file").write_text("mine", encoding="utf-8")
+    (tmp / "link to a file").symlink_to(tmp / "a file")
+    (tmp / "dangling").symlink_to(tmp / "nowhere")
+    (tmp / "loop a").symlink_to(tmp / "loop b")
+    (tmp / "loop b").symlink_to(tmp / "loop a")
+    os.mkfifo(tmp / "a fifo")
+    theirs = tmp / "theirs"
+    theirs.mkdir()
+    (theirs / "notes.txt").write_text("mine", encoding="utf-8")
+    for name, head, entry in (("wrong head", "# mine", "x"), ("climbs out", site_tool.MANIFEST_HEAD, "../a file")):
+        (tmp / name).mkdir()
+        (tmp / name / site_tool.MANIFEST).write_text(f"{head}\n{entry}\n", encoding="utf-8")
+    (tmp / "absolute").mkdir()
+    (tmp / "absolute" / site_tool.MANIFEST).write_text(
+        f"{site_tool.MANIFEST_HEAD}\n{tmp / 'a file'}\n", encoding="utf-8"
+    )
+    unwritable = Path("/sys/handmade-site") if os.geteuid() == 0 else tmp / "read-only" / "site"
+    if os.geteuid() != 0:
+        (tmp / "read-only").mkdir(mode=0o555)
+    cases = {name: (tmp / name, "OUTDIR") for name in ("a file", "link to a file", "dangling", "loop a", "a fifo")}
+    cases |= {"under a file": (tmp / "a file" / "site", "a file"), "under a link": (tmp / "dangling" / "x", "dangling")}
+    cases |= {"a device": (Path("/dev/null"), "OUTDIR"), "cannot be written": (unwritable, "OUTDIR")}
+    cases |= {"a name too long": (tmp / ("x" * 300), "OUTDIR"), "someone's files": (theirs, "notes.txt")}
+    cases |= {name: (tmp / name, site_tool.MANIFEST) for name in ("wrong head", "climbs out", "absolute")}
+    cases |= {
+        "empty": ("", "OUTDIR"),
+        "a null character": ("a\x00b", "OUTDIR"),
+        "a lone surrogate": ("a\ud800", "OUTDIR"),
+    }
+    return cases
+
+
+OUTDIR_CASES = [
+    "a file", "link to a file", "dangling", "loop a", "a fifo", "under a file", "under a link", "a device",
+    "cannot be written", "a name too long", "someone's files", "wrong head", "climbs out", "absolute", "empty",
+    "a null character", "a lone surrogate",
+]  # fmt: skip
+
+
+@posix_only
+@pytest.mark.parametrize("case", OUTDIR_CASES)
+def test_an_outdir_that_cannot_hold_a_site_is_one_line_before_any_build_and_nothing_written(builder, capsys, case):
+    outdir, named = _outdirs(builder)[case]
+    before = _tree(builder)
+    _refused([str(outdir)], capsys, named)
+    assert _tree(builder) == before
+
+
+FONT_CASES = {  # --font SOURCE, and what else is given
+    "missing": (["--font", "nowhere.ttf"], "--font"),
+    "a folder": (["--font", "."], "--font"),
+    "empty": (["--font", "empty.ttf"], "--font"),
+    "not a font": (["--font", "notes.ttf"], "--font"),
+    "no Chinese": (["--font", "latin"], "--font"),
+    "a device": (["--font", "/dev/null"], "--font"),
+    "a fifo": (["--font", "fifo.ttf"], "--font"),
+    "an empty name": (["--font", ""], "--font"),
+    "a null character": (["--font", "a\x00b"], "--font"),
+    "a lone surrogate": (["--font", "a\ud800"], "--font"),
+    "with OUTDIR": (["out", "--font", "latin"], "--font"),
+    "with --repository": (["--font", "latin", "--repository", "a/b"], "--font"),
+    "with --force": (["--font", "latin", "--force"], "--font"),
+}
+PARSER_CASES = {
+    "nothing": ([], None),
+    "an unknown option": (["out", "--bogus"], "--bogus"),
+    "two OUTDIRs": (["out", "other"], "other"),
+    "--repository without a value": (["out", "--repository"], "--repository"),
+    "--font without a value": (["--font"], "--font"),
+}
+
+
+@posix_only
+@pytest.mark.parametrize("case", [*FONT_CASES, *PARSER_CASES])
+def test_a_bad_font_or_a_bad_command_line_is_one_line_before_any_build(builder, capsys, case):
+    import matplotlib
+
+    (builder / "empty.ttf").write_bytes(b"")
+    (builder / "notes.ttf").write_text("not a font", encoding="utf-8")
+    (builder / "latin").symlink_to(Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf")
+    os.mkfifo(builder / "fifo.ttf")
+    argv, named = {**FONT_CASES, **PARSER_CASES}[case]
+    before = _tree(builder)
+    _refused(argv, capsys, named)
+    assert _tree(builder) == before
+
+
+ENGLISH_SITE_WORDS = ("must", "cannot", "folder", "give", "error:", "does not", "holds", "expected", "required")
+
+
+@posix_only
+@pytest.mark.parametrize("case", [*OUTDIR_CASES[:12], *FONT_CASES, *PARSER_CASES, "--repository"])
+def test_the_builders_one_line_is_in_the_learners_language(builder, capsys, case):
+    """With a Chinese locale (and none of HANDMADE_LANG's), the same refusals in Chinese."""
+    import matplotlib
+
+    (builder / "notes.ttf").write_text("not a font", encoding="utf-8")
+    (builder / "latin").symlink_to(Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf")
+    os.mkfifo(builder / "fifo.ttf")
+    if case in OUTDIR_CASES:
+        argv = [str(_outdirs(builder)[case][0])]
+    else:
+        argv = {**FONT_CASES, **PARSER_CASES}.get(case, (["out", "--repository", "a b/c"], None))[0]
+    os.environ["LANG"] = "zh_CN.UTF-8"
+    try:
+        said = _refused(argv, capsys, None)
+    finally:
+        os.environ.pop("LANG")
+    outside = re.sub(r"'[^']*'|\"[^\"]*\"|found .*$|--?[\w-]+|[\w./-]*/[\w./-]*", "", said)
+    assert re.search(r"[\u4e00-\u9fff]", said) and not [w for w in ENGLISH_SITE_WORDS if w in outside], said
+
+
+PLACEMENTS = ["a new folder", "an empty folder", "an earlier site and notes", "a link to an earlier site",
+              "someone's files, --force", "a site whose zh/ became a link"]  # fmt: skip
+
+
+@posix_only
+@pytest.mark.parametrize("case", PLACEMENTS)
+def test_building_again_replaces_only_what_the_builder_made(builder, capsys, monkeypatch, case):
+    """The site lands in OUTDIR (through a link, in the folder it names); the files the builder did
+    not make are kept; what the earlier site had and the new one has not is deleted; the manifest
+    lists the new site; the line printed names OUTDIR."""
+    monkeypatch.setattr(site_tool, "render", _fake_site)
+    monkeypatch.setattr(site_tool, "font_gaps", lambda site: [])
+    outdir, argv_extra, kept = builder / "site", [], {}
+    if case == "a new folder":
+        outdir = builder / "a" / "b" / "site"
+    elif case == "an empty folder":
+        outdir.mkdir()
+    elif case != "someone's files, --force":
+        earlier = builder / "earlier"
+        earlier.mkdir()
+        (earlier / "old.html").write_text("old", encoding="utf-8")
+        (earlier / "zh").mkdir()
+        (earlier / "zh" / "old.html").write_text("old", encoding="utf-8")
+        (earlier / site_tool.MANIFEST).write_text(
+            f"{site_tool.MANIFEST_HEAD}\nold.html\nzh/old.html\nzh/index.html\n", encoding="utf-8"
+        )
+        (earlier / "notes.txt").write_text("mine", encoding="utf-8")
+        kept = {"notes.txt": "mine"}
+        if case == "a site whose zh/ became a link":
+            (builder / "elsewhere").mkdir()
+            (builder / "elsewhere" / "old.html").write_text("someone's", encoding="utf-8")
+            shutil.rmtree(earlier / "zh")
+            (earlier / "zh").symlink_to(builder / "elsewhere")
+        if case == "a link to an earlier site":
+            outdir.symlink_to(earlier)
+        else:
+            outdir = earlier
+    else:
+        outdir.mkdir()
+        (outdir / "notes.txt").write_text("mine", encoding="utf-8")
+        kept, argv_extra = {"notes.txt": "mine"}, ["--force"]
+    if case == "a site whose zh/ became a link":  # the link is theirs, in the new zh/'s way: refused, or
+        _refused([str(outdir)], capsys, "zh")  # with --force replaced, never followed
+        argv_extra = ["--force"]
+    assert site_tool.main([str(outdir), *argv_extra]) == 0
+    out, err = capsys.readouterr()
+    assert out.strip().splitlines()[-1] == str(outdir) and err == ""
+    real = outdir.resolve()
+    assert (real / "index.html").is_file() and (real / "zh" / "index.html").is_file() and not (real / "en").exists()
+    assert {name: (real / name).read_text(encoding="utf-8") for name in kept} == kept
+    assert not (real / "old.html").exists() and not (real / "zh" / "old.html").exists()
+    listed = (real / site_tool.MANIFEST).read_text(encoding="utf-8").splitlines()
+    assert listed[0] == site_tool.MANIFEST_HEAD and set(listed[1:]) == site_tool.files_in(real) - set(kept)
+    assert outdir.is_symlink() == (case == "a link to an earlier site")
+    if case == "a site whose zh/ became a link":
+        assert (builder / "elsewhere" / "old.html").read_text(
+            encoding="utf-8"
+        ) == "someone's" and "zh" in out.splitlines()[0]
+
+
+@posix_only
+def test_a_file_of_someones_where_the_site_writes_is_refused_or_with_force_replaced_and_named(
+    builder, capsys, monkeypatch
+):
+    monkeypatch.setattr(site_tool, "render", _fake_site)
+    monkeypatch.setattr(site_tool, "font_gaps", lambda site: [])
+    outdir = builder / "site"
+    outdir.mkdir()
+    (outdir / site_tool.MANIFEST).write_text(f"{site_tool.MANIFEST_HEAD}\n", encoding="utf-8")
+    (outdir / "index.html").write_text("my own index", encoding="utf-8")
+    _refused([str(outdir)], capsys, "index.html")
+    assert (outdir / "index.html").read_text(encoding="utf-8") == "my own index"
+    assert site_tool.main([str(outdir), "--force"]) == 0
+    out, _err = capsys.readouterr()
+    assert "index.html" in out.splitlines()[0] and (outdir / "index.html").read_text(encoding="utf-8") != "my own index"
+
+
+def test_the_issues_repository_in_the_real_process_is_one_line_and_no_page(tmp_path):
+    hostile = '"><img src=x onerror=alert(1)>'
+    command = [
+        sys.executable,
+        str(PACKAGE.parent / "tools" / "site.py"),
+        str(tmp_path / "out"),
+        "--repository",
+        hostile,
+    ]
+    done = subprocess.run(
+        command, capture_output=True, text=True, encoding="utf-8", timeout=120, env={**os.environ, "LANG": "C"}
+    )
+    assert done.returncode == 2 and done.stdout == "" and done.stderr.count("\n") == 1, done.stderr
+    assert "--repository" in done.stderr and "Traceback" not in done.stderr and not (tmp_path / "out").exists()
+
+
+def site_builder_cases():
+    """How many cases the class above tries."""
+    repositories = 2 * len(REPOSITORIES) - sum("\x00" in v or "\ud800" in v for v in REPOSITORIES) + 1
+    outdirs = len(OUTDIR_CASES) + len(FONT_CASES) + len(PARSER_CASES)
+    chinese = len(OUTDIR_CASES[:12]) + len(FONT_CASES) + len(PARSER_CASES) + 1
+    in_the_way, real_process = 1, 1
+    return repositories + outdirs + chinese + len(PLACEMENTS) + in_the_way + real_process
+
+
+# ==== end of 15 ======================================================================================
+
+
 # ---- the figures in README.md ("Reliability"): python tests/test_hostile.py ------------------------
 
 
@@ -2221,7 +2550,8 @@ def counts(tmp):
         + len(ISSUE_31)
         + 1
         + 2,
-        "15. every view bounded": len(AT_THE_LIMITS) * len(CONTEXTS) + len(AT_THE_LIMITS),
+        "15. the website's builder": site_builder_cases(),
+        "16. every view bounded": len(AT_THE_LIMITS) * len(CONTEXTS) + len(AT_THE_LIMITS),
     }
 
 

@@ -2,13 +2,24 @@
 Chromium, served from 127.0.0.1 as GitHub Pages would serve it, with every request that leaves the
 site blocked and reported.
 
-The build needs Sphinx, MyST-NB, Furo and jieba (requirements-dev.txt): without them these tests
-fail. The browser tests (marked ui) are skipped, like tests/ui's, where no Chromium is found.
+Accessibility (WCAG 2.1 AA, issue 30) is measured on every page of both editions at two widths,
+1280 px and a phone's 390 px: axe-core (the copy the axe-playwright-python wheel carries, injected
+from disk: nothing is fetched) finds no serious or critical violation (at 390 px its colour-contrast
+rule skips the notebooks' content, whose colours no width changes: see AXE_START); the contrast of
+every text the tables print, one-character cells too, is computed from the built pages' styles;
+every box that scrolls is reachable from the keyboard and named; and a keyboard walks the pages:
+every stop is on screen and visibly focused, the sidebars open and close from the keyboard, Previous
+comes before Next.
+
+The build needs Sphinx, MyST-NB, Furo, jieba and brotli (requirements-dev.txt): without them these
+tests fail. The browser tests (marked ui) are skipped, like tests/ui's, where no Chromium is found.
 """
 
 import functools
+import html
 import http.server
 import importlib.util
+import json
 import os
 import re
 import subprocess
@@ -189,6 +200,131 @@ def test_the_chinese_font_has_every_chinese_character_the_site_shows(site):
     )
 
 
+def test_a_notebooks_text_for_one_place_only_is_shown_there_only():
+    """``<!-- jupyter -->`` text is left out of the site, ``<!-- site: -->`` text shown in its place;
+    both span lines, and what is around them is kept as it is."""
+    text = "Try it,\n<!-- jupyter -->then click the cell's `⋯`\nto open it.<!-- /jupyter --><!-- site: open it with\n**Show the cell's code**. --> Done."
+    assert site_tool.for_the_site(text) == "Try it,\nopen it with\n**Show the cell's code**. Done."
+    assert site_tool.for_the_site("no marks: <!-- a comment --> stays") == "no marks: <!-- a comment --> stays"
+
+
+def test_the_line_that_chooses_chinese_goes_and_the_rest_of_its_cell_stays():
+    import nbformat
+
+    alone = nbformat.v4.new_code_cell('import handmade\n\nhandmade.set_language("zh")')
+    alone.outputs = [nbformat.v4.new_output("execute_result", {"text/plain": "'zh'"}, execution_count=1)]
+    shared = nbformat.v4.new_code_cell('import handmade\nhandmade.set_language("zh")\nprint(1)')
+    kept = site_tool.without_the_language_line([alone, shared])
+    assert [c.source for c in kept] == ["import handmade\nprint(1)"]
+
+
+def test_each_edition_downloads_a_font_of_only_the_chinese_characters_it_shows(site):
+    """English pages show three Chinese characters (the switch's 中文 and 中文版): their font holds
+    those, a few KB, not the Chinese edition's; each edition's font draws every character it shows."""
+    from fontTools.ttLib import TTFont
+
+    for folder, skip in ((site, ("zh",)), (site / "zh", ())):
+        font = folder / "_static" / site_tool.SITE_FONT
+        drawn = {chr(c) for c in TTFont(font).getBestCmap()}
+        shown = site_tool.characters(folder, skip=skip)
+        assert shown and shown <= drawn, sorted(shown - drawn)[:20]
+        assert len(drawn - shown) <= 1, sorted(drawn - shown)[:20]  # .notdef's cmap aside, nothing more
+    assert (site / "_static" / site_tool.SITE_FONT).stat().st_size < 10_000
+    assert not list(site.rglob("*.woff")), "the master font is the build's, not the site's"
+
+
+def test_every_page_has_a_description_in_its_own_language(site, parsed):
+    for page in pages(site):
+        found = re.findall(r'<meta name="description" content="([^"]*)"', (site / page).read_text(encoding="utf-8"))
+        assert len(found) == 1 and 40 <= len(html.unescape(found[0])) <= 300, (page, found)
+        assert bool(re.search(r"[\u4e00-\u9fff]", found[0])) == page.startswith("zh/"), (page, found)
+
+
+def test_every_image_says_what_it_shows(site, parsed):
+    """An <img>'s alt text describes it (not its file name); an inline diagram is named by its
+    description. The notebooks give alt text in their cells' metadata (tools/site/README.md)."""
+    unsaid = []
+    for page in pages(site):
+        text = (site / page).read_text(encoding="utf-8")
+        for tag in re.findall(r"<img\b[^>]*>", text):
+            alt = html.unescape((re.findall(r'\balt="([^"]*)"', tag) or [""])[0])
+            if len(alt) < 15 or re.search(r"\.(png|jpe?g|svg|gif)$", alt):
+                unsaid.append(f"{page}: {tag[:120]}")
+        for tag in re.findall(r"<svg\b[^>]*>", text.split('<article role="main"', 1)[-1]):
+            if 'aria-hidden="true"' not in tag and not re.search(r'role="img" aria-label="[^"]{15,}"', tag):
+                unsaid.append(f"{page}: {tag[:120]}")
+    assert not unsaid, f"{len(unsaid)} images say nothing of what they show:\n" + "\n".join(unsaid[:20])
+
+
+# What the site cannot do, said as if it were Jupyter: a live widget "above" (the site shows its
+# snapshot), a cell's ⋯ to click (the site's folded cells open with "Show the cell's code").
+JUPYTER_ONLY = ["live playground above", "上方的实时演练场", "⋯"]
+
+
+def test_no_page_tells_the_reader_to_do_what_only_jupyter_can(site):
+    found = []
+    for page in pages(site):
+        text = html.unescape(re.sub(r"<[^>]+>", "", (site / page).read_text(encoding="utf-8")))
+        found += [f"{page}: …{text[max(0, i - 60) : i + 40]}…" for p in JUPYTER_ONLY for i in find_all(text, p)]
+    assert not found, "\n".join(found)
+
+
+def find_all(text, phrase):
+    return [m.start() for m in re.finditer(re.escape(phrase), text)]
+
+
+# The theme's, Sphinx's and MyST-NB's words that a Chinese page must not show in English.
+INTERFACE = [
+    "Skip to content",
+    "Back to top",
+    "Next",
+    "Previous",
+    "On this page",
+    "Made with",
+    "Show code cell",
+    "Hide code cell",
+    "Toggle hidden content",
+    "Link to this heading",
+    "Home",
+]
+
+
+def test_the_chinese_edition_speaks_chinese_in_its_interface(site):
+    """Outside the notebooks' own content (code and its English names stay), a Chinese page's words
+    are Chinese: Furo's, Sphinx's, MyST-NB's; and what search says (its translations.js)."""
+    for page in (p for p in pages(site) if p.startswith("zh/")):
+        text = (site / page).read_text(encoding="utf-8")
+        shown = re.sub(r"<(script|style)\b.*?</\1>|<svg\b.*?</svg>|<pre\b.*?</pre>", "", text, flags=re.S)
+        words = set(re.findall(r">\s*([^<>]*?)\s*<|(?:aria-label|title)=\"([^\"]*)\"", shown))
+        english = [w for pair in words for w in pair if w in INTERFACE or w.startswith(tuple(INTERFACE[6:9]))]
+        assert not english, (page, sorted(set(english)))
+    translations = (site / "zh" / "_static" / "translations.js").read_text(encoding="utf-8")
+    messages = json.loads(translations[translations.index("(") + 1 : translations.rindex(")")])["messages"]
+    searching = ["Search finished, found one page matching the search query.", "Searching", "Preparing search..."]
+    assert all(re.search(r"[\u4e00-\u9fff]", str(messages.get(m, ""))) for m in searching), searching
+
+
+def test_the_chinese_edition_has_no_language_cell_and_no_italic_chinese(site):
+    """The site is Chinese already: no ``set_language("zh")`` cell nor its 'zh'; and Chinese is
+    never slanted (the edition's rule: bold or 「」)."""
+    for page in (p for p in pages(site) if p.startswith("zh/")):
+        text = (site / page).read_text(encoding="utf-8")
+        code = " ".join(re.findall(r"<pre\b.*?</pre>", text, re.S))
+        assert "set_language" not in code and "&#x27;zh&#x27;" not in code, page
+        slanted = re.findall(r"<(em|i)\b[^>]*>((?:(?!</\1>).)*?[\u4e00-\u9fff].*?)</\1>", text, re.S)
+        assert not slanted, (page, slanted[:3])
+
+
+def test_each_index_introduces_the_course_to_a_learner(site):
+    """The index opens with what the course is (the README's "What this is", and the paragraphs that
+    open its section 中文), not with the note for translators."""
+    for edition, page in (("en", "index.html"), ("zh", "zh/index.html")):
+        article = (site / page).read_text(encoding="utf-8").split('<article role="main"', 1)[1]
+        paragraphs = [html.unescape(re.sub(r"<[^>]+>", "", p)) for p in re.findall(r"<p>(.*?)</p>", article, re.S)]
+        assert paragraphs[0].startswith(site_tool.plain(site_tool.introduction(edition)[0])[:30]), (page, paragraphs[0])
+    assert "亲手" in site_tool.introduction("zh")[0] and "整套课程也有中文版" not in site_tool.introduction("zh")[0]
+
+
 # ---- in the browser -----------------------------------------------------------------------------
 
 
@@ -329,4 +465,240 @@ def test_search_returns_a_page_of_results(reader, start, query, found):
     ]
     assert any(href.split("#")[0].startswith(reader.served + found) for href in hrefs), hrefs
     view.locator("#search-results ul.search li p.context").first.wait_for()  # fetched from the page
+    reader.assert_clean()
+
+
+# ---- accessibility in the browser: every page, both editions, two widths -------------------------
+
+WIDE, PHONE = {"width": 1280, "height": 800}, {"width": 390, "height": 844}
+IMPACTS = ("serious", "critical")
+
+
+def axe_script():
+    """axe-core as the axe-playwright-python wheel ships it (requirements-dev.txt): a file on disk."""
+    try:
+        import axe_playwright_python
+    except ImportError:
+        pytest.fail(
+            "the accessibility tests need axe-playwright-python: python3 -m pip install -r requirements-dev.txt"
+        )
+    return Path(axe_playwright_python.__file__).parent / "axe.min.js"
+
+
+# Started without waiting, so that the pages of several tabs are audited at once (each tab's page
+# runs in a renderer process of its own); its answer is read later with AXE_RESULT. At 1280 px every
+# rule runs on the whole page. At 390 px too, but for axe's colour-contrast rule inside the notebooks'
+# content (article), whose colours no width changes and which costs four fifths of the time (about
+# 1 ms a text: 30,000 code tokens and table cells): the page's own controls, which do change (the
+# phone's header, the sidebars), are checked there at both widths, and the tables' contrast is
+# computed at 1280 px below. HANDMADE_SITE_AXE=full runs every rule everywhere at both widths.
+AXE_START = """(narrow) => {
+  const run = (context, options) => axe.run(context, {...options, resultTypes: ['violations']});
+  window.hmAxe = !narrow ? run(document, {}) : run(document, {rules: {'color-contrast': {enabled: false}}})
+    .then(all => run({exclude: [['article']]}, {runOnly: ['color-contrast']})
+      .then(chrome => ({violations: [...all.violations, ...chrome.violations]})));
+  return true;
+}"""
+AXE_RESULT = """async (impacts) => (await window.hmAxe).violations
+    .filter(v => impacts.includes(v.impact))
+    .map(v => ({rule: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map(n => [n.target.join(' '),
+        (n.any[0] || n.all[0] || n.none[0] || {}).message || ''])}))"""
+
+# The contrast of every text a table's cells print (numbers, one-character cells too), from the
+# computed styles: its colour over the backgrounds behind it (composited, up to the first opaque
+# one, else the page's white). WCAG's AA: 4.5:1, or 3:1 for large text (24 px, or 18.66 px bold).
+CONTRAST = """() => {
+  const rgba = (css) => { const p = (css.match(/rgba?\\(([^)]*)\\)/) || [, ''])[1].split(/[\\s,\\/]+/).filter(Boolean).map(Number);
+    return p.length >= 3 ? [p[0], p[1], p[2], p.length > 3 ? p[3] : 1] : [0, 0, 0, 0]; };
+  const over = (top, below) => [0, 1, 2].map(i => top[i] * top[3] + below[i] * (1 - top[3])).concat(1);
+  const behind = (element) => { const layers = [];
+    for (let e = element; e; e = e.parentElement) { const c = rgba(getComputedStyle(e).backgroundColor);
+      if (c[3] > 0) layers.push(c); if (c[3] >= 1) break; }
+    return layers.reverse().reduce((below, top) => over(top, below), [255, 255, 255, 1]); };
+  const luminance = (c) => c.slice(0, 3).map(v => (v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4)
+    .reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
+  const ratio = (a, b) => { const [x, y] = [luminance(a), luminance(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+  const hex = (c) => '#' + c.slice(0, 3).map(v => Math.round(v).toString(16).padStart(2, '0')).join('');
+  const low = {}; let checked = 0;
+  for (const cell of document.querySelectorAll('article td, article th')) {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (!node.textContent.trim()) continue;
+      const element = node.parentElement, style = getComputedStyle(element);
+      const back = behind(element), fore = over(rgba(style.color), back);
+      const size = parseFloat(style.fontSize), bold = parseInt(style.fontWeight) >= 700;
+      const needed = size >= 24 || (bold && size >= 18.66) ? 3 : 4.5, found = ratio(fore, back);
+      checked += 1;
+      if (found < needed) { const key = `${hex(fore)} on ${hex(back)}: ${found.toFixed(2)}:1 (needs ${needed})`;
+        (low[key] ||= []).push(node.textContent.trim().slice(0, 12)); }
+    }
+  }
+  return {checked, low};
+}"""
+
+# Every box that scrolls, and whether a keyboard can reach it and what it is called.
+SCROLLERS = """() => [...document.querySelectorAll('body *')].filter(e => {
+    const s = getComputedStyle(e);
+    return (/auto|scroll/.test(s.overflowX) && e.scrollWidth > e.clientWidth + 1)
+      || (/auto|scroll/.test(s.overflowY) && e.scrollHeight > e.clientHeight + 1 && e.tagName !== 'HTML');
+  }).filter(e => e.checkVisibility({visibilityProperty: true, checkVisibilityCSS: true}) && e.getClientRects().length)
+  .filter(e => !(e.tabIndex >= 0 && (e.getAttribute('aria-label') || '').trim()) && !e.querySelector('a[href], input'))
+  .map(e => e.tagName.toLowerCase() + '.' + [...e.classList].join('.'))"""
+
+SHOWN = "a.checkVisibility({visibilityProperty: true, checkVisibilityCSS: true})"
+SETTLED = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))"
+
+
+@pytest.fixture(scope="module")
+def audit(site, browser, served):
+    """Every page of both editions, audited at 1280 px and then, resized, at 390 px, a tab a processor
+    at a time (two to four): axe's serious and critical violations, the contrast of the tables' text, the boxes that
+    scroll without being reachable or named. Each page is loaded once and given axe once."""
+    lanes = [Reader(browser, served) for _ in range(min(4, max(2, os.cpu_count() or 2)))]
+    axe = axe_script()
+    found = {"axe": [], "contrast": {}, "checked": 0, "scrollers": []}
+    every = pages(site)
+    for batch in (every[i : i + len(lanes)] for i in range(0, len(every), len(lanes))):
+        for size in (WIDE, PHONE):
+            for reader, page in zip(lanes, batch):
+                reader.page.set_viewport_size(size)
+                if size is WIDE:
+                    reader.visit(page).add_script_tag(path=str(axe))
+                reader.page.evaluate(SETTLED)
+                reader.page.evaluate(AXE_START, size is PHONE and os.environ.get("HANDMADE_SITE_AXE") != "full")
+            for reader, page in zip(lanes, batch):
+                where = f"{page} at {size['width']} px"
+                found["axe"] += [{**v, "where": where} for v in reader.page.evaluate(AXE_RESULT, list(IMPACTS))]
+                found["scrollers"] += [f"{where}: {box}" for box in reader.page.evaluate(SCROLLERS)]
+                if size is WIDE:  # colours do not change with the width
+                    contrast = reader.page.evaluate(CONTRAST)
+                    found["checked"] += contrast["checked"]
+                    for key, texts in contrast["low"].items():
+                        found["contrast"].setdefault(key, []).extend(f"{page}: {t!r}" for t in texts)
+    for reader in lanes:
+        reader.assert_clean()
+        reader.context.close()
+    return found
+
+
+@pytest.mark.ui
+def test_axe_finds_no_serious_or_critical_violation_on_any_page_at_either_width(audit):
+    rules = {}
+    for violation in audit["axe"]:
+        rule = rules.setdefault(f"{violation['rule']} ({violation['impact']}: {violation['help']})", [])
+        rule += [f"{violation['where']}: {target} — {why}" for target, why in violation["nodes"]]
+    said = [f"{rule}: {len(nodes)} nodes, e.g.\n  " + "\n  ".join(nodes[:4]) for rule, nodes in rules.items()]
+    total = sum(len(nodes) for nodes in rules.values())
+    assert not rules, f"axe-core: {total} nodes in serious or critical violations\n" + "\n".join(said)
+
+
+@pytest.mark.ui
+def test_every_text_the_tables_print_has_the_contrast_wcag_asks_for(audit):
+    """Every number and word in every table cell of every page, against its own background."""
+    assert audit["checked"] > 10_000  # the tables are there: thousands of cells across the site
+    said = [f"{key}: {len(texts)} texts, e.g. {', '.join(texts[:3])}" for key, texts in audit["contrast"].items()]
+    total = sum(len(texts) for texts in audit["contrast"].values())
+    assert not said, f"{total} of {audit['checked']} table texts lack contrast:\n" + "\n".join(sorted(said)[:30])
+
+
+@pytest.mark.ui
+def test_every_box_that_scrolls_is_reachable_from_the_keyboard_and_named(audit):
+    assert not audit["scrollers"], "\n".join(audit["scrollers"][:30])
+
+
+FOCUSED = """() => { const e = document.activeElement;
+  if (!e || e === document.body) return null;
+  const r = e.getBoundingClientRect(), ring = (x) => x && getComputedStyle(x).outlineStyle !== 'none'
+    && parseFloat(getComputedStyle(x).outlineWidth) >= 2;
+  return {name: `${e.tagName.toLowerCase()}.${e.className} "${(e.getAttribute('aria-label') || e.textContent).trim().slice(0, 30)}"`,
+    key: e.outerHTML.slice(0, 200) + r.top, left: r.left, right: r.right, area: r.width * r.height,
+    seen: e.checkVisibility({visibilityProperty: true, checkVisibilityCSS: true}), ring: ring(e) || ring(e.closest('.sidebar-search-container'))}; }"""
+
+
+def tab_through(view, most=400):
+    """Every stop of the Tab key on the page, from its top, once round."""
+    stops, seen = [], set()
+    view.evaluate("() => { document.activeElement?.blur(); window.scrollTo(0, 0); }")
+    for _ in range(most):
+        view.keyboard.press("Tab")
+        stop = view.evaluate(FOCUSED)
+        if stop is None or stop["key"] in seen:
+            break
+        seen.add(stop["key"])
+        stops.append(stop)
+    return stops
+
+
+@pytest.mark.ui
+@pytest.mark.parametrize("page", ["05_softmax_and_mask.html", "zh/17_challenges_tokens_and_positions.html"])
+@pytest.mark.parametrize("size", [WIDE, PHONE], ids=["1280", "390"])
+def test_every_tab_stop_is_on_screen_and_visibly_focused_and_previous_comes_first(reader, page, size):
+    """No stop is a link of a closed sidebar off the screen; every stop shows a focus ring of 2 px
+    or more; the footer's Previous comes before Next."""
+    reader.page.set_viewport_size(size)
+    view = reader.visit(page)
+    stops = tab_through(view)
+    width = size["width"]
+    hidden = [s["name"] for s in stops if not s["seen"] or s["area"] == 0 or s["right"] <= 0 or s["left"] >= width]
+    assert len(stops) > 10 and not hidden, hidden[:10]
+    unringed = [s["name"] for s in stops if not s["ring"]]
+    assert not unringed, unringed[:10]
+    names = [s["name"] for s in stops]
+    previous, after = (
+        next(i for i, n in enumerate(names) if n.startswith(f"a.{c}")) for c in ("prev-page", "next-page")
+    )
+    assert previous < after
+    reader.assert_clean()
+
+
+@pytest.mark.ui
+@pytest.mark.parametrize("page", ["05_softmax_and_mask.html", "zh/05_softmax_and_mask.html"])
+@pytest.mark.parametrize(
+    "button, drawer", [(".nav-overlay-icon", ".sidebar-drawer"), (".toc-header-icon", ".toc-drawer")]
+)
+def test_a_phone_opens_and_closes_the_sidebars_from_the_keyboard(reader, page, button, drawer):
+    reader.page.set_viewport_size(PHONE)
+    view = reader.visit(page)
+    opener = view.locator(f"{button} > button")  # site.js puts a button in Furo's label
+    label = opener.get_attribute("aria-label")
+    assert label and re.search(r"[\u4e00-\u9fff]", label) if page.startswith("zh/") else label, label
+    names = [s["name"] for s in tab_through(view)]
+    assert any(n.startswith("button.hm-sidebar-button") and label in n for n in names), names[:12]
+    assert opener.get_attribute("aria-expanded") == "false" and not view.locator(drawer).is_visible()
+    opener.focus()
+    view.keyboard.press("Enter")
+    view.wait_for_timeout(300)  # the drawer slides in
+    assert opener.get_attribute("aria-expanded") == "true"
+    assert view.evaluate(f"document.querySelector('{drawer}').contains(document.activeElement)")
+    box = view.locator(drawer).bounding_box()
+    assert box["x"] >= -1 and box["x"] + box["width"] <= PHONE["width"] + 1, box
+    view.keyboard.press("Tab")
+    assert view.evaluate(f"document.querySelector('{drawer}').contains(document.activeElement)")
+    view.keyboard.press("Escape")
+    view.wait_for_timeout(300)
+    assert opener.get_attribute("aria-expanded") == "false"
+    assert view.evaluate("document.activeElement.getAttribute('aria-label')") == label
+    links = view.locator(f"{drawer} a[href]").evaluate_all(f"links => links.filter(a => {SHOWN}).length")
+    assert links == 0  # closed: its links are hidden, and take no focus
+    reader.assert_clean()
+
+
+@pytest.mark.ui
+def test_a_phone_reads_the_diagrams_labels_the_index_and_the_challenge_statements(reader):
+    """At 390 px: the diagram keeps its own size (its smallest label 10.5 px, not 4) in a box that
+    scrolls; what each notebook covers keeps most of the index table; a task's statement wraps."""
+    reader.page.set_viewport_size(PHONE)
+    view = reader.visit("00_start_here.html")
+    svg = view.locator(".hm-diagram > svg").first
+    assert svg.bounding_box()["width"] >= float(svg.get_attribute("viewBox").split()[2]) - 1
+    for page in ("index.html", "zh/index.html"):
+        view = reader.visit(page)
+        cells = view.locator("article table tbody tr").first.locator("td")
+        covers, table = cells.nth(1).bounding_box()["width"], view.locator("article table").bounding_box()["width"]
+        assert covers >= 0.55 * table, (page, covers, table)
+    view = reader.visit("17_challenges_tokens_and_positions.html")
+    wide = view.evaluate(
+        "[...document.querySelectorAll('.output.stream pre')].filter(p => p.scrollWidth > p.clientWidth + 1).length"
+    )
+    assert wide == 0
     reader.assert_clean()

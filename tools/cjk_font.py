@@ -17,8 +17,10 @@ FONT = ROOT / "handmade" / "fonts" / "handmade-cjk.ttf"
 
 
 def wide_characters():
-    """Every character of the Chinese translations that DejaVu Sans may lack: CJK and full-width forms."""
-    text = "".join(s for message in read("zh") for s in strings(message.string))
+    """Every character of the Chinese translations that DejaVu Sans may lack (CJK and full-width forms),
+    in the messages the package may draw: not those only a tool prints in a terminal (tools/site.py's)."""
+    drawn = [m for m in read("zh") if not m.locations or any(not f.startswith("tools/") for f, _n in m.locations)]
+    text = "".join(s for message in drawn for s in strings(message.string))
     return sorted({c for c in text if ord(c) >= 0x2E80})
 
 

@@ -3,7 +3,7 @@
 Code marks a sentence with ``_("...")`` (or ``N_("...")`` where it is translated later, or
 ``ngettext``); this script finds them all with Babel's extractor and keeps the catalogues in step:
 
-    python3 tools/messages.py update    # extract from handmade/ and the notebooks' code cells, merge into each .po
+    python3 tools/messages.py update    # extract from handmade/, tools/site.py and the notebooks' code cells, merge into each .po
     python3 tools/messages.py compile   # write each .mo (what gettext reads at run time) from its .po
     python3 tools/messages.py check     # untranslated, fuzzy, obsolete or mismatched placeholders
 
@@ -29,6 +29,7 @@ from babel.messages.pofile import read_po, write_po
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "handmade"
 NOTEBOOKS = ROOT / "notebooks"  # the English edition; the Chinese one runs the same code cells
+TOOLS = (ROOT / "tools" / "site.py",)  # the website's builder: its errors are in the learner's language too
 LOCALES = PACKAGE / "locale"
 DOMAIN = "handmade"
 LANGUAGES = ("zh",)
@@ -36,7 +37,7 @@ KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2)}
 
 
 def extract():
-    """A Catalog of every marked message in handmade/, with the places it comes from, of the
+    """A Catalog of every marked message in handmade/ and TOOLS, with the places it comes from, of the
     statement of every task: the docstring of each ``@task`` rule, on one line as the Task has it
     (``inspect.cleandoc``, then its lines joined with single spaces), and of every message a
     notebook's code cell marks (see ``notebook_messages``)."""
@@ -45,6 +46,12 @@ def extract():
         PACKAGE, method_map=[("**.py", "python")], keywords=KEYWORDS, comment_tags=("TRANSLATORS:",)
     ):
         catalog.add(message, locations=[(f"handmade/{filename}", lineno)], auto_comments=comments, context=context)
+    for path in TOOLS:
+        with open(path, "rb") as source:
+            for lineno, message, comments, _context in extract_from(
+                "python", source, keywords=KEYWORDS, comment_tags=("TRANSLATORS:",)
+            ):
+                catalog.add(message, locations=[(path.relative_to(ROOT).as_posix(), lineno)], auto_comments=comments)
     for path in sorted(PACKAGE.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             decorators = [d.func if isinstance(d, ast.Call) else d for d in getattr(node, "decorator_list", ())]

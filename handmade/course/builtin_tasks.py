@@ -227,6 +227,29 @@ def induction(context):
     return followers.pop() if len(followers) == 1 else None
 
 
-BUILTIN = (alternate, repeat, seen_b, majority, abc, first, two_back, aab, abb, xor, first_not_last, induction)
+AFTER_C_BASIS = Basis(
+    {
+        "position": positions(INDUCTION_CTX),
+        "token": token_names("abc"),
+        "flag": ["prev c"],  # block 0 marks the positions that follow a c
+    }
+)
+
+
+@task(alphabet="abc", n_ctx=INDUCTION_CTX, n_layer=2, labels=Labels("abc", AFTER_C_BASIS))
+def after_last_c(context):
+    """Say the letter that came right after the last c before the end of the text (graded when there
+    is one). One block cannot find it: block 0 must first mark the positions that follow a c. Then
+    every position looks for the marks, and when there are several, the latest one must win
+    (notebook 16, step 4)."""
+    # the letter after the last c among all but the final letter; None when there is none
+    before_end = context[:-1]
+    return context[before_end.rindex("c") + 1] if "c" in before_end else None
+
+
+BUILTIN = (
+    *(alternate, repeat, seen_b, majority, abc, first, two_back, aab, abb, xor),
+    *(first_not_last, induction, after_last_c),
+)
 """The built-in tasks, easiest first."""
 TASKS.update({t.name: t for t in BUILTIN})

@@ -17,6 +17,7 @@ from ..weights import Weights
 from .builtin_tasks import (
     AB,
     ABC,
+    AFTER_C_BASIS,
     FIRST_ABC,
     INDUCTION_BASIS,
     INDUCTION_CTX,
@@ -31,6 +32,7 @@ from .builtin_tasks import (
     abc,
     abc_model,
     after,
+    after_last_c,
     alternate,
     attention_block,
     first,
@@ -251,3 +253,36 @@ def induction_model():
         induction.labels,
     )
     return with_part(model, "blocks[1].q.b", basis.vector({"P0": -LG}))  # nobody matches position 0
+
+
+@after_last_c.reference
+def after_last_c_model():
+    """Two blocks. Block 0: each position looks one back and, when it finds a c there, writes the
+    flag "prev c". Block 1: every position looks for the flag through its query's bias, and for
+    later positions a little more (a ramp over positions in the keys, Lg / 16 a step: the latest
+    flag wins through softmax, and no unflagged key ever outscores a flag); it copies the letter
+    it finds, large."""
+    places, letters = positions(INDUCTION_CTX), token_names("abc")
+    basis = AFTER_C_BASIS
+    # block 0: position i looks for position i - 1; a c there writes "prev c" here
+    q0 = basis.matrix({(p, places[i - 1]): LG for i, p in enumerate(places) if i > 0})
+    k0 = basis.matrix({(p, p): 1 for p in places})
+    v0 = basis.matrix({("Tc", "prev c"): 1})
+    c_proj0 = basis.matrix({("prev c", "prev c"): 1})
+    # block 1: everyone looks for the flag, the latest most; reads the letter there, writes it large
+    k1 = basis.matrix({("prev c", "prev c"): 1, **{(p, p): i for i, p in enumerate(places) if i > 0}})
+    q1_bias = basis.vector({"prev c": LG, **{p: LG / 16 for p in places[1:]}})
+    v1 = basis.matrix({(t, t): 1 for t in letters})
+    c_proj1 = basis.matrix({(t, t): LG for t in letters})
+    model = Weights(
+        {
+            "wte": basis.one_hot_rows(letters),
+            "wpe": basis.one_hot_rows(places),
+            "blocks": [
+                attention_block(q0, k0, v0, c_proj0, basis.vector({})),
+                attention_block(basis.matrix({}), k1, v1, c_proj1, basis.vector({})),
+            ],
+        },
+        after_last_c.labels,
+    )
+    return with_part(model, "blocks[1].q.b", q1_bias)

@@ -16,6 +16,7 @@ SHOWN = {
     "aab": {"1fba645f630e9634": "blog", "622cd444b338f9b2": "reference"},
     "abb": {"bd2d282504800cec": "reference"},
     "abc": {"5169a2003449ffa6": "14", "c547fc051a749960": "reference"},
+    "after_last_c": {"d1501b05a24de48a": "reference"},
     "alternate": {"b19c803aed0c612d": "reference"},
     "first": {"984d2ffe1b8a053c": "reference"},
     "first_not_last": {"7862cd4265ecc007": "reference"},

@@ -83,14 +83,19 @@ def folded(part, summary=None):
 
 def text_table(header, rows, title=""):
     """A table of words and numbers (not a matrix): a header row, then one row per item (at most
-    MAX_TABLE_ROWS, each as long as the header)."""
+    MAX_TABLE_ROWS, each as long as the header). When the header's first cell is empty, each row's
+    first cell names its row (a header, for a screen reader)."""
     header, rows, title = _table_parts(header, rows, title)
     esc = html.escape
-    head = "".join(f"<th style='text-align:left;padding:0 8px'>{esc(str(h))}</th>" for h in header)
-    body = "".join(
-        "<tr>" + "".join(f"<td style='padding:0 8px;font-family:monospace'>{esc(str(c))}</td>" for c in row) + "</tr>"
-        for row in rows
-    )
+    head = "".join(f"<th scope='col' style='text-align:left;padding:0 8px'>{esc(str(h))}</th>" for h in header)
+    named = bool(header) and str(header[0]) == ""
+
+    def cell(column, value):
+        if named and column == 0:
+            return f"<th scope='row' style='text-align:left;padding:0 8px;font-family:monospace'>{esc(str(value))}</th>"
+        return f"<td style='padding:0 8px;font-family:monospace'>{esc(str(value))}</td>"
+
+    body = "".join("<tr>" + "".join(cell(i, c) for i, c in enumerate(row)) + "</tr>" for row in rows)
     caption = f"<caption style='caption-side:top;text-align:left'>{esc(title)}</caption>" if title else ""
     widths = [max([width(str(h)), *(width(str(r[i])) for r in rows)]) for i, h in enumerate(header)]
     lines = [title] if title else []
