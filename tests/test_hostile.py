@@ -44,8 +44,8 @@ import handmade.training as training
 from handmade import cli, files, inference, parts, tokenizer
 from handmade.basis import Basis, Labels
 from handmade.course import grader, progress, task_options, tasks
-from handmade.display.labelled import SHOWN
 from handmade.display.trace import trace, weight_tables
+from handmade.display.window import TABLE_SIDE as SHOWN
 from handmade.training import AdamW, leaves
 
 PACKAGE = Path(handmade.__file__).resolve().parent
@@ -1585,8 +1585,8 @@ VIEWS = "the playground's views: plain functions from a trace that trace() made 
 SURFACE_SKIPPED = {  # the public callables of the two packages not called blindly, each with the reason
     **{
         name: "the Playground's checks of its options, each tried through the Playground's own arguments"
-        for name in SURFACE_PUBLIC
-        if name.startswith("widgets.options.")
+        for name, obj in SURFACE_PUBLIC.items()
+        if name.startswith("widgets.options.") and not isinstance(obj, type)
     },
     **dict.fromkeys(
         [
@@ -2178,7 +2178,7 @@ def test_every_table_of_a_trace_renders_bounded_and_says_what_it_left_out(limit_
     matplotlib.use("Agg")
     from matplotlib import pyplot as plt
 
-    from handmade.display.plots import DRAWN
+    from handmade.display.window import HEATMAP_SIDE as DRAWN
 
     params = limit_models[model]
     shown = trace(_context(params, None), params)

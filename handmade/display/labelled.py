@@ -16,6 +16,7 @@ from ..arguments import (
     brief,
     few,
     fmt,  # also imported from here
+    is_real,
     is_whole,
     strings,
     text_of,
@@ -23,21 +24,9 @@ from ..arguments import (
 )
 from ..i18n import _
 from .colours import CHANGED, HIGHLIGHT, PALE, hex_colour, ink, shades
+from .window import TABLE_SIDE, kept
 
-SHOWN = 64  # rows, and columns, a rendering shows: more than a screen holds at once (about 40 rows and
-# 25 columns of numbers at 1280 x 800, scrolled inside the table's box), 4,096 cells, some 0.26 MB of
-# HTML drawn in about 50 ms; of a larger table, the first 32 and the last 32, and a line saying so
 PAD, EDGE = "padding:1px 6px;", "border-left:2px solid #555;"
-
-
-def kept(n, limit=SHOWN):
-    """The indices of ``n`` rows (or columns) a rendering shows: all of them, or the first and the last
-    ``limit // 2`` with None between them, where the ones left out are."""
-    n, limit = whole(n, "n", 0, 10**9), whole(limit, "limit", 2, 10**9)
-    if n <= limit:
-        return list(range(n))
-    half = limit // 2
-    return [*range(half), None, *range(n - half, n)]
 
 
 def real_numbers(value, name):
@@ -162,26 +151,29 @@ class LabelledMatrix:
                 )
             ) from None
 
-    def _text(self, x):
+    def number_text(self, x):
+        """The number ``x`` as this table writes it."""
+        if not is_real(x):
+            raise TypeError(_("x must be a number; found {value}").format(value=brief(x)))
         return f"{x:.{self.decimals}f}" if self.decimals is not None else fmt(x, self.digits)
 
     def texts(self):  # [n_rows][n_cols] of formatted numbers, every one (a rendering shows a window of them)
-        return [[self._text(x) for x in row] for row in self.values]
+        return [[self.number_text(x) for x in row] for row in self.values]
 
     def left_out(self):
         """The sentence a rendering ends with when the table is larger than it shows, or ""."""
         n, m = self.shape
-        if n <= SHOWN and m <= SHOWN:
+        if n <= TABLE_SIDE and m <= TABLE_SIDE:
             return ""
         return _(
             "{rows} of {n} rows and {cols} of {m} columns shown, the first and the last; the rest are left out (.values holds them all)"
-        ).format(rows=min(n, SHOWN), n=n, cols=min(m, SHOWN), m=m)
+        ).format(rows=min(n, TABLE_SIDE), n=n, cols=min(m, TABLE_SIDE), m=m)
 
-    # ---- renderings: at most SHOWN rows and columns, whatever the size ------------------------------
+    # ---- renderings: at most TABLE_SIDE rows and columns, whatever the size ------------------------------
 
     def __str__(self):
         rows, cols = kept(self.shape[0]), kept(self.shape[1])
-        shown = {(i, j): self._text(self.values[i, j]) for i in rows for j in cols if None not in (i, j)}
+        shown = {(i, j): self.number_text(self.values[i, j]) for i in rows for j in cols if None not in (i, j)}
         label_width = max([width(self.rows[i]) for i in rows if i is not None] + [0])
         widths = {
             j: max([width(self.cols[j])] + [width(shown[i, j]) for i in rows if i is not None])
@@ -221,7 +213,7 @@ class LabelledMatrix:
         4.5:1). ``caption=False`` leaves the title out, for a page that shows it as a heading.
         ``changed``: cells {(row, col), ...} to outline, such as those an edit just changed: a
         black line around the cell and a white one inside it (one of the two stands out from any shade).
-        A table of more than SHOWN rows or columns shows the first and the last, and says so below.
+        A table of more than TABLE_SIDE rows or columns shows the first and the last, and says so below.
         """
         esc = html.escape
         rows, cols = kept(self.shape[0]), kept(self.shape[1])
@@ -252,7 +244,7 @@ class LabelledMatrix:
             if j is None:
                 tds.append(f'<td style="{PAD}">…</td>')
                 continue
-            text = self._text(self.values[i, j])
+            text = self.number_text(self.values[i, j])
             style = PAD + top + (EDGE if j in self.col_splits else "")
             if (i, j) in changed:
                 style += CHANGED
@@ -270,7 +262,7 @@ class LabelledMatrix:
         """LaTeX for the matrix: ``name = [...]`` with split lines as vertical rules.
 
         With ``labels=True`` the column labels sit above and the row labels to the left. A matrix of
-        more than SHOWN rows or columns shows the first and the last around dots.
+        more than TABLE_SIDE rows or columns shows the first and the last around dots.
         """
         rows, cols = kept(self.shape[0]), kept(self.shape[1])
         name = None if name is None else text_of(name, "name", 1000)
@@ -278,7 +270,7 @@ class LabelledMatrix:
         body = [
             " & ".join(
                 (r"\ddots" if j is None else r"\vdots") if i is None else
-                (r"\cdots" if j is None else self._text(self.values[i, j]))
+                (r"\cdots" if j is None else self.number_text(self.values[i, j]))
                 for j in cols
             )
             for i in rows

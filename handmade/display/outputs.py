@@ -12,9 +12,10 @@ import numpy as np
 from ..arguments import brief, chosen, number, real_array, strings, text_of, whole
 from ..i18n import N_, _
 from ..model import softmax
-from .labelled import SHOWN, LabelledMatrix, fmt, pad, real_numbers, width
+from .labelled import LabelledMatrix, fmt, pad, real_numbers, width
+from .window import TABLE_SIDE
 
-MAX_TEXT = 10_000_000  # characters of HTML an output may hold: what a notebook can still open
+MAX_MARKUP = 10_000_000  # characters of HTML an output may hold: what a notebook can still open
 MAX_TABLE_ROWS = 1_000  # rows of a table of words and numbers: a long page, not an endless one
 
 STAGES = ("tokens", "embeddings", "q/k/v", "scores", "softmax", "values", "projection", "residual", "logits")
@@ -35,7 +36,7 @@ class Html:
     """HTML with a plain-text twin, displayed by Jupyter through ``_repr_html_``."""
 
     def __init__(self, markup, text=""):
-        self.markup, self.text = text_of(markup, "markup", MAX_TEXT), text_of(text, "text", MAX_TEXT) or "(HTML)"
+        self.markup, self.text = text_of(markup, "markup", MAX_MARKUP), text_of(text, "text", MAX_MARKUP) or "(HTML)"
 
     def _repr_html_(self):
         return self.markup
@@ -203,7 +204,7 @@ def _markup(part):
 
 def dot_product_story(a, b, i, j):
     """A and B with row i and column j highlighted, the product, and the sum written out."""
-    a, b = product_pair(a, b, SHOWN)
+    a, b = product_pair(a, b, TABLE_SIDE)
     i, j = whole(i, "i", 0, len(a) - 1), whole(j, "j", 0, b.shape[1] - 1)
     product = a @ b
     terms = " + ".join(f"{fmt(x)}*{fmt(y)}" for x, y in zip(a[i], b[:, j]))
@@ -227,7 +228,7 @@ def dot_product_story(a, b, i, j):
 
 def softmax_story(row, scale=1.0):
     """A table: a row, scaled, its exponentials after subtracting the max, and the softmax."""
-    row, scale = real_array(row, "row", 1, SHOWN), number(scale, "scale", -math.inf, math.inf, False, False)
+    row, scale = real_array(row, "row", 1, TABLE_SIDE), number(scale, "scale", -math.inf, math.inf, False, False)
     x = scaled(row, scale, "row")
     shifted = x - x.max()
     steps = np.vstack([x, shifted, np.exp(shifted), softmax(x)])
@@ -240,7 +241,7 @@ class Rich:
     """Something Jupyter shows in a rich form (``markup``: LaTeX, SVG) with a plain-text twin."""
 
     def __init__(self, markup, text):
-        self.markup, self.text = text_of(markup, "markup", MAX_TEXT), text_of(text, "text", MAX_TEXT)
+        self.markup, self.text = text_of(markup, "markup", MAX_MARKUP), text_of(text, "text", MAX_MARKUP)
 
     def __repr__(self):
         return self.text

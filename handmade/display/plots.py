@@ -11,6 +11,7 @@ from matplotlib.colors import Colormap, LinearSegmentedColormap
 from ..arguments import brief, chosen, number, text_of, writable
 from ..i18n import N_, _, translated
 from .colours import ink, shade
+from .window import HEATMAP_SIDE, kept
 
 # the HTML tables' colours: blue below zero, white at zero, red above
 SIGNED = LinearSegmentedColormap.from_list("handmade", [[c / 255 for c in shade(t)] for t in np.linspace(-1, 1, 21)])
@@ -21,7 +22,6 @@ CJK_FONT = Path(__file__).resolve().parent.parent / "fonts" / "handmade-cjk.ttf"
 font_manager.fontManager.addfont(CJK_FONT)
 FONTS = ["sans-serif", font_manager.FontProperties(fname=CJK_FONT).get_name()]
 
-DRAWN = 32  # rows, and columns, a heatmap draws, each cell with its number: a figure about 19 inches wide
 
 # the axes of an attention pattern, as the notebooks label them: heatmap(xlabel=KEY, ylabel=QUERY)
 KEY, QUERY = N_("key (looked at)"), N_("query (looking)")
@@ -33,7 +33,7 @@ def heatmap(matrix, ax=None, annotate=True, cmap=None, vmin=None, vmax=None, xla
     Values are coloured as the HTML tables colour them: blue below zero, white at zero, red above,
     on a scale symmetric about zero (attention weights, all zero or more, run from white to red).
     Cells carry their numbers, in black or white by the cell's colour (at least 4.5:1). A label or title that is a message of the catalogue (``KEY``, ``QUERY``)
-    is drawn in the learner's language; any other is drawn as given. A matrix of more than ``DRAWN``
+    is drawn in the learner's language; any other is drawn as given. A matrix of more than ``HEATMAP_SIDE``
     rows or columns is drawn by its first and last ones, a dashed line where the others are left
     out, and the title says so.
     """
@@ -59,25 +59,23 @@ def heatmap(matrix, ax=None, annotate=True, cmap=None, vmin=None, vmax=None, xla
         for (i, j), value in np.ndenumerate(values):
             background = tuple(round(255 * c) for c in image.cmap(image.norm(value))[:3])
             colour = [c / 255 for c in ink(background)]  # black or white, whichever stands out more
-            text = matrix._text(matrix.values[rows[i], cols[j]])
+            text = matrix.number_text(matrix.values[rows[i], cols[j]])
             ax.text(j, i, text, ha="center", va="center", fontsize=8, color=colour)
     ax.set_xlabel(translated(xlabel) if xlabel else "", fontfamily=FONTS)  # gettext("") is the header
     ax.set_ylabel(translated(ylabel) if ylabel else "", fontfamily=FONTS)
-    title = " ".join(filter(None, [translated(matrix.title) if matrix.title else "", _left_out(matrix, DRAWN)]))
+    title = " ".join(filter(None, [translated(matrix.title) if matrix.title else "", _left_out(matrix, HEATMAP_SIDE)]))
     if title:
         ax.set_title(title, loc="left", fontsize=10, fontfamily=FONTS, wrap=True)
     return ax
 
 
 def _drawn(matrix):
-    """(matrix, the rows drawn, the columns drawn): at most DRAWN of each, the first and the last."""
-    from .labelled import LabelledMatrix, kept
-
-    if not isinstance(matrix, LabelledMatrix):
+    """(matrix, the rows drawn, the columns drawn): at most HEATMAP_SIDE of each, the first and the last."""
+    if not all(hasattr(matrix, a) for a in ("values", "rows", "cols", "col_splits", "title", "number_text")):
         raise TypeError(
             _("matrix must be a LabelledMatrix (handmade.display.labelled); found {value}").format(value=brief(matrix))
         )
-    rows, cols = ([k for k in kept(n, DRAWN) if k is not None] for n in matrix.shape)
+    rows, cols = ([k for k in kept(n, HEATMAP_SIDE) if k is not None] for n in matrix.shape)
     return matrix, rows, cols
 
 
@@ -98,7 +96,7 @@ def _options(ax, cmap, vmin, vmax, xlabel, ylabel):
 
 
 def _gaps(ax, shape, drawn):
-    """A dashed line where rows or columns are left out (the middle of a dimension larger than DRAWN)."""
+    """A dashed line where rows or columns are left out (the middle of a dimension larger than HEATMAP_SIDE)."""
     if shape[0] > drawn[0]:
         ax.axhline(drawn[0] / 2 - 0.5, color="0.35", linestyle="--", linewidth=1.5)
     if shape[1] > drawn[1]:

@@ -3,22 +3,58 @@
 Each option is refused in one line that names it and what it allows (a TypeError for the wrong
 kind, a ValueError for a wrong value), before a widget is built. What a playground shows is bounded
 before it is drawn: a grid holds at most ``MAX_BOXES`` boxes, the views of one edit draw at most
-``MAX_CELLS`` numbers (each table at most ``labelled.SHOWN`` rows and columns), and the pass an
+``MAX_CELLS`` numbers (each table at most ``window.TABLE_SIDE`` rows and columns), and the pass an
 edit runs costs at most ``MAX_PASS_FLOPS`` operations; a refusal gives the estimate.
 """
 
-from ..arguments import brief, chosen, file_name, function, text_of
+from dataclasses import dataclass
+
+from ..arguments import brief, chosen, css_class, file_name, function, number, text_of
 from ..cost import pass_flops
 from ..display import views as V
-from ..display.labelled import SHOWN
+from ..display.window import TABLE_SIDE
 from ..i18n import _
-from .editors import MAX_BOXES
+from .editors import LARGEST, MAX_BOXES
 
 MAX_CONTEXT_CHARS = 10_000  # what the context box accepts (the model reads the last n_ctx)
 MAX_CELLS = 16_384  # numbers the views draw at each edit: four full tables, about 0.2 s here (13 µs a number)
 MAX_PASS_FLOPS = 10**8  # operations of the pass an edit runs: at most about half a second here (numpy runs a
 # pass over a long context at 0.2 to 0.8 GFLOP/s on 2 cores: softmax and exp, not only products)
 CONTROLS = ("text", "reset", "strength", "break", "save")
+
+
+@dataclass(frozen=True)
+class Strength:
+    """A number that sets several weights at once by a rule (the blog's Lg sets c_proj): shown as a
+    box and a slider beside the grids of ``stage``."""
+
+    name: str  # for CSS classes: hm-{name}-box
+    label: str  # beside the box
+    value: float  # where it starts
+    apply: object  # (params, value) -> new params; may raise ValueError with a sentence
+    stage: str  # the stage whose grids it sits with
+    done: str  # a sentence with {value}: what the status line says after it applied a value
+
+    def __post_init__(self):
+        css_class(self.name, "name")
+        text_of(self.label, "label", 100)
+        number(self.value, "value", -LARGEST, LARGEST)
+        function(self.apply, _("apply must be a function (params, value) -> new params; found {value}"))
+        text_of(self.stage, "stage", 100)
+        if not _formats(text_of(self.done, "done", 1000)):
+            raise ValueError(
+                _("done must be a sentence with {{value}} where the value goes; found {value}").format(
+                    value=brief(self.done)
+                )
+            )
+
+
+def _formats(sentence):
+    """Whether ``sentence`` holds {value} and no other placeholder."""
+    try:
+        return "{value}" in sentence and sentence.format(value="") is not None
+    except (KeyError, IndexError, ValueError):
+        return False
 
 
 def context(text):
@@ -37,8 +73,6 @@ def score(value):
 
 def strength(value, stages):
     """None, or a Strength whose stage is one of this model's."""
-    from .playground import Strength
-
     if value is None:
         return None
     if not isinstance(value, Strength):
@@ -129,8 +163,8 @@ def check_pass(structure, text):
 
 
 def shown_cells(shape):
-    """The numbers a table of ``shape`` draws: at most SHOWN rows and SHOWN columns."""
-    return min(shape[0], SHOWN) * min(shape[1], SHOWN)
+    """The numbers a table of ``shape`` draws: at most TABLE_SIDE rows and TABLE_SIDE columns."""
+    return min(shape[0], TABLE_SIDE) * min(shape[1], TABLE_SIDE)
 
 
 def check_cells(tables):

@@ -14,12 +14,10 @@ so each notebook also shows ``playground.snapshot()``: the same views as static 
 and titled as the state saved with the notebook.
 """
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from .. import parts as P
-from ..arguments import brief, css_class, function, number, text_of
+from ..arguments import brief, text_of
 from ..display import views as V
 from ..display.labelled import fmt
 from ..display.outputs import Html
@@ -30,33 +28,8 @@ from ..names import T
 from ..weights import NonFiniteError, WeightsError, check_weights
 from . import layout, tools
 from . import options as O
-from .editors import LARGEST, MatrixEditor, NumberControl, message_html
-
-
-@dataclass(frozen=True)
-class Strength:
-    """A number that sets several weights at once by a rule (the blog's Lg sets c_proj): shown as a
-    box and a slider beside the grids of ``stage``."""
-
-    name: str  # for CSS classes: hm-{name}-box
-    label: str  # beside the box
-    value: float  # where it starts
-    apply: object  # (params, value) -> new params; may raise ValueError with a sentence
-    stage: str  # the stage whose grids it sits with
-    done: str  # a sentence with {value}: what the status line says after it applied a value
-
-    def __post_init__(self):
-        css_class(self.name, "name")
-        text_of(self.label, "label", 100)
-        number(self.value, "value", -LARGEST, LARGEST)
-        function(self.apply, _("apply must be a function (params, value) -> new params; found {value}"))
-        text_of(self.stage, "stage", 100)
-        if not _formats(text_of(self.done, "done", 1000)):
-            raise ValueError(
-                _("done must be a sentence with {{value}} where the value goes; found {value}").format(
-                    value=brief(self.done)
-                )
-            )
+from .editors import MatrixEditor, NumberControl, message_html
+from .options import Strength  # noqa: F401 (a playground's option, exported from here too)
 
 
 class TaskScore:
@@ -311,14 +284,6 @@ class Playground:
                 _("reveal_control shows a task's answer: only a task's playground has one (Playground(task=...))")
             )
         return tools.reveal_control(self)
-
-
-def _formats(sentence):
-    """Whether ``sentence`` holds {value} and no other placeholder."""
-    try:
-        return "{value}" in sentence and sentence.format(value="") is not None
-    except (KeyError, IndexError, ValueError):
-        return False
 
 
 def _verdict(said):
