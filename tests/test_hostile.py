@@ -1735,6 +1735,7 @@ SURFACE_VALID = {  # a valid value for each parameter without a default, by its 
     "lg": lambda tmp: 1024.0,
     "n": lambda tmp: 100,
     "key": lambda tmp: "scores",
+    "x": lambda tmp: 0.5,
     "columns": lambda tmp: 8,
 }
 SURFACE_VALID_FOR = {  # where a valid value depends on the callable
