@@ -73,12 +73,14 @@ class Playground:
     """Edit a model's weights and watch every view of it update at once.
 
     ``params``: the model, or ``task``: a task's name (its blank model, graded as you edit).
-    ``edit``: which parts get grids (names from ``handmade.parts``; default: all). ``views``: which
+    ``edit``: which parts get grids (names from ``handmade.parts``; default: every part a grid can
+    hold, at most ``editors.MAX_BOXES`` weights; the status line names the others). ``views``: which
     views to show (keys of ``display.views.VIEW_KINDS`` and ``OUTCOMES``; default: every stage's
     views and the score). ``controls``: any of "text" (the context), "reset", "strength" (shown
     when a ``strength`` is given), "break", "save". ``score``: ``params -> (passed, summary,
     details)``, shown in the bar. ``text``: the context to start from. ``break_at``: (part, row,
-    column) that "break it" starts on.
+    column) that "break it" starts on. Each option is checked where it comes in (one line naming it),
+    and what the views would draw is bounded before a widget is built (``options``).
     """
 
     def __init__(self, params=None, *, task=None, text=None, edit=None, views=None, controls=None, save_path=None,
