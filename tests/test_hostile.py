@@ -362,19 +362,24 @@ ALIASES = {  # the words a message may name an argument by, besides its own name
 }
 
 
-def problem_with(name, param, value, tmp, seconds=10):
+def problem_with(name, param, value, tmp):
     """None if ``name`` with ``param=value`` (the other arguments valid) keeps the rule; else what it broke."""
     arguments = valid_arguments(name, tmp)
     arguments[param] = value
     function = FUNCTIONS[name]()
+    return broken_rule(lambda: call(function, arguments), param)
+
+
+def broken_rule(attempt, param, aliases=ALIASES, seconds=10):
+    """None if ``attempt()`` succeeds or raises as the rule says, naming ``param``; else what it broke."""
     try:
         with bounded(seconds), warnings.catch_warnings():
             warnings.simplefilter("error")  # numpy's RuntimeWarnings are numpy's words, not the package's
-            call(function, arguments)
+            attempt()
     except Hang:
         return f"no answer within {seconds} s"
     except (TypeError, ValueError) as error:
-        return _unclear(error, param)
+        return _unclear(error, param, aliases)
     except Exception as error:  # noqa: BLE001 (the kind is the finding)
         return f"{type(error).__name__}: {error}"[:300] + " at " + _origin(error)
     finally:
@@ -1637,6 +1642,7 @@ SURFACE_SKIPPED = {  # the public callables of the two packages not called blind
         ],
         "a check of what a caller was given, (value, its name): the caller names it, and is tried here",
     ),
+    "display.window.left_out": "the sentence a table or a heatmap ends with, from its own shape and a sentence of the package's",
     **dict.fromkeys(
         [f"display.colours.{n}" for n in ("shade", "shades", "luminance", "contrast", "ink", "hex_colour")],
         "the colour scheme's arithmetic on numbers a table computed",
@@ -1797,7 +1803,7 @@ def call_surface(function, arguments):
     return function(*positional, **arguments)
 
 
-def surface_problem(name, param, value, tmp, function=None, seconds=10):
+def surface_problem(name, param, value, tmp, function=None):
     """None if ``name`` with ``param=value`` (the others valid) keeps the rule; else what it broke.
     ``function``: what ``name`` is (a method of an object made once for all the values), else made here."""
     arguments = surface_arguments(name, tmp)
@@ -1805,20 +1811,10 @@ def surface_problem(name, param, value, tmp, function=None, seconds=10):
     star = inspect.signature(function).parameters[param].kind == inspect.Parameter.VAR_POSITIONAL
     arguments[param] = (value,) if star else value
     try:
-        with bounded(seconds), warnings.catch_warnings():
-            warnings.simplefilter("error")  # numpy's RuntimeWarnings are numpy's words, not the package's
-            call_surface(function, arguments)
-    except Hang:
-        return f"no answer within {seconds} s"
-    except (TypeError, ValueError) as error:
-        return _unclear(error, param, SURFACE_ALIASES)
-    except Exception as error:  # noqa: BLE001 (the kind is the finding)
-        return f"{type(error).__name__}: {error}"[:300] + " at " + _origin(error)
+        return broken_rule(lambda: call_surface(function, arguments), param, SURFACE_ALIASES)
     finally:
-        handmade.set_language("en")
         if "matplotlib.pyplot" in sys.modules:
             sys.modules["matplotlib.pyplot"].close("all")  # the figures heatmap() made
-    return None
 
 
 SURFACE_CASES = [(name, param) for name in SURFACE for param in surface_parameters(name)]

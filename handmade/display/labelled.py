@@ -23,6 +23,7 @@ from ..arguments import (
     whole,
 )
 from ..i18n import _
+from . import window
 from .colours import CHANGED, HIGHLIGHT, PALE, hex_colour, ink, shades
 from .window import TABLE_SIDE, kept
 
@@ -162,12 +163,10 @@ class LabelledMatrix:
 
     def left_out(self):
         """The sentence a rendering ends with when the table is larger than it shows, or ""."""
-        n, m = self.shape
-        if n <= TABLE_SIDE and m <= TABLE_SIDE:
-            return ""
-        return _(
+        sentence = _(
             "{rows} of {n} rows and {cols} of {m} columns shown, the first and the last; the rest are left out (.values holds them all)"
-        ).format(rows=min(n, TABLE_SIDE), n=n, cols=min(m, TABLE_SIDE), m=m)
+        )
+        return window.left_out(self.shape, TABLE_SIDE, sentence)
 
     # ---- renderings: at most TABLE_SIDE rows and columns, whatever the size ------------------------------
 

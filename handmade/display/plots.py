@@ -11,7 +11,7 @@ from matplotlib.colors import Colormap, LinearSegmentedColormap
 from ..arguments import brief, chosen, number, text_of, writable
 from ..i18n import N_, _, translated
 from .colours import ink, shade
-from .window import HEATMAP_SIDE, kept
+from .window import HEATMAP_SIDE, kept, left_out
 
 # the HTML tables' colours: blue below zero, white at zero, red above
 SIGNED = LinearSegmentedColormap.from_list("handmade", [[c / 255 for c in shade(t)] for t in np.linspace(-1, 1, 21)])
@@ -104,12 +104,10 @@ def _gaps(ax, shape, drawn):
 
 
 def _left_out(matrix, limit):
-    n, m = matrix.shape
-    if n <= limit and m <= limit:
-        return ""
-    return _(
+    sentence = _(
         "({rows} of {n} rows and {cols} of {m} columns drawn, the first and the last: the dashed lines mark the gaps)"
-    ).format(rows=min(n, limit), n=n, cols=min(m, limit), m=m)
+    )
+    return left_out(matrix.shape, limit, sentence)
 
 
 # Reference lines tell apart by their dashes, their darkness and a label at their end, never by hue

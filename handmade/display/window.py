@@ -21,3 +21,12 @@ def kept(n, limit=TABLE_SIDE):
         return list(range(n))
     half = limit // 2
     return [*range(half), None, *range(n - half, n)]
+
+
+def left_out(shape, limit, sentence):
+    """``sentence`` (with ``{rows}`` of ``{n}`` rows and ``{cols}`` of ``{m}`` columns) when a matrix of
+    ``shape`` is more than ``limit`` a side, saying how much of it a rendering shows; else ""."""
+    n, m = shape
+    if n <= limit and m <= limit:
+        return ""
+    return sentence.format(rows=min(n, limit), n=n, cols=min(m, limit), m=m)
