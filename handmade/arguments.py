@@ -67,6 +67,13 @@ def is_whole(value):
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
+def yes_or_no(value, name):
+    """TypeError unless ``value`` is True or False (a truthy 1 or "no" is not a switch's answer)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(_("{name} must be True or False; found {value}").format(name=name, value=brief(value)))
+    return bool(value)
+
+
 def is_real(value):
     """A real number (an int, a float, a Fraction, a numpy number), never a boolean (it may be nan or infinite)."""
     return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))

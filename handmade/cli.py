@@ -185,8 +185,9 @@ def _task_command(args):
 
     loaded = tasks.load_tasks(args.tasks) if args.tasks is not None else {}
     if args.command == "tasks":  # the file's tasks alone when there is a file: the ones its author is writing
-        return _task_list(loaded or tasks.TASKS), 0
+        return _task_list(loaded or tasks.TASKS)
     task = tasks.get_task(args.task, {**tasks.TASKS, **loaded})
+    tasks.examples(task)  # a task that cannot be used says so before anything else is read or written
     if args.command == "blank":
         return save_weights(tasks.blank(task), new_file(args.path, args.force), force=args.force), 0
     if args.command == "train":
@@ -206,17 +207,28 @@ def _task_command(args):
 
 
 def _task_list(listed):
-    """Each task described, those this learner has passed marked so, and how many: from the
-    progress file the grader writes (handmade.course.progress), or why it cannot be read."""
+    """(each task described, those this learner has passed marked so, and how many: from the progress
+    file the grader writes (handmade.course.progress), or why it cannot be read; status 0), or with a
+    task that cannot be used (over a limit, or its rule fails), the others listed, its one line said
+    on stderr, and status 2."""
     from .course import progress
 
-    current = progress.read()
-    entries = [task.describe(passed=current.has(task)) for task in listed.values()]
-    done = sum(current.has(task) for task in listed.values())
+    current, entries, usable, refused = progress.read(), [], [], []
+    for task in listed.values():
+        try:
+            entries.append(task.describe(passed=current.has(task)))
+            usable.append(task)
+        except ValueError as error:  # this task alone: the file's others still work
+            refused.append(error)
+    done = sum(current.has(task) for task in usable)
     summary = current.problem or _("You have passed {done} of these {total} tasks (recorded in {path}).").format(
-        done=done, total=len(listed), path=progress.path()
+        done=done, total=len(usable), path=progress.path()
     )
-    return "\n\n".join([*entries, summary])
+    for error in refused:
+        _fail(_("{prog}: error: {error}"), error)
+    if not usable:  # nothing to list: the lines on stderr say why
+        return None, BAD_INPUT
+    return "\n\n".join([*entries, summary]), BAD_INPUT if refused else 0
 
 
 def _model_command(args):

@@ -6,6 +6,13 @@ up for one pass; ``handmade.course.efficiency.FlopCounter`` hears the same opera
 that runs (the tests check that the two agree). ``generation_flops`` is what writing some tokens
 with the key/value cache costs, which ``handmade.inference`` reads to refuse a request too costly
 before it runs a single pass.
+
+Grading runs many small passes, where numpy's fixed cost per call outweighs the arithmetic, and
+long ones, where the attention scores (an entry per query and key) are elementwise work that costs
+more than its count: ``pass_operations`` adds ``CALL_OPERATIONS`` for each array a pass taps and
+``SCORE_OPERATIONS`` for each score of each head, and ``grading_operations``
+adds up the passes grading runs (``passes``: one per longest window) and the explanations of the
+contexts that fail, for ``handmade.course.tasks`` to refuse a grade too costly before it starts.
 """
 
 
@@ -59,3 +66,41 @@ def generation_flops(structure, n_context, max_new_tokens):
         total += pass_flops(structure, new, cached)
         cached, new = (0, n_ctx) if cached + new == n_ctx else (cached + new, 1)
     return total
+
+
+# ---- grading: many small passes --------------------------------------------------------------
+
+CALL_OPERATIONS = 100_000  # one numpy call on small arrays takes as long as this much arithmetic (~5 µs)
+SCORE_OPERATIONS = 300  # one attention score: scaled, masked, exponentiated, normalised, applied
+EXPLAINING = 3  # explaining a failing context: a recorded pass over its window, its shares and its words
+
+
+def pass_operations(structure, n_seq):
+    """What a pass of ``n_seq`` positions (from position 0) costs, in operations: its arithmetic,
+    CALL_OPERATIONS for each array it taps and SCORE_OPERATIONS for each attention score of each
+    head (fitted on this machine's timings; benchmarks/bench_grader.py measures them against time)."""
+    scores = sum(block.n_head for block in structure.blocks) * n_seq * n_seq
+    return (
+        pass_flops(structure, n_seq) + CALL_OPERATIONS * len(structure.taps(derived=False)) + SCORE_OPERATIONS * scores
+    )
+
+
+def passes(windows):
+    """[(window to run, [the windows its pass answers])]: the logits after every one of ``windows``
+    (tuples of token ids) from the fewest passes. A causal pass over a window gives the logits after
+    each of its prefixes too, so a window that is the prefix of another is not run: in descending
+    order the windows that extend one come just before it, so the run before it covers it if any does."""
+    runs = []
+    for window in sorted(set(windows), reverse=True):
+        if runs and runs[-1][0][: len(window)] == window:
+            runs[-1][1].append(window)
+        else:
+            runs.append((window, [window]))
+    return runs
+
+
+def grading_operations(structure, runs, explained):
+    """What grading costs a model of ``structure``: ``runs`` and ``explained`` count passes and
+    explained contexts by their number of positions ({n_seq: how many}, e.g. a Counter)."""
+    total = sum(n * pass_operations(structure, n_seq) for n_seq, n in runs.items())
+    return total + sum(n * EXPLAINING * pass_operations(structure, n_seq) for n_seq, n in explained.items())

@@ -324,7 +324,7 @@ def test_grade_accepts_the_plain_json_export_writes(tmp_path):
 @pytest.mark.parametrize(
     "args, phrase",
     [
-        (["grade", "abd", "--weights", "w.json"], "there is no task 'abd'; the tasks are alternate"),
+        (["grade", "abd", "--weights", "w.json"], "there is no task 'abd'; did you mean abc? The tasks are alternate"),
         (["grade", "abc"], "the following arguments are required: --weights"),
         (["grade", "aab", "--weights", "BLANK"], "wte has 3 token rows, but the task aab has 2 tokens"),
         (["grade", "abc", "--weights", "BROKEN"], "is not valid JSON"),
@@ -440,7 +440,11 @@ BAD_TASK_FILES = {  # name: (the file's name, its content (None: no file), a phr
     "a missing file": ("gone.py", None, "cannot load tasks from 'gone.py': no such file"),
     "not named .py": ("tasks.json", '{"a": 1}', "'tasks.json': it is not a Python file: its name does not end in .py"),
     "a syntax error": ("broken.py", "def f(:\n", "'broken.py': it is not Python (invalid syntax at line 1)"),
-    "a binary file": ("binary.py", b"\xff\xfe\x00garbage", "'binary.py': it is not Python ("),
+    "a binary file": (
+        "binary.py",
+        b"\xff\xfe\x00garbage",
+        "'binary.py': it is not text in utf-8: byte 0xff at position 0",
+    ),
     "a raise": ("raises.py", "import handmade\n1 / 0\n", "'raises.py': it raised ZeroDivisionError: division by zero"),
     "an exit": ("exits.py", "import sys\nsys.exit(3)\n", "'exits.py': it raised SystemExit: 3"),
     "a long message": ("long.py", "raise ValueError('x' * 5000)\n", "'long.py': it raised ValueError: xxx"),
@@ -456,9 +460,9 @@ BAD_TASK_FILES = {  # name: (the file's name, its content (None: no file), a phr
     "a failing rule": (
         "fails.py",
         a_task(body="return {}[context]"),
-        "'fails.py': task mine: its rule raised KeyError",
+        "task mine in 'fails.py': its rule raised KeyError: 'a' after 'a'",
     ),
-    "an answer outside": ("d.py", a_task(body='return "d"'), "'d.py': task mine: its rule answered 'd' after 'a'"),
+    "an answer outside": ("d.py", a_task(body='return "d"'), "task mine in 'd.py': its rule answered 'd' after 'a'"),
 }
 
 
@@ -489,10 +493,10 @@ def test_a_folder_and_an_unknown_name_are_one_line_too(teacher):
     _assert_one_short_line(*run("tasks", "--tasks", "folder.py", cwd=teacher), "'folder.py': it is not a regular file")
     _assert_one_short_line(
         *run("grade", "nope", "--weights", "x.json", "--tasks", "shift.py", cwd=teacher),
-        "there is no task 'nope'; the tasks are alternate, ",
+        "there is no task 'nope'; the tasks are shift, last, alternate, ",  # a teacher's first
     )
     assert run("grade", "nope", "--weights", "x.json", "--tasks", "shift.py", cwd=teacher)[2].endswith(
-        ", induction, shift, last\n"
+        " more; a teacher's task needs --tasks FILE.py\n"
     )
 
 
@@ -502,9 +506,12 @@ def test_grade_json_is_one_object_with_every_failing_context_and_its_shares(tmp_
     code, out, err = run("grade", "abc", "--weights", str(path), "--json")
     report = json.loads(out)
     assert code == 1 and err == "" and out.count("\n") == 1
-    assert (report["passed"], report["right"], report["graded"], len(report["failing"])) == (False, 5, 15, 10)
+    # every context is under the margin: 10 predicted wrong, 5 right only by a tie (margin 0)
+    assert (report["passed"], report["right"], report["graded"], len(report["failing"])) == (False, 5, 15, 15)
+    assert sum(case["predicted"] != case["expected"] for case in report["failing"]) == 10
     for case in report["failing"]:
         assert sum(case["contributions"].values()) == pytest.approx(case["margin"])
+        assert case["margin"] <= report["threshold"] and case["path"] is not None
     assert "reference" not in out
 
 

@@ -57,7 +57,9 @@ def test_a_valid_design_with_a_weak_c_proj_is_told_its_head_does_not_push_enough
     report = grade("abc", turn_in_the_values(0.5))
     assert not report.passed
     assert "head 0 of block 0 (through c_proj) pushes toward b by 0.5, not enough" in report.diagnosis
-    assert "before c_proj its output is Tb = 1" in report.diagnosis  # the values are right: it says so
+    step = report.focus.path[0]  # the values are right: the path says so, and names the weak entry of c_proj
+    assert step.kind == "value" and "its output there, Tb = 1, pushes toward b by 0.5" in step.text
+    assert dict(step.entries)["c_proj.w[Tb, Tb]"] == 0.5
     assert "reference" not in str(report)
     assert grade("abc", turn_in_the_values(1024)).passed
 
@@ -101,7 +103,7 @@ def test_the_report_as_json_has_every_failing_context_and_its_shares():
     assert {k: data[k] for k in ("passed", "right", "graded")} == {"passed": False, "right": 0, "graded": 15}
     assert len(data["failing"]) == 15 and data["margin"] == pytest.approx(report.margin)
     for case in data["failing"]:
-        assert set(case) == {"context", "expected", "predicted", "margin", "contributions"}
+        assert {"context", "expected", "predicted", "against", "margin", "contributions", "path"} <= set(case)
         assert sum(case["contributions"].values()) == pytest.approx(case["margin"])
         example = next(e for e in examples(TASKS["abc"]) if e.context == case["context"])
         assert case["expected"] == example.expected != case["predicted"]
@@ -122,10 +124,12 @@ def test_a_task_without_a_reference_that_blames_an_embedding_says_what_the_block
     model = handmade.with_parts(model, {"blocks[1].q": np.zeros((w.shape[0], w.shape[1] // 3))})  # looks nowhere
     diagnosis = grade(induction_again, model).diagnosis
     assert "the token embedding (wte) pushes toward" in diagnosis
-    assert "Of the blocks, head 0 of block 1 (through c_proj) pushes most toward" in diagnosis
     assert (
-        "It reads position 1 (b) with weight 0.5" in diagnosis
-    )  # block 1's head: where it looked, from the learner's model
+        "None of the blocks pushes toward" in diagnosis
+        and "head 0 of block 1 (through c_proj), the nearest" in diagnosis
+    )
+    path = grade(induction_again, model).focus.path  # block 1's head: where it looked, from the learner's model
+    assert "reads position 1 (b) with weight 0.5" in path[0].text
 
 
 def test_a_task_that_grades_nothing_is_refused_in_one_line():
@@ -168,6 +172,10 @@ def test_grading_checks_a_weights_dict_once_and_reads_its_structure_once(monkeyp
 def test_a_failing_grade_checks_the_learners_weights_once_and_the_reference_once(monkeypatch):
     from handmade import weights
 
+    weak = {key: value for key, value in turn_in_the_values(0.5).items()}
     walks = counted(monkeypatch, weights, "_checked_arrays")
-    report = grade("abc", {key: value for key, value in blank("abc").items()})
+    report = grade("abc", weak)
     assert not report.passed and report.diagnosis and len(walks) == 2  # the learner's, then the reference's
+    walks.clear()  # a blank: no part tells the tokens apart, and the reference would change no word
+    report = grade("abc", {key: value for key, value in blank("abc").items()})
+    assert not report.passed and "no part of the model" in report.diagnosis and len(walks) == 1

@@ -43,7 +43,7 @@ import handmade
 import handmade.training as training
 from handmade import cli, files, inference, parts, tokenizer
 from handmade.basis import Basis, Labels
-from handmade.course import grader, progress, task_options, tasks
+from handmade.course import grader, progress, task_files, task_options, tasks, user_code
 from handmade.display.trace import trace, weight_tables
 from handmade.display.window import TABLE_SIDE as SHOWN
 from handmade.training import AdamW, leaves
@@ -69,7 +69,7 @@ HOSTILE = {  # what each argument of each public function is given in turn, the 
     "a lone surrogate": "\ud800",
 }
 
-MODULES = (handmade, inference, files, tokenizer, parts, training, tasks, task_options, grader, progress)
+MODULES = (handmade, inference, files, tokenizer, parts, training, tasks, task_files, task_options, grader, progress)
 
 MATHS = "the maths trusts its arrays, as picoGPT does (handmade/model.py): forward() and check_weights() check what people give"
 RECORD = "a record the package fills in; what is in it is checked where it is used"
@@ -247,6 +247,8 @@ VALID = {  # a valid value for each parameter name: what every other argument is
     "n_context": lambda tmp: 3,
     "alphabet": lambda tmp: "ab",
     "names": lambda tmp: ["Ta", "Tb"],
+    "letter": lambda tmp: "a",
+    "n": lambda tmp: 3,
 }
 
 VALID_FOR = {  # where a parameter's valid value depends on the function (or on its other arguments)
@@ -254,7 +256,9 @@ VALID_FOR = {  # where a parameter's valid value depends on the function (or on 
     "course.grader.handed_in": lambda tmp: {"params": tasks.reference("abc")},
     "course.grader.graded": lambda tmp: {"params": tasks.reference("abc")},
     "course.grader.submission": lambda tmp: {"params": tasks.reference("abc")},
-    "course.tasks.load_tasks": lambda tmp: {"path": _tasks_file(tmp)},
+    "course.task_files.load_tasks": lambda tmp: {"path": _tasks_file(tmp)},
+    "course.tasks.grading_cost": lambda tmp: {"structure": tasks.get_task("abc").structure},
+    "course.tasks.check_grading": lambda tmp: {"structure": tasks.get_task("abc").structure},
     "course.task_options.options": lambda tmp: {
         **dict(alphabet="ab", n_ctx=2, labels=None, extra_examples=()),
         **dict(n_embd=2, n_layer=1, n_head=1, mlp=False),
@@ -991,11 +995,13 @@ ENDLESS = {  # reader: (call on an endless iterator, its limit)
         training.MAX_BATCH_TOKENS,
     ),
     "accuracy(examples=...)": (lambda it: handmade.accuracy(examples=it), inference.MAX_EXAMPLES),
+    "@task(extra_examples=...)": (lambda it: tasks.examples(_task(extra_examples=it)), task_options.MAX_EXTRA),
 }
 ENDLESS_PAIRS = {
     "example_batches": [([0, 0], 1)],
     "example_batches, characters": [("aa", "b")],
     "accuracy(examples=...)": [("aa", "b")],
+    "@task(extra_examples=...)": [("aa", "b")],
 }
 
 
@@ -2525,6 +2531,314 @@ def site_builder_cases():
 
 
 # ==== end of 15 ======================================================================================
+# ---- 12. teachers' files: their code runs bounded, its failures are its own, in one line ---------------
+
+SHORT = 0.5  # seconds a teacher's code may run here (user_code.SECONDS), so that a hang is found quickly
+
+TEACHERS_FILE = """\
+import sys, time
+import handmade
+from handmade.course.tasks import blank
+
+
+class Stop(BaseException):
+    pass
+
+
+class Mute(Exception):
+    def __str__(self):
+        raise RuntimeError("no words")
+
+
+def at_the_top():
+    {top}
+
+
+@handmade.task(alphabet="ab", n_ctx=2, n_embd=2)
+def fine(context):
+    \"\"\"Say a.\"\"\"
+    return "a"
+
+
+def its_examples():
+    {extra}
+    yield ("ab", "a")
+
+
+@handmade.task(alphabet="ab", n_ctx=2, n_embd=2, extra_examples={extras})
+def hostile(context):
+    \"\"\"Say a.\"\"\"
+    {rule}
+    return "a"
+
+
+@hostile.reference
+def hostile_model():
+    {reference}
+    return blank(hostile)
+
+
+at_the_top()
+"""
+
+TEACHERS_CODE = {  # what the teacher's code does: (a statement, a phrase of the one line that says so)
+    "never returns": ("while True: pass", " more than 0.5 s"),
+    "sleeps for ever": ("time.sleep(10**6)", " more than 0.5 s"),
+    "raises its own BaseException": ("raise Stop('here')", "raised Stop: here"),
+    "raises GeneratorExit": ("raise GeneratorExit", "raised GeneratorExit"),
+    "calls sys.exit(0)": ("sys.exit(0)", "raised SystemExit: 0"),
+    "raises KeyboardInterrupt itself": ("raise KeyboardInterrupt", "raised KeyboardInterrupt"),
+    "reads stdin": ("input()", "raised EOFError"),
+    "recurses without end": ("(lambda f: f(f))(lambda f: f(f))", "raised RecursionError"),
+    "allocates 4 GB": ("bytearray(4 * 2**30)", "needed more than 1024 MB of memory"),
+    "raises a long message": ("raise ValueError('x' * 5000)", "raised ValueError: xxx"),
+    "raises what cannot be said": ("raise Mute()", "raised Mute"),
+    "prints": ("print('a word from the teacher')", None),  # not a failure: said on stderr, stdout kept clean
+}
+PLACES = ("top", "rule", "extra", "reference")  # where in the file the code runs
+SURFACES = ("library", "tasks", "grade --json")
+
+
+def teachers_file(folder, code, place):
+    statement = TEACHERS_CODE[code][0]
+    body = {where: statement if where == place else "pass" for where in PLACES}
+    text = TEACHERS_FILE.format(extras="its_examples()" if place == "extra" else "()", **body)
+    (folder / "teacher.py").write_text(text, encoding="utf-8")
+    handmade.save_weights(tasks.blank(_task()), folder / "w.json")  # a learner's model of the tasks' shape
+    return folder / "teacher.py"
+
+
+def _on(surface, place, path, monkeypatch, capsys, lang=()):
+    """(status or the library's message, stdout, stderr) of using the hostile task on ``surface``."""
+    monkeypatch.chdir(path.parent)
+    if surface == "library":
+        try:
+            found = tasks.load_tasks(path.name)
+            tasks.reference(found["hostile"]) if place == "reference" else tasks.examples(found["hostile"])
+            return None, "", capsys.readouterr().err
+        except ValueError as error:
+            return str(error), "", capsys.readouterr().err
+    args = ["tasks"] if surface == "tasks" else ["grade", "hostile", "--weights", "w.json", "--json", "--reveal"]
+    status = cli.main([*lang, *args, "--tasks", "teacher.py"])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+TEACHER_CASES = [(code, place, surface) for code in TEACHERS_CODE for place in PLACES for surface in SURFACES]
+
+
+@pytest.fixture
+def short_bound(monkeypatch):
+    monkeypatch.setattr(user_code, "SECONDS", SHORT)
+    yield
+    handmade.set_language("en")
+
+
+@pytest.mark.parametrize("code, place, surface", TEACHER_CASES)
+def test_a_teachers_code_runs_bounded_and_its_failure_is_one_line_of_its_own(
+    tmp_path, monkeypatch, capsys, short_bound, code, place, surface
+):
+    """Whatever the teacher's code does, where it runs: the one line that says so (naming the file,
+    and the task), status 2, stdout clean (--json stays JSON); the file's other task still works; a
+    reference that fails only keeps its shares from being shown."""
+    if code == "allocates 4 GB" and not os.path.exists("/proc/self/statm"):
+        pytest.skip("the memory bound is Linux's (RLIMIT_AS)")
+    path, phrase = teachers_file(tmp_path, code, place), TEACHERS_CODE[code][1]
+    with bounded(30):
+        result, out, err = _on(surface, place, path, monkeypatch, capsys)
+    where = "cannot load tasks from 'teacher.py': it " if place == "top" else "task hostile in 'teacher.py': its "
+    if phrase is None:  # it prints, and is no failure: the words go to stderr
+        ran = place != "reference" or surface != "tasks"  # a list of tasks builds no reference
+        assert result in (None, 0, 1) and ("a word from the teacher" in err) == ran and "a word" not in out
+        assert surface != "grade --json" or json.loads(out)["graded"] >= 6
+    elif surface == "library":
+        assert result.startswith(where) and phrase in result and len(result) <= MAX_MESSAGE and "\n" not in result
+    elif place == "reference":  # the learner's model is graded all the same: only the reveal says it
+        revealed = json.loads(out)["revealed"] if surface == "grade --json" else ""
+        assert result == (1 if surface == "grade --json" else 0) and err == "", err
+        assert surface == "tasks" or ("cannot be shown" in revealed and phrase in revealed), revealed
+    else:
+        assert result == 2 and err.count("\n") == 1 and len(err) <= MAX_MESSAGE + 1 and phrase in err, err
+        assert where in err and "Traceback" not in err
+        assert out == "" if place == "top" or surface != "tasks" else out.startswith("fine: Say a.")
+    if place in ("rule", "extra", "reference") and phrase:  # the file's other task still works
+        fine = tasks.load_tasks(path)["fine"]
+        assert grader.grade(fine, tasks.blank(fine)).total == 6
+
+
+@pytest.mark.parametrize("code", [c for c, (_s, phrase) in TEACHERS_CODE.items() if phrase and "4 GB" not in c])
+def test_a_teachers_code_that_fails_is_said_in_chinese(tmp_path, monkeypatch, capsys, short_bound, code):
+    path = teachers_file(tmp_path, code, "rule")
+    status, out, err = _on("grade --json", "rule", path, monkeypatch, capsys, lang=["--lang", "zh"])
+    said = re.sub(r"抛出了 [A-Za-z_.]+(: [^，；。]*)?", "", err)  # what the code raised is quoted as it was
+    assert status == 2 and out == "" and "hostile" in err and not re.search("[a-z]{3,} [a-z]{3,}", said), err
+
+
+INTEGER_DTYPES_OF_TASKS = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
+WHOLE_OPTIONS = {"n_ctx": 3, "n_embd": 4, "n_layer": 2, "n_head": 2, "mlp": 8}
+
+
+@pytest.mark.parametrize("dtype", INTEGER_DTYPES_OF_TASKS, ids=lambda d: d.__name__)
+@pytest.mark.parametrize("option", list(WHOLE_OPTIONS))
+def test_numpy_integers_are_whole_numbers_for_every_option_of_a_task(dtype, option):
+    plain = {**WHOLE_OPTIONS}
+    made = _task(alphabet="ab", **{**plain, option: dtype(plain[option])})
+    assert made.structure == _task(alphabet="ab", **plain).structure and len(tasks.examples(made)) == 14
+    assert grader.grade(made, tasks.blank(made), diagnose=False).total == 14
+
+
+BROKEN_REFERENCES = {  # a teacher's reference that cannot be used: a phrase of what --reveal says
+    "raises": ("raise KeyError('wte')", "its reference solution raised KeyError: 'wte'"),
+    "returns None": ("return None", "returned NoneType, not weights"),
+    "returns a list": ("return [1, 2]", "returned list, not weights"),
+    "another alphabet": (
+        "return handmade.Weights(blank(hostile), handmade.Labels('xy', blank(hostile).labels.residual))",
+        "tokens are 'xy'",
+    ),
+    "overflows": ("w = blank(hostile); w['wte'][:] = 1e200; return w", "fails on"),
+}
+
+
+@pytest.mark.parametrize("case", list(BROKEN_REFERENCES))
+def test_a_broken_reference_is_said_and_never_blamed_on_the_learners_weights(tmp_path, monkeypatch, capsys, case):
+    """The issue: 'no reference solution to show', or status 2 blaming weights the learner does not have."""
+    code, phrase = BROKEN_REFERENCES[case]
+    path = tmp_path / "teacher.py"
+    body = "\n    ".join(code.split("; "))
+    path.write_text(TEACHERS_FILE.format(top="pass", extra="pass", extras="()", rule="pass", reference=body)
+                    .replace("    return blank(hostile)\n\n\nat_the_top", "\n\nat_the_top").replace("import handmade\n", "import handmade\nimport numpy as np\n"),
+                    encoding="utf-8")  # fmt: skip
+    handmade.save_weights(parts.with_part(tasks.blank(_task()), "wte", np.eye(2)), tmp_path / "w.json")
+    monkeypatch.chdir(tmp_path)
+    status = cli.main(["grade", "hostile", "--weights", "w.json", "--reveal", "--tasks", "teacher.py"])
+    out, err = capsys.readouterr()
+    assert status in (0, 1) and err == "" and "cannot be shown" in out and phrase in out, (status, out, err)
+    assert "no reference solution to show" not in out
+
+
+def test_a_file_that_is_not_utf8_is_said_in_the_learners_language(tmp_path, capsys, monkeypatch):
+    (tmp_path / "latin.py").write_bytes(b"# caf\xe9\nimport handmade\n")
+    monkeypatch.chdir(tmp_path)
+    try:
+        assert cli.main(["--lang", "zh", "tasks", "--tasks", "latin.py"]) == 2
+    finally:
+        handmade.set_language("en")
+    err = capsys.readouterr().err
+    assert "0xe9" in err and "utf-8" in err and "codec" not in err and not re.search("[a-z]{3,} [a-z]{3,}", err), err
+
+
+@posix_only
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["Ctrl-C", "SIGTERM"])
+def test_a_real_signal_in_a_teachers_endless_rule_stops_everything_as_ever(tmp_path, signum):
+    teachers_file(tmp_path, "never returns", "rule")
+    process = subprocess.Popen([sys.executable, "-m", "handmade", "grade", "hostile", "--weights", "w.json",
+                                "--tasks", "teacher.py"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    time.sleep(2)  # in the rule by now: the package starts in well under a second
+    process.send_signal(signum)
+    out, err = process.communicate(timeout=30)
+    said = {signal.SIGINT: b"interrupted", signal.SIGTERM: b"terminated"}[signum]
+    assert (process.returncode, out, err) == (-signum, b"", b"python -m handmade: " + said + b"\n")
+
+
+@posix_only
+def test_the_real_bound_ends_a_rule_that_never_returns_in_one_line(tmp_path):
+    """The bound as shipped (10 s), in a real process: one line and status 2, the rule named."""
+    teachers_file(tmp_path, "never returns", "rule")
+    done = subprocess.run([sys.executable, "-m", "handmade", "grade", "hostile", "--weights", "w.json", "--tasks",
+                           "teacher.py"], cwd=tmp_path, capture_output=True, timeout=60)  # fmt: skip
+    err = done.stderr.decode("utf-8")
+    assert done.returncode == 2 and done.stdout == b"" and err.count("\n") == 1
+    assert f"its rule took more than {user_code.SECONDS} s to answer every text" in err, err
+
+
+@posix_only
+def test_a_rule_that_prints_into_a_closed_pipe_is_quiet_with_141(tmp_path):
+    teachers_file(tmp_path, "prints", "rule")
+    write = closed_pipe()
+    try:
+        status, err = run_into(write, "tasks", "--tasks", "teacher.py", cwd=tmp_path)
+    finally:
+        os.close(write)
+    assert status == cli.PIPE_CLOSED and "BrokenPipeError" not in err and "a word from the teacher" in err
+
+
+# ---- 13. grading time: every grade's cost estimated before any pass, and refused over the limit ------
+
+GRADED_MODELS = [  # (n_embd, n_layer, mlp, positions): small to large
+    (width, layers, mlp, positions)
+    for width in (2, 16, 64)
+    for layers in (0, 2, 8)
+    for mlp in (False, True)
+    for positions in ("the task's", 1024)
+    if layers or not mlp
+]
+
+
+def _graded_tasks():
+    rng = np.random.default_rng(0)
+    long = [("".join(rng.choice(list("ab"), 1024)), "a") for _ in range(task_options.MAX_EXTRA)]
+    return {
+        "induction (507 contexts)": tasks.get_task("induction"),
+        "after d (5460 contexts)": _task(say_a, alphabet="abcd", n_ctx=6, n_embd=16, n_layer=2),
+        "more b (16382 contexts)": _task(say_a, alphabet="ab", n_ctx=13),
+        "1000 extra examples of 1024 letters": _task(say_a, alphabet="ab", n_ctx=2, extra_examples=long),
+    }
+
+
+GRADED_TASKS = _graded_tasks()
+GRADING_CASES = [(t, m, d) for t in GRADED_TASKS for m in range(len(GRADED_MODELS)) for d in (False, True)]
+
+
+def _graded_model(task, index):
+    width, layers, mlp, positions = GRADED_MODELS[index]
+    n_ctx = task.n_ctx if positions == "the task's" else positions
+    return handmade.check_weights(training.init_params(task.n_vocab, n_ctx, width, rng=0, n_layer=layers, mlp=mlp,
+                                                       alphabet=task.alphabet))  # fmt: skip
+
+
+@pytest.mark.parametrize("task, model, diagnose", GRADING_CASES)
+def test_every_grade_is_estimated_before_any_pass_and_refused_over_the_limit(monkeypatch, task, model, diagnose):
+    """Over the limit: refused before a single pass, in one line with the estimate. Under it: the
+    passes grading runs are the passes the estimate counted (forward is counted, not run, here)."""
+    task, params = GRADED_TASKS[task], _graded_model(GRADED_TASKS[task], model)
+    cost, passes, longest = tasks.grading_cost(task, params.structure, explained=diagnose)
+    ran = []
+
+    def counted(tokens, weights):
+        ran.append(len(tokens))
+        return np.zeros((len(tokens), task.n_vocab))
+
+    monkeypatch.setattr(grader, "forward", counted)
+    if cost > tasks.MAX_GRADING:
+        with pytest.raises(ValueError) as error:
+            grader.grade(task, params, diagnose=diagnose)
+        message = str(error.value)
+        assert not ran and f"about {cost:.1e} operations ({passes} passes of up to {longest} positions" in message
+        assert len(message) <= MAX_MESSAGE and "\n" not in message and "more than the 1e+11 allowed" in message
+    elif not diagnose:  # the explanations run passes of their own: the benchmark times them
+        grader.grade(task, params, diagnose=False)
+        assert (len(ran), max(ran)) == (passes, longest)
+
+
+def test_the_issues_grade_of_minutes_is_refused_at_once_by_the_command(tmp_path):
+    """1,000 extra examples of 1,024 characters (the most allowed), a 185 KB model of 1,024
+    positions: minutes of passes before; now one line with the estimate, before any pass."""
+    (tmp_path / "long.py").write_text(
+        "import random\n\nimport handmade\n\nrng = random.Random(1)\n"
+        f"pairs = [(''.join(rng.choice('ab') for _ in range(1024)), 'a') for _ in range({task_options.MAX_EXTRA})]\n\n"
+        '@handmade.task(alphabet="ab", n_ctx=2, n_embd=8, extra_examples=pairs)\n'
+        'def long(context):\n    """Say a."""\n    return "a"\n',
+        encoding="utf-8",
+    )
+    model = training.init_params(2, 1024, 8, rng=0, alphabet="ab")
+    handmade.save_weights(model, tmp_path / "model.json")
+    assert (tmp_path / "model.json").stat().st_size < 200_000
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "handmade", "grade", "long", "--weights", "model.json", "--tasks",
+                           "long.py"], cwd=tmp_path, capture_output=True, timeout=60)  # fmt: skip
+    err = done.stderr.decode("utf-8")
+    assert done.returncode == 2 and err.count("\n") == 1 and "operations (1000 passes of up to 1024 positions" in err
+    assert time.perf_counter() - start < 30  # not a timing claim: a hang (minutes) would be far beyond
 
 
 # ---- the figures in README.md ("Reliability"): python tests/test_hostile.py ------------------------
@@ -2551,6 +2865,12 @@ def counts(tmp):
         + len(EVERY_USAGE_SETTINGS) * len(every_usage(tmp)),
         "10. the playground's save": len(KEPT_BY_THE_PLAYGROUND) + 1,
         "11. the progress file": len(PROGRESS_FILES) * 3,  # the library, tasks and a passing grade
+        "12. teachers' files": len(TEACHER_CASES)
+        + sum(phrase is not None and "4 GB" not in c for c, (_s, phrase) in TEACHERS_CODE.items())
+        + len(INTEGER_DTYPES_OF_TASKS) * len(WHOLE_OPTIONS)
+        + len(BROKEN_REFERENCES)
+        + 5,  # not UTF-8, Ctrl-C, SIGTERM, the real bound, a closed pipe
+        "13. grading time": len(GRADING_CASES) + 1,
         "14. the widgets' API": len(SURFACE_CASES) * len(HOSTILE)
         + sum(len(_values(EVERY_CONTROL[widget, label])) for _language, widget, label in TYPED_IN)
         + 2 * len(BUTTON_CASES)

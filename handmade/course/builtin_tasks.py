@@ -17,6 +17,7 @@ from ..blog import LABELS as BLOG_LABELS
 from ..blog import LG, N_CTX
 from ..inference import next_in_pattern, prefix_examples
 from ..weights import Weights
+from .task_options import positions, token_direction, token_names
 from .tasks import TASKS, task
 
 MAJORITY_CTX = 7  # an odd length, so that the longest texts never tie
@@ -35,18 +36,6 @@ def in_pattern(context, pattern):
 
 def after(letter, alphabet="abc"):  # a -> b -> c -> a
     return alphabet[(alphabet.index(letter) + 1) % len(alphabet)]
-
-
-def positions(n):
-    return [f"P{i}" for i in range(n)]
-
-
-def token_direction(letter):  # the direction that says "the token is <letter>": Ta, Tb, ...
-    return f"T{letter}"
-
-
-def token_names(alphabet):
-    return [token_direction(c) for c in alphabet]
 
 
 def first_marked(n_ctx, basis):  # wpe: position 0 carries the direction "first", the others nothing

@@ -10,12 +10,13 @@ then its centred vector, divided by the whole stream's spread, times ``ln_f.g``,
 has a share of its own: they still add up to the margin exactly (the spread is the stream's, shared
 by all). Layer norms inside the blocks change what a head or an MLP computes, not this sum.
 
-``shares`` computes them from one recorded pass (``read_window``); ``explain`` turns them into a sentence about the
-learner's own model: the part that pushed the wrong way, or the one that did not push enough, and,
-for a head, where it looked.
+``shares`` computes them from one recorded pass (``read_window``); ``explain`` turns them into a
+sentence about the learner's own model: the part that pushed the wrong way, or the one that did not
+push enough (a push "toward" a token is always a positive push toward it; the other way is said so),
+and which head or MLP the path back (``handmade.course.path``) starts from. ``writers`` and
+``through_norm`` split what any layer reads the same way, for the path's steps.
 """
 
-import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,7 +28,6 @@ from ..names import T
 from ..structure import LAYER_NORM_EPS
 from ..weights import forward
 
-ATTENDED = 0.05  # a key whose attention weight is above this is read by the query
 SMALL = 1e-9  # a share below this (in size) is no push at all
 
 
@@ -47,41 +47,68 @@ def read_window(tokens, params):
     return Reading(tuple(tokens), tapped)
 
 
-def part_vectors(reading, position, params):
-    """{part: the vector it adds to the stream at ``position``}, in the order of the pass; with
-    ``ln_f`` each is taken through it (centred, over the stream's spread, times g) and ``ln_f.b`` joins."""
+def writers(reading, position, params, upto=None):
+    """{part: the vector it wrote into the stream at ``position``}, in the order of the pass: the
+    token's and the position's embeddings, each head (through its rows of c_proj), c_proj's bias, each
+    MLP. ``upto`` = (block, "attn" or "mlp"): only those written before that layer reads the stream."""
     structure, seen = params.structure, reading.tapped
     vectors = {Name("wte"): seen[T.token_embedding][position], Name("wpe"): seen[T.position_embedding][position]}
     for b, (shape, block) in enumerate(zip(structure.blocks, params["blocks"])):
+        if upto == (b, "attn"):
+            return vectors
         c_proj = block["attn"]["c_proj"]
         for h in range(shape.n_head):
             out = seen[Name(T.attention_output, b, h if shape.n_head > 1 else None)]
             rows = slice(h * shape.d_head, (h + 1) * shape.d_head)  # the head's rows of c_proj.w
             vectors[Name(None, b, h)] = out[position] @ c_proj["w"][rows]  # blocks[b].head{h}
         vectors[Name("c_proj.b", b)] = c_proj["b"]
+        if upto == (b, "mlp"):
+            return vectors
         if shape.mlp:
             vectors[Name("mlp", b)] = seen[Name(T.mlp_output, b)][position]
-    if structure.ln_f:
-        stream = sum(vectors.values())
-        spread = np.sqrt(np.var(stream) + LAYER_NORM_EPS)
-        g, b = params["ln_f"]["g"], params["ln_f"]["b"]
-        vectors = {name: g * (v - v.mean()) / spread for name, v in vectors.items()}
-        vectors[Name("ln_f.b")] = b
     return vectors
+
+
+def through_norm(vectors, norm, shift):
+    """(the vectors as a layer norm shares out its output, the stream's spread): each centred,
+    divided by the spread of their sum (the whole stream's, shared by all) and scaled by ``norm["g"]``;
+    the norm's ``b`` joins under the name ``shift``. They add up to the norm's output exactly."""
+    spread = float(np.sqrt(np.var(sum(vectors.values())) + LAYER_NORM_EPS))
+    shared = {name: norm["g"] * (v - v.mean()) / spread for name, v in vectors.items()}
+    shared[shift] = norm["b"]
+    return shared, spread
+
+
+def part_vectors(reading, position, params):
+    """{part: the vector it adds to the stream at ``position``}, in the order of the pass; with
+    ``ln_f`` each is taken through it (centred, over the stream's spread, times g) and ``ln_f.b`` joins."""
+    vectors = writers(reading, position, params)
+    if params.structure.ln_f:
+        vectors, _spread = through_norm(vectors, params["ln_f"], Name("ln_f.b"))
+    return vectors
+
+
+def back_through(norm, spread, direction):
+    """The direction in the stream, before a layer norm, whose product with a part's vector is that
+    part's share of ``direction`` after it (``through_norm``): scaled by g over the spread, centred."""
+    scaled = norm["g"] * direction / spread
+    return scaled - scaled.mean()
+
+
+def margin_direction(reading, position, params, right, wrong):
+    """The direction in the stream that the margin after ``position`` reads: a part's share is its
+    vector (``writers``, before ``ln_f``) times it; ``ln_f.b``'s share is apart (``shares``)."""
+    direction = params["wte"][right] - params["wte"][wrong]  # [n_embd]
+    if not params.structure.ln_f:
+        return direction
+    _shared, spread = through_norm(writers(reading, position, params), params["ln_f"], Name("ln_f.b"))
+    return back_through(params["ln_f"], spread, direction)
 
 
 def shares(reading, position, params, right, wrong):
     """{part: its share of logit[right] - logit[wrong] after ``position``}: they sum to that margin."""
     direction = params["wte"][right] - params["wte"][wrong]  # [n_embd]
     return {name: float(v @ direction) for name, v in part_vectors(reading, position, params).items()}
-
-
-def where_it_looked(reading, position, params, block, head):
-    """The positions (with tokens) a head's query at ``position`` reads, with their weights."""
-    one = params.structure.blocks[block].n_head == 1
-    weights = reading.tapped[Name(T.attention_weights, block, None if one else head)][position]
-    tokens = params.labels.token_names(params.structure.n_vocab)
-    return [(k, tokens[reading.tokens[k]], float(w)) for k, w in enumerate(weights) if w > ATTENDED]
 
 
 # ---- saying it --------------------------------------------------------------------------------------
@@ -94,7 +121,6 @@ PHRASES = {
     "mlp": N_("the MLP of block {block}"),
     "ln_f.b": N_("ln_f's shift (ln_f.b)"),
 }
-SHOWN_DIRECTIONS = 3  # directions of a head's output named in one sentence
 
 
 def phrase(name):
@@ -104,16 +130,41 @@ def phrase(name):
     return _(PHRASES[kind]).format(block=name.block, head=name.head)
 
 
+def tolerance(values):
+    """How small a number among ``values`` must be to count as none: SMALL, or a billionth of the largest."""
+    return SMALL * max([1.0, *(abs(float(v)) for v in values)])
+
+
 @dataclass(frozen=True)
 class Explanation:
     """Why the model's margin after one context is what it is, from its own numbers."""
 
     context: str
     expected: str  # the token that should come next
-    wrong: str  # the best wrong token: what the model predicts when it is wrong
+    wrong: str  # the best wrong token: the margin is measured against it
+    predicted: str  # the token with the largest logit (the first of a tie)
     margin: float  # logit(expected) - logit(wrong)
     shares: dict  # {part: its share of the margin}, in the order of the pass; they sum to the margin
     sentence: str
+    named: Name | None = None  # the part the sentence speaks of
+    part: Name | None = None  # the head or MLP the path back starts from, if any
+    path: tuple | None = (
+        None  # the Steps back from ``part`` to the cause (``handmade.course.path``); None: not followed
+    )
+
+    def to_json(self):
+        """The explanation as data: what ``grade --json`` prints for one context, and what the report's text says."""
+        return {
+            "context": self.context,
+            "expected": self.expected,
+            "predicted": self.predicted,
+            "against": self.wrong,
+            "margin": self.margin,
+            "contributions": self.shares,
+            "sentence": self.sentence,
+            "named": None if self.named is None else str(self.named),
+            "path": None if self.path is None else [step.to_json() for step in self.path],
+        }
 
 
 def explain(reading, position, params, example, right, threshold, prefer=None):
@@ -122,56 +173,87 @@ def explain(reading, position, params, example, right, threshold, prefer=None):
     pushes the wrong way (the one a reference solution relies on, if this model has it)."""
     logits = reading.tapped[T.logits][position]
     wrong = int(np.argmax(np.where(np.arange(len(logits)) == right, -np.inf, logits)))
-    found = shares(reading, position, params, right, wrong)
+    vectors = part_vectors(reading, position, params)
+    direction = params["wte"][right] - params["wte"][wrong]  # [n_embd]
+    found = {name: float(v @ direction) for name, v in vectors.items()}
     tokens = params.labels.token_names(params.structure.n_vocab)
     words = {"expected": tokens[right], "wrong": tokens[wrong], "threshold": fmt(threshold)}
     margin = float(logits[right] - logits[wrong])
     sentence, part = _reason(found, margin, words, prefer)
-    if part in ("wte", "wpe"):  # a token's or position's fixed push: say what the blocks do about it
-        sentence, part = sentence + _what_the_blocks_add(found, words), _strongest_block_part(found) or part
-    looked = _looked(reading, position, params, part) if part else ""
-    return Explanation(example.context, tokens[right], tokens[wrong], margin, found, f"{sentence}{looked}")
+    named = part
+    if part is None:  # no part tells them apart: the head or MLP that writes most, if any, to see why
+        part = _writing_most(vectors)
+    if part is not None and part.kind in ("wte", "wpe"):  # a fixed push: say what the blocks do about it
+        part = _strongest_block_part(found)
+        sentence += _what_the_blocks_add(found, part, words)
+    if part is not None and not (part.kind is None or part.kind == "mlp"):  # a bias: nothing to follow back
+        part = None
+    predicted = tokens[int(np.argmax(logits))]
+    return Explanation(example.context, tokens[right], tokens[wrong], predicted, margin, found, sentence, named, part)
+
+
+def _writing_most(vectors):
+    """The head or MLP whose vector is largest, or None when none writes anything."""
+    acting = {name: float(np.abs(v).max()) for name, v in vectors.items() if name.kind is None or name.kind == "mlp"}
+    part = max(acting, key=acting.get, default=None)
+    return part if part is not None and acting[part] > tolerance(acting.values()) else None
 
 
 def _strongest_block_part(found):
     """The head or MLP that pushes the right way most (the parts a design changes; of equals, the
     one nearest the logits), or None."""
-    acting = [name for name in found if name.block is not None and name.kind != "c_proj.b"]
-    return max(reversed(acting), key=found.get, default=None)
+    acting = [name for name in found if name.kind is None or name.kind == "mlp"]
+    small = tolerance(found.values())
+    return max(reversed(acting), key=lambda name: found[name] if abs(found[name]) > small else 0.0, default=None)
 
 
-def _what_the_blocks_add(found, words):
+def _what_the_blocks_add(found, part, words):
     """When an embedding is named, a sentence on the head or MLP that could outweigh it."""
-    part = _strongest_block_part(found)
     if part is None:
         return ""
-    return _after(
-        _("Of the blocks, {part} pushes most toward {expected}: {amount}.").format(
-            part=phrase(part), amount=fmt(found[part]), expected=words["expected"]
+    share, small = found[part], tolerance(found.values())
+    if share > small:
+        sentence = _("Of the blocks, {part} pushes most toward {expected}: {amount}.")
+    elif share < -small:
+        sentence = _(
+            "None of the blocks pushes toward {expected}; even {part}, the nearest, pushes toward {wrong} by {amount}."
         )
-    )
+    else:
+        sentence = _("None of the blocks pushes toward {expected}; {part}, the nearest, adds nothing.")
+    return _after(sentence.format(part=phrase(part), amount=fmt(abs(share)), **words))
 
 
 def _reason(found, margin, words, prefer):
     """(a sentence, the part it speaks of, or None): ``prefer`` if this model has it, else the part
     that pushes the wrong way most, else the one that pushes the right way most."""
-    if all(abs(share) < SMALL for share in found.values()):
+    small = tolerance(found.values())
+    if all(abs(share) <= small for share in found.values()):
         sentence = _(
             "no part of the model tells {expected} from {wrong} here yet: every part's share of the margin is 0"
         )
         return sentence.format(**words), None
     worst, best = min(found, key=found.get), max(found, key=found.get)
-    part = prefer if prefer in found else worst if found[worst] < -SMALL else best
-    if found[part] < -SMALL:
-        others = sum(share for name, share in found.items() if name != part)
-        sentence = _(
-            "{part} pushes toward {wrong} by {amount}; all the other parts together add {others} toward {expected}."
+    part = prefer if prefer in found else worst if found[worst] < -small else best
+    said = {"part": phrase(part), "amount": fmt(abs(found[part])), "margin": fmt(margin), **words}
+    if found[part] >= -small:
+        sentence = (
+            _("{part} pushes toward {expected} by {amount}, not enough: a pass needs a margin above {threshold}.")
+            if found[part] > small
+            else _("{part} does not push toward {expected}, and a pass needs a margin above {threshold}.")
         )
-        return sentence.format(part=phrase(part), amount=fmt(-found[part]), others=fmt(others), **words), part
-    sentence = _(
-        "{part} pushes toward {expected} by {amount}, not enough: the margin over {wrong} is {margin}, and a pass needs more than {threshold}."
-    )
-    return sentence.format(part=phrase(part), amount=fmt(found[part]), margin=fmt(margin), **words), part
+        return sentence.format(**said), part
+    others = margin - found[part]
+    if others > small:
+        sentence = _(
+            "{part} pushes toward {wrong} by {amount}; all the other parts together push toward {expected} by {others}."
+        )
+    elif others < -small:
+        sentence = _(
+            "{part} pushes toward {wrong} by {amount}; all the other parts together push toward {wrong} too, by {others}."
+        )
+    else:
+        sentence = _("{part} pushes toward {wrong} by {amount}; all the other parts together add nothing.")
+    return sentence.format(others=fmt(abs(others)), **said), part
 
 
 def missing(mine, theirs, expected):
@@ -196,32 +278,6 @@ def lagging(mine, theirs):
     return found if found is not None and short[found] > SMALL else None
 
 
-def _looked(reading, position, params, name):
-    """For a head, a second sentence: where its query looked, and what it carried into c_proj."""
-    if name.head is None:
-        return ""
-    block, head = name.block, name.head
-    places = functools.reduce(
-        lambda shown, place: _("{places}, {place}").format(places=shown, place=place),
-        [
-            _("position {position} ({token}) with weight {weight}").format(position=k, token=t, weight=fmt(w, 2))
-            for k, t, w in where_it_looked(reading, position, params, block, head)
-        ],
-    )
-    output = _head_output(reading, position, params, block, head)
-    return _after(_("It reads {places}; before c_proj its output is {output}.").format(places=places, output=output))
-
-
 def _after(sentence):
     """``sentence`` as it follows another: after a space in English, straight after 。 in Chinese."""
     return _("{previous} {sentence}").format(previous="", sentence=sentence)
-
-
-def _head_output(reading, position, params, block, head):
-    """The head's output at ``position`` in its named directions: its largest entries."""
-    structure = params.structure
-    shape = structure.blocks[block]
-    out = reading.tapped[Name(T.attention_output, block, head if shape.n_head > 1 else None)][position]
-    names = structure.basis(structure.space("head" if shape.n_head > 1 else "attention", block, head), params.labels)
-    order = [i for i in np.argsort(-np.abs(out), kind="stable") if abs(out[i]) >= SMALL][:SHOWN_DIRECTIONS]
-    return ", ".join(f"{names.names[i]} = {fmt(out[i])}" for i in sorted(order)) or "0"

@@ -10,11 +10,13 @@ A pass needs every context right AND a margin above ``MARGIN_THRESHOLD``: the ma
 smallest gap, over all graded contexts, between the right token's logit and the best wrong one.
 A tie has margin 0, so a model that is "right" only because argmax breaks ties by order fails.
 
-When the weights fail, the report says why, from the learner's own model: for every failing
-context (and, when all are right but unsure, the one with the smallest margin) the margin is shared
-out among the parts of the model that wrote into the residual stream (``handmade.course.explain``):
-the embeddings, each head through c_proj, c_proj's bias, each MLP. The report names the part that
-pushed the wrong way, or the one that did not push enough, and for a head where it looked. A task's
+When the weights fail, the report says why, from the learner's own model: for every context under
+the margin (predicted wrong, or right by too small a margin) the margin is shared out among the parts
+of the model that wrote into the residual stream (``handmade.course.explain``): the embeddings, each
+head through c_proj, c_proj's bias, each MLP. The report names the part that pushed the wrong way, or
+the one that did not push enough, and follows the path back from it (``handmade.course.path``): what
+an MLP or a head read, who wrote it, down to the embedding or the part at fault, with the weight
+entries that did it; for the first ``PATHS`` contexts and the one the text speaks of. A task's
 reference solution may choose which part to speak of (the one whose share falls furthest short of
 the reference's), but the sentence speaks only of the learner's numbers; the reference itself is
 shown only when asked (``reveal=True``, ``grade --reveal``). In an install without the answers
@@ -29,6 +31,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..arguments import brief, fmt
+from ..cost import passes
 from ..i18n import _
 from ..inference import Example
 from ..parts import with_part
@@ -43,9 +46,10 @@ from ..weights import (
     with_alphabet,
 )
 from . import progress
-from .explain import explain, lagging, missing, read_window, shares
+from .explain import explain, lagging, margin_direction, missing, read_window, shares
+from .path import follow
 from .shown_models import shown_model
-from .tasks import TASKS, get_task, graded_tokens, reference, withheld
+from .tasks import TASKS, check_grading, get_task, graded_tokens, reference, withheld
 from .tasks import examples as task_examples
 
 # A logit gap of 1 makes the right token at least e = 2.7 times as likely as any wrong one, and
@@ -54,6 +58,8 @@ from .tasks import examples as task_examples
 # every reference solution clears it by a factor of more than 3, most by hundreds.
 MARGIN_THRESHOLD = 1.0
 SHOWN_FAILURES = 5  # failing contexts listed in a report
+SHOWN_STEPS = 3  # steps of the path back shown in the text (--json has them all)
+PATHS = 25  # failing contexts whose path back is followed (the first in grading order, and the one the text speaks of)
 
 
 # ---- the report ----------------------------------------------------------------------------
@@ -91,10 +97,11 @@ class Report:
     nonzero: int  # weights that are not zero, counted from the weights themselves
     failures: tuple  # Miss, for the first SHOWN_FAILURES failing contexts in grading order
     n_failures: int
-    explained: tuple = ()  # an Explanation per failing context, in grading order (none when all are right)
+    explained: tuple = ()  # an Explanation per context below the margin, in grading order (none on a pass)
     diagnosed: Example | None = None  # the context the diagnosis is about
     diagnosis: str | None = None  # why the model goes wrong there, from its own numbers, as sentences
     shares: dict | None = None  # {part: share of the margin} there
+    focus: object = None  # the Explanation of that context: its margin, its shares, its path back
     revealed: str | None = None  # the reference solution's shares there, only when asked
     progress_note: str | None = None  # why a pass could not be recorded in the progress file, if it could not
     threshold: float = MARGIN_THRESHOLD
@@ -134,37 +141,50 @@ class Report:
         if self.failures:
             lines.append(_("  first failing contexts ({n} in all):").format(n=self.n_failures))
             lines += [f"    {miss}" for miss in self.failures]
-        if self.diagnosis:
-            lines.append(
-                _("  where it goes wrong, for {context} -> {expected}: {diagnosis}").format(
-                    context=repr(self.diagnosed.context), expected=self.diagnosed.expected, diagnosis=self.diagnosis
-                )
-            )
-            lines.append(_("  its margin there, part by part: {shares}").format(shares=_listed(self.shares)))
+        if self.focus is not None:
+            lines += self.diagnosis_lines()
         if self.revealed:
             lines.append(self.revealed)
         if self.progress_note:
             lines.append(f"  {self.progress_note}")
         return lines
 
+    def diagnosis_lines(self):
+        """Where it goes wrong, in one go: the context and its margin, the parts' shares, the part named,
+        then the path back to the cause, a line a step (the first SHOWN_STEPS of them)."""
+        focus = self.focus
+        heading = (
+            _(
+                "  where it goes wrong, for {context} -> {expected}: the margin over {wrong} is {margin}; part by part: {shares}"
+            )
+            if focus.predicted != focus.expected
+            else _(
+                "  why the margin is too small, for {context} -> {expected}: the margin over {wrong} is {margin}; part by part: {shares}"
+            )
+        )
+        said = {"context": repr(focus.context), "expected": focus.expected, "wrong": focus.wrong}
+        lines = [
+            heading.format(margin=fmt(focus.margin), shares=_listed(focus.shares), **said),
+            f"    {focus.sentence}",
+        ]
+        path = focus.path or ()
+        lines += [f"    → {step.text}" for step in path[:SHOWN_STEPS]]
+        if len(path) > SHOWN_STEPS:
+            lines.append(_("    → {n} more steps back: grade --json has them").format(n=len(path) - SHOWN_STEPS))
+        return lines
+
     def to_json(self):
-        """The report as data: what the command line's ``grade --json`` prints."""
+        """The report as data: what the command line's ``grade --json`` prints, and what its text says."""
         return {
             "task": self.task,
             "passed": self.passed,
             "right": self.correct,
             "graded": self.total,
             "margin": self.margin,
-            "failing": [
-                {
-                    "context": e.context,
-                    "expected": e.expected,
-                    "predicted": e.wrong,
-                    "margin": e.margin,
-                    "contributions": e.shares,
-                }  # fmt: skip
-                for e in self.explained
-            ],
+            "threshold": self.threshold,
+            "failing": [e.to_json() for e in self.explained],
+            "paths": sum(e.path is not None for e in self.explained),
+            "diagnosed": next((i for i, e in enumerate(self.explained) if e is self.focus), None),
         }
 
     def __str__(self):
@@ -251,11 +271,13 @@ def grade(task, params, *, diagnose=True, reveal=False):
     ``diagnose=False`` skips explaining why (for a quick score after an edit); ``reveal=True`` adds
     the reference solution's shares on the diagnosed context: the answer, shown only when asked.
     Grading records nothing: where a learner hands a model in, ``handed_in`` grades it and records
-    a pass of the learner's own in the progress file.
+    a pass of the learner's own in the progress file. A grade that would cost more than
+    ``tasks.MAX_GRADING`` operations is refused before any pass, with its estimate.
     """
     task = get_task(task)
+    examples, graded = task_examples(task), graded_tokens(task)  # a task that cannot be used says so first
     params = submission(task, params)
-    examples, graded = task_examples(task), graded_tokens(task)
+    check_grading(task, params.structure, explained=bool(diagnose))
     logits = logits_per_context([tokens for tokens, _right in graded], params)  # [n_examples, n_vocab]
     right = np.array([r for _tokens, r in graded])
     margins, predicted = margins_of(logits, right)
@@ -274,13 +296,9 @@ def grade(task, params, *, diagnose=True, reveal=False):
     )
     if report.passed or not diagnose:
         return report
-    return _explained(
-        report,
-        task,
-        params,
-        [(examples[i], graded[i]) for i in wrong] or [(examples[smallest], graded[smallest])],
-        reveal,
-    )
+    below = [int(i) for i in np.flatnonzero(~(margins > report.threshold))]  # every context under the margin
+    focus = int(wrong[0]) if len(wrong) else smallest  # the one the text speaks of
+    return _explained(report, task, params, [(examples[i], graded[i]) for i in below], below.index(focus), reveal)
 
 
 def handed_in(task, params, *, reveal=False):
@@ -300,7 +318,7 @@ def _recorded(task, params):
     """Record the pass of ``params`` (checked, passing) in the progress file: None when it is
     recorded, else why not: a model the course shows is not the learner's (``shown_models``), or
     the file could not take it (``progress.add`` says why)."""
-    theirs = _reference_of(task) if TASKS.get(task.name) is not task else None  # a teacher's task's own
+    theirs = _reference_of(task)[0] if TASKS.get(task.name) is not task else None  # a teacher's task's own
     shown = shown_model(task, params, theirs)
     if shown is not None:
         return _(
@@ -354,45 +372,77 @@ def graded(task, params):
     return Graded(True, (_("{task}: passed.").format(task=task.name), recorded))
 
 
-def _explained(report, task, params, cases, reveal):
-    """The report with an Explanation per case (the failing contexts, or the least sure one), the
-    first as its diagnosis, and the reference's shares there when ``reveal``."""
-    reference_model = _reference_of(task)
-    readings = {}
+def _explained(report, task, params, cases, focus, reveal):
+    """The report with an Explanation per case (every context under the margin), the path back followed
+    for the first PATHS and for ``cases[focus]``, which the text speaks of; and the reference's shares
+    there when ``reveal``."""
+    readings = _readings([tuple(tokens[-len(params["wpe"]) :]) for _example, (tokens, _right) in cases], params)
     explained = [
-        _explain(params, example, tokens, right, report.threshold, readings) for example, (tokens, right) in cases
+        _explain(params, example, tokens, right, report.threshold, readings, follow_path=i < PATHS or i == focus)
+        for i, (example, (tokens, right)) in enumerate(cases)
     ]
-    first, (tokens, right) = explained[0], cases[0][1]
-    window = tuple(tokens[-len(params["wpe"]) :])
-    theirs = _shares_in(reference_model, tokens, right, first, window) if reference_model is not None else None
+    example, (tokens, right) = cases[focus]
+    first, window = explained[focus], tuple(tokens[-len(params["wpe"]) :])
+    # a model of the designed shape in which no part tells the tokens apart: the reference changes no word
+    unmoved = first.named is None and first.part is None and params.structure == task.structure
+    reference_model, unusable = (None, None) if unmoved and not reveal else _reference_of(task)
+    theirs = None
+    try:
+        theirs = _shares_in(reference_model, tokens, right, first, window) if reference_model is not None else None
+    except (NonFiniteError, WeightsError) as error:  # the reference's own pass fails: its fault, not these weights'
+        unusable = _("its reference solution fails on {context}: {error}").format(
+            context=repr(example.context), error=error
+        )
     if theirs:  # the part whose share falls furthest short of the reference's: the one to speak of
-        first = _explain(params, cases[0][0], tokens, right, report.threshold, readings, lagging(first.shares, theirs))
+        first = _explain(params, example, tokens, right, report.threshold, readings, lagging(first.shares, theirs))
         first = replace(first, sentence=first.sentence + missing(first.shares, theirs, first.expected))
-        explained[0] = first
-    failing = tuple(explained) if report.n_failures else ()
-    revealed = _revealed(theirs, task) if reveal else None
+        explained[focus] = first
     return replace(
         report,
-        explained=failing,
-        diagnosed=cases[0][0],
+        explained=tuple(explained),
+        diagnosed=example,
         diagnosis=first.sentence,
         shares=first.shares,
-        revealed=revealed,
+        focus=first,
+        revealed=_revealed(theirs, task, unusable) if reveal else None,
     )
 
 
-def _explain(params, example, tokens, right, threshold, readings, prefer=None):
-    window = tuple(tokens[-len(params["wpe"]) :])
-    if window not in readings:
-        readings[window] = read_window(window, params)
-    return explain(readings[window], len(window) - 1, params, example, right, threshold, prefer)
+def _explain(params, example, tokens, right, threshold, readings, prefer=None, follow_path=True):
+    """The Explanation of ``example`` (its tokens and right token id), with its path back when ``follow_path``."""
+    reading, position = readings[tuple(tokens[-len(params["wpe"]) :])]
+    found = explain(reading, position, params, example, right, threshold, prefer)
+    if not follow_path:
+        return found
+    if found.part is None:
+        return replace(found, path=())
+    wrong = params.labels.token_names(params.structure.n_vocab).index(found.wrong)
+    direction = margin_direction(reading, position, params, right, wrong)
+    reader = ("margin", found.expected, found.wrong)
+    return replace(found, path=follow(reading, position, params, found.part, direction, reader))
+
+
+def _readings(windows, params):
+    """{window: (a recorded pass, the position of the window's last token in it)}: one pass per longest
+    window, which a causal model's prefixes of it are read from too."""
+    found = {}
+    for window in sorted(set(windows), key=len, reverse=True):
+        if window not in found:
+            reading = read_window(window, params)
+            found.update(
+                {window[:end]: (reading, end - 1) for end in range(len(window), 0, -1) if window[:end] not in found}
+            )
+    return found
 
 
 def _reference_of(task):
+    """(the task's reference solution, checked for it, or None; why it cannot be used, if it is broken)."""
+    if task.build is None or withheld(task):  # a task without one (a teacher's may have none), or not here
+        return None, None
     try:
-        return submission(task, reference(task))
-    except ValueError:  # a task without a reference solution (a teacher's may have none)
-        return None
+        return submission(task, reference(task)), None
+    except ValueError as error:  # it raises, returns no weights, or weights that do not fit the task
+        return None, str(error)
 
 
 def _shares_in(model, tokens, right, explanation, window):
@@ -404,7 +454,9 @@ def _shares_in(model, tokens, right, explanation, window):
     return shares(read_window(window, model), len(window) - 1, model, right, wrong)
 
 
-def _revealed(theirs, task):
+def _revealed(theirs, task, unusable=None):
+    if unusable:  # a teacher's reference that is broken: said, not taken for an absent one
+        return _("  (the reference solution cannot be shown: {problem})").format(problem=unusable)
     if theirs is None and withheld(task):  # an install for learners: the answers are not here
         return _("  (the answers are not installed here: this install has no reference solution to show)")
     if theirs is None:
@@ -419,20 +471,18 @@ def _listed(found):
 
 
 def logits_per_context(contexts, params):  # contexts: token-id tuples -> [len(contexts), n_vocab]
-    """The logits after each context (its last n_ctx tokens), one forward pass per longest window:
-    the pass over a window gives the logits of every prefix of it too."""
+    """The logits after each context (its last n_ctx tokens), one forward pass per longest window
+    (``cost.passes``): the pass over a window gives the logits of every prefix of it too."""
     n_ctx = len(params["wpe"])
     windows = [tokens[-n_ctx:] for tokens in contexts]
-    after = {}  # window prefix -> logits after its last token
-    for window in sorted(set(windows), key=len, reverse=True):
-        if window in after:
-            continue
+    after = {}  # window -> logits after its last token
+    for run, answered in passes(windows):
         try:
-            logits = forward(window, params)  # [len(window), n_vocab]
+            logits = forward(run, params)  # [len(run), n_vocab]
         except NonFiniteError as error:
             raise WeightsError(str(error)) from None
-        for end in range(1, len(window) + 1):
-            after[window[:end]] = logits[end - 1]
+        for window in answered:
+            after[window] = logits[len(window) - 1]
     return np.array([after[window] for window in windows])
 
 

@@ -1,20 +1,35 @@
-"""What ``@task`` is given, checked: the task's alphabet and context length, and the shape and
-the named directions of the model it is designed for.
+"""What ``@task`` is given, checked: the task's alphabet and context length, its extra examples,
+and the shape and the named directions of the model it is designed for.
 
 Each mistake is one sentence, an ``OptionError``, which ``tasks`` puts after the task's name in the
-TaskError a teacher reads: "task shift: n_ctx must be a whole number from 1 to 8 ...".
+TaskError a teacher reads: "task shift: n_ctx must be a whole number from 1 to 1024 ...". A task
+that is well written but over a limit (more texts than its rule may be asked about, more or longer
+extra examples than allowed) is made all the same, with the reason it cannot be used: it is refused
+when it is used, so that the other tasks of its file still work.
+
+A task whose author names no directions gets the names the built-in tasks use (``task_labels``).
 """
 
+import itertools
+from dataclasses import replace
+
 from ..arguments import brief, is_whole, whole
-from ..basis import Basis, Labels
+from ..basis import TOKEN_SHOWN, Basis, Labels
 from ..i18n import _
 from ..inference import Example
 from ..structure import BlockShape, Structure
-from ..tokenizer import MAX_ALPHABET
+from ..tokenizer import MAX_ALPHABET, check_alphabet
 from ..weights import MAX_BLOCKS, MAX_HEADS, MAX_N_CTX, MAX_WIDTH
+from . import user_code
 
 MAX_TEXTS = 20_000  # strings of 1 to n_ctx characters one task may ask its rule about: well under a second
+MAX_EXTRA = 1000  # extra examples of one task: hand-picked cases (the blog's are 27), not data
+MAX_EXTRA_LENGTH = MAX_N_CTX  # characters of one extra example's context: no model sees more positions
 MLP_WIDTH = 4  # mlp=True: 4 * n_embd hidden units in each block, as in GPT-2, unless labels name them
+
+
+class TaskError(ValueError):
+    """A task written wrongly: one line naming the task, the argument and what is allowed."""
 
 
 class OptionError(ValueError):
@@ -22,15 +37,18 @@ class OptionError(ValueError):
 
 
 def options(alphabet, n_ctx, labels, extra_examples, n_embd, n_layer, n_head, mlp):
-    """(labels, structure, extra examples) of a task from what ``@task`` was given, or OptionError."""
+    """(labels, structure, extra examples, refused) of a task from what ``@task`` was given, or
+    OptionError; ``refused`` is why the task cannot be used (a limit it is over), or None."""
     _check_alphabet(alphabet)
-    _check_n_ctx(n_ctx, alphabet)
-    _check_whole(n_layer, "n_layer", 0, MAX_BLOCKS)
-    _check_whole(n_head, "n_head", 1, MAX_HEADS)
-    _check_mlp(mlp, n_layer, n_head)
-    labels = _labels(labels, alphabet, n_embd)
-    structure = _structure(alphabet, n_ctx, labels, n_layer, n_head, mlp)
-    return labels, structure, _extra_examples(extra_examples, alphabet)
+    n_ctx = _check_whole(n_ctx, "n_ctx", 1, MAX_N_CTX)  # a numpy integer becomes an int: no overflow later
+    n_layer = _check_whole(n_layer, "n_layer", 0, MAX_BLOCKS)
+    n_head = _check_whole(n_head, "n_head", 1, MAX_HEADS)
+    mlp = _check_mlp(mlp, n_layer, n_head)
+    named = _labels(labels, alphabet, n_ctx, n_embd)
+    structure = _structure(alphabet, n_ctx, named, n_layer, n_head, mlp)
+    extra, refused = _extra_examples(extra_examples, alphabet)
+    labels = named if labels is not None else _task_labels(named, structure)
+    return labels, structure, extra, _too_many_texts(alphabet, n_ctx) or refused
 
 
 def _check_alphabet(alphabet):
@@ -50,20 +68,20 @@ def longest_context(n_vocab):
     return n_ctx
 
 
-def _check_n_ctx(n_ctx, alphabet):
+def _too_many_texts(alphabet, n_ctx):
+    """Why the rule may not be asked about every text of 1 to n_ctx characters, or None."""
     high = longest_context(len(alphabet))
-    if not is_whole(n_ctx) or not 1 <= n_ctx <= high:
-        raise OptionError(
-            _(
-                "n_ctx must be a whole number from 1 to {high}: with {n} characters, longer contexts make more than {limit} texts to ask the rule about; found {value}"
-            ).format(high=high, n=len(alphabet), limit=MAX_TEXTS, value=brief(n_ctx, 24))
-        )
+    if n_ctx <= high:
+        return None
+    return _(
+        "with {n} characters, n_ctx = {n_ctx} makes more than {limit} texts to ask its rule about: n_ctx can be at most {high}"
+    ).format(n=len(alphabet), n_ctx=n_ctx, limit=MAX_TEXTS, high=high)
 
 
 def _check_whole(value, argument, low, high):
-    """``whole``, the package's one whole-number check, with its sentence as the problem."""
+    """``whole``, the package's one whole-number check, with its sentence as the problem: the int."""
     try:
-        whole(value, argument, low, high)
+        return whole(value, argument, low, high)
     except (TypeError, ValueError) as wrong:
         raise OptionError(str(wrong)) from None
 
@@ -79,15 +97,16 @@ def _check_mlp(mlp, n_layer, n_head):
         raise OptionError(
             _("with n_layer = 0 there is no block for heads or an MLP: leave n_head at 1 and mlp at False")
         )
+    return mlp if isinstance(mlp, bool) else int(mlp)
 
 
-def _labels(labels, alphabet, n_embd):
-    """The task's labels: as given (they say n_embd), or e0, e1, ... for ``n_embd`` directions."""
+def _labels(labels, alphabet, n_ctx, n_embd):
+    """The task's labels: as given (they say n_embd), or the residual directions named for ``n_embd``."""
     if labels is None:
         if n_embd is None:
             raise OptionError(_("n_embd is required when no labels name the residual directions"))
-        _check_whole(n_embd, "n_embd", 1, MAX_WIDTH)
-        return Labels(alphabet, Basis.numbered(n_embd))
+        n_embd = _check_whole(n_embd, "n_embd", 1, MAX_WIDTH)
+        return Labels(alphabet, _residual_names(alphabet, n_ctx, n_embd))
     if not isinstance(labels, Labels):
         raise OptionError(_("labels must be a handmade.Labels; found {kind}").format(kind=type(labels).__name__))
     if labels.alphabet != alphabet:
@@ -99,6 +118,55 @@ def _labels(labels, alphabet, n_embd):
             )
         )
     return labels
+
+
+# ---- the names of a task whose author named none ----------------------------------------------
+
+
+def positions(n):  # P0, P1, ...: the direction that says "the token is at position i"
+    return [f"P{i}" for i in range(whole(n, "n", 0, MAX_N_CTX))]
+
+
+def token_direction(letter):  # the direction that says "the token is <letter>": Ta, Tb, ... (T␣ for a space)
+    if not isinstance(letter, str) or len(letter) != 1:
+        raise (ValueError if isinstance(letter, str) else TypeError)(
+            _("letter must be one character; found {value}").format(value=brief(letter))
+        )
+    return "T" + TOKEN_SHOWN.get(letter, letter)
+
+
+def token_names(alphabet):
+    """Ta, Tb, ... for the characters of ``alphabet``; T0, T1, ... when one of them cannot show in a
+    name (a control character, or two that would show alike)."""
+    names = [token_direction(c) for c in check_alphabet(alphabet)]
+    if all(c.isprintable() or c in TOKEN_SHOWN for c in alphabet) and len(set(names)) == len(names):
+        return names
+    return [f"T{i}" for i in range(len(alphabet))]
+
+
+def _residual_names(alphabet, n_ctx, n_embd):
+    """The ``n_embd`` residual directions of a task whose author named none, as the built-in tasks name
+    theirs: positions P0 .. P{n_ctx-1}, tokens Ta Tb ..., then spare directions V, V1, V2, ... (where
+    attention can write). The tokens come first: the positions are named only if they all fit beside
+    them (else the rest is spare), and the directions are e0, e1, ... only when even the tokens do not fit."""
+    tokens = token_names(alphabet)
+    if n_embd < len(tokens):
+        return Basis.numbered(n_embd)
+    places = positions(n_ctx) if n_embd >= len(tokens) + n_ctx else []
+    n_spare = n_embd - len(tokens) - len(places)
+    spare = ["V", *(f"V{i}" for i in range(1, n_spare))][:n_spare]
+    groups = {"position": places, "token": tokens, "scratch": spare}
+    return Basis({group: names for group, names in groups.items() if names})
+
+
+def _task_labels(labels, structure):
+    """``labels`` with every block's attention directions and hidden units named as a model of
+    ``structure`` shows them (the residual's names, else a0, a1, ...; h0, h1, ...), so that
+    ``labels.attention[b]`` and ``labels.hidden[b]`` are there to build with, as the notebooks do."""
+    blocks = list(enumerate(structure.blocks))
+    attention = tuple(labels.attention_basis(b, block.n_attn) for b, block in blocks)
+    hidden = tuple(labels.hidden_basis(b, block.n_hidden) if block.mlp else None for b, block in blocks)
+    return replace(labels, attention=attention, hidden=hidden)
 
 
 def _structure(alphabet, n_ctx, labels, n_layer, n_head, mlp):
@@ -140,12 +208,16 @@ def _n_hidden(mlp, named, n_embd, block):
 
 
 def _extra_examples(pairs, alphabet):
-    """``pairs`` as Examples over ``alphabet``: a context of its characters, and one of them to follow."""
+    """(``pairs`` as Examples over ``alphabet``, why the task cannot use them, or None): too many, too
+    long, or a generator of the teacher's that fails. At most MAX_EXTRA + 1 are read, so an endless
+    iterator is never read to its end."""
     try:
-        given = tuple(pairs)
+        given = _first(pairs, MAX_EXTRA + 1)
         found = tuple(pair if isinstance(pair, Example) else Example(*pair) for pair in given)
         fits = all(_over(e.context, alphabet) and len(e.expected) == 1 and _over(e.expected, alphabet) for e in found)
         fits = fits and not isinstance(pairs, str) and not any(isinstance(pair, str) for pair in given)
+    except user_code.Failed as failed:
+        return (), _("its extra_examples {failed}").format(failed=failed.clause)
     except TypeError:
         fits = False
     if not fits:
@@ -154,7 +226,23 @@ def _extra_examples(pairs, alphabet):
                 "extra_examples must be (context, next character) pairs over the alphabet {alphabet}; found {value}"
             ).format(alphabet=repr(alphabet), value=brief(pairs))
         )
-    return found
+    if len(found) > MAX_EXTRA:
+        return found[:MAX_EXTRA], _("it has more than {limit} extra examples").format(limit=MAX_EXTRA)
+    long = next((i for i, e in enumerate(found) if len(e.context) > MAX_EXTRA_LENGTH), None)
+    if long is not None:
+        return found, _(
+            "its extra_examples[{i}] is {n} characters long; at most {limit}, the most positions a model can have"
+        ).format(i=long, n=len(found[long].context), limit=MAX_EXTRA_LENGTH)
+    return found, None
+
+
+def _first(pairs, n):
+    """The first ``n`` of ``pairs`` (TypeError if it is not iterable), read as a teacher's code (a
+    generator's) when it is not a list or tuple: ``user_code.Failed`` when that code fails."""
+    if isinstance(pairs, (list, tuple)):
+        return tuple(pairs[:n])
+    iterator = iter(pairs)
+    return user_code.run_bounded(lambda: tuple(itertools.islice(iterator, n)))
 
 
 def _over(text, alphabet):  # a string of one or more characters of alphabet

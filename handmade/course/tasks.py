@@ -21,48 +21,54 @@ diagnosis, and is never printed unasked.
 The built-in tasks are written the same way, in ``builtin_tasks``; ``TASKS`` holds them by name
 (``handmade.course`` puts them there as it is imported, before this module can be used). Their references are apart, in ``references``, so that learners can have the package without the
 answers (``HANDMADE_NO_REFERENCES``; ``withheld`` says whether this install has them).
-A teacher's own tasks live in the teacher's own Python file: ``load_tasks(path)`` runs it and
-gathers what it defines (``python -m handmade tasks --tasks FILE.py``).
+A teacher's own tasks live in the teacher's own Python file: ``load_tasks(path)`` (in
+``task_files``) runs it and gathers what it defines (``python -m handmade tasks --tasks FILE.py``).
+A teacher's code (the file, a rule, its extra examples, a reference) runs within ``user_code``'s
+bounds, and its failures are said as its own.
 
-Every task is small enough to grade exhaustively: all strings over its alphabet of 1 to
-``n_ctx`` characters whose rule gives an answer (``examples(task)``), so no sampling and no seed.
+Every task is graded exhaustively: all strings over its alphabet of 1 to ``n_ctx`` characters
+whose rule gives an answer (``examples(task)``), so no sampling and no seed. What bounds a task
+is what grading it costs (``grading_cost``): estimated before any pass, from the contexts, their
+lengths and the model's size, and refused over ``MAX_GRADING`` operations with its estimate. A task
+over a limit is refused when it is used (described, blanked, graded), naming it and its file.
 
     task = TASKS["abc"]          # or get_task("abc")
     params = blank(task)         # all-zero weights of the task's shape, with its labels
     grader.grade(task, params)   # fails, and says where
 """
 
-import contextlib
+import difflib
 import functools
 import inspect
 import itertools
 import os
-import stat
 import sys
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..arguments import UnknownName, brief, few, file_name, shown_path, text_of
+from ..arguments import UnknownName, brief, text_of, yes_or_no
 from ..basis import Labels
+from ..cost import grading_operations, passes
 from ..i18n import _, ngettext
 from ..inference import Example
-from ..reasons import reason as said
 from ..structure import Structure
 from ..tokenizer import tokenize
 from ..weights import Weights, labels_of
-from .task_options import OptionError, options
+from . import user_code
+from .task_files import (
+    MAX_TASKS_FILE,
+    collected,
+    load_tasks,  # noqa: F401  (where notebooks and teachers find it)
+)
+from .task_options import OptionError, TaskError, options
 
-MAX_GRADED = 2000  # contexts one task may grade: enough to enumerate them all, few enough to grade fast
-MAX_TASKS_FILE = 1_000_000  # bytes of a teacher's tasks file: Python to read, not data
-MAX_SHOWN = 120  # characters of an exception's message quoted in a one-line error
+MAX_GRADING = 10**11  # operations one grade may cost (cost.grading_operations): seconds, not minutes
 NO_REFERENCES = "HANDMADE_NO_REFERENCES"  # set to 1: an install for learners, without the answers
+SHOWN_NAMES = 172  # characters of an unknown task's message: the command line's 200, but for its prefix
 
 TASKS = {}
 """Every built-in task by name, easiest first (``builtin_tasks`` fills it; imported at the end)."""
-
-
-class TaskError(ValueError):
-    """A task written wrongly: one line naming the task, the argument and what is allowed."""
 
 
 class NoReferences(ValueError):
@@ -86,6 +92,8 @@ class Task:
     structure: Structure  # the shape the task is designed for: ``blank()`` is all-zero weights of it
     extra_examples: tuple = ()  # graded too, before the enumerated contexts (aab: the blog's 27)
     build: Callable | None = field(default=None, repr=False)  # () -> the reference solution's weights
+    refused: str | None = None  # why the task cannot be used (a limit it is over), said when it is used
+    source: str | None = None  # the file it came from (load_tasks), named when it is refused
 
     def __call__(self, context):
         return self.next_token(context)
@@ -95,8 +103,8 @@ class Task:
         the task's labels): ``@shift.reference`` below the rule. Returns the function unchanged."""
         if not callable(build):
             raise TaskError(
-                _("task {name}: {problem}").format(
-                    name=self.name,
+                _("{task}: {problem}").format(
+                    task=_called(self),
                     problem=_("its reference is a function that returns the weights; found {kind}").format(
                         kind=type(build).__name__
                     ),
@@ -143,8 +151,8 @@ class Task:
     def describe(self, passed=False):
         """A few lines for a list of tasks: the statement, the alphabet, what is graded, the shape,
         and whether this learner has passed it. A built-in statement shows in the learner's
-        language; a teacher's shows as written."""
-        graded = len(examples(self))
+        language; a teacher's shows as written. ValueError when the task cannot be used."""
+        graded = len(examples(usable(self)))
         lines = [
             _("{name}: {statement}").format(name=self.name, statement=_(self.statement)),
             _("  alphabet {alphabet}, contexts of 1 to {n_ctx} tokens, {graded} graded").format(
@@ -182,9 +190,16 @@ def task(
     the embedding goes straight to the logits). ``n_head``: heads in each block. ``mlp``: the
     hidden units of each block's MLP: False or 0 for none, a number, or True for as many as
     ``labels.hidden`` names (else 4 * n_embd). ``labels``: a ``handmade.Labels`` naming the
-    directions of the blank model and the reference (default: e0, e1, ...). ``extra_examples``:
-    (context, next character) pairs graded before the enumerated contexts. A mistake is a
-    TaskError (a ValueError) of one line that names the task and the argument.
+    directions of the blank model and the reference; without them the directions are named as the
+    built-in tasks' are: positions P0, P1, ..., tokens Ta, Tb, ... (T0, T1, ... for characters that
+    cannot show in a name), then spare directions V, V1, ...; when n_embd has no room for them all,
+    the tokens come first, the positions only if they all fit beside them, and e0, e1, ... only
+    when even the tokens do not fit. Each block's attention directions are then the residual's
+    names, and its hidden units h0, h1, ... (``labels.attention[b]``, ``labels.hidden[b]``).
+    ``extra_examples``: at most 1,000 (context, next character) pairs, each context at most 1,024
+    characters, graded before the enumerated contexts. A mistake is a TaskError (a ValueError) of one
+    line that names the task and the argument; a task over a limit (n_ctx too long for its alphabet,
+    too many or too long extra examples) is made, and refused in one line when it is used.
     """
     if rule is not None:  # @task without its options
         raise TaskError(
@@ -196,8 +211,7 @@ def task(
 
     def decorate(rule):
         made = _make(rule, labels=labels, extra_examples=extra_examples, **shape)
-        for found in _COLLECTING:
-            found.append(made)
+        collected(made)  # a file being loaded gathers it
         return made
 
     return decorate
@@ -207,10 +221,10 @@ def _make(rule, alphabet, n_ctx, labels, extra_examples, **shape):
     name = _name(rule)
     try:
         statement = _statement(rule)
-        labels, structure, extra = options(alphabet, n_ctx, labels, extra_examples, **shape)
+        labels, structure, extra, refused = options(alphabet, n_ctx, labels, extra_examples, **shape)
     except OptionError as problem:
         raise TaskError(_("task {name}: {problem}").format(name=name, problem=problem)) from None
-    return Task(name, alphabet, n_ctx, rule, statement, labels, structure, extra)
+    return Task(name, alphabet, int(n_ctx), rule, statement, labels, structure, extra, refused=refused)
 
 
 def _name(rule):
@@ -250,48 +264,63 @@ def _statement(rule):
 def examples(task):
     """Every graded (context, next token) of ``task`` (a Task or a built-in task's name): the task's
     extra examples, then every string over its alphabet of 1 to n_ctx characters for which the rule
-    gives an answer, shortest first."""
+    gives an answer, shortest first. ValueError, naming the task (and its file), when the task is
+    over a limit, or its rule fails (raises, answers outside the alphabet, runs past its bounds)."""
     return _examples(get_task(task))
 
 
 @functools.cache
 def _examples(task):
-    enumerated = []
-    for length in range(1, task.n_ctx + 1):
-        for letters in itertools.product(task.alphabet, repeat=length):
-            context = "".join(letters)
-            expected = _answer(task, context)
-            if expected is not None:
-                enumerated.append(Example(context, expected))
-    found = (*task.extra_examples, *enumerated)
+    if task.refused:
+        raise ValueError(_("{task}: {problem}").format(task=_called(task), problem=task.refused))
+    enumerated = [Example(context, _answer(task, context, answer)) for context, answer in _asked(task)]
+    found = (*task.extra_examples, *(e for e in enumerated if e.expected is not None))
     if not found:
         raise ValueError(
-            _("task {name} grades no context: its rule returns None for every text of 1 to {n_ctx} letters").format(
-                name=task.name, n_ctx=task.n_ctx
-            )
-        )
-    if len(found) > MAX_GRADED:
-        raise ValueError(
-            _("task {name} grades {n} contexts; at most {limit} keep grading fast").format(
-                name=task.name, n=len(found), limit=MAX_GRADED
+            _("{task} grades no context: its rule returns None for every text of 1 to {n_ctx} letters").format(
+                task=_called(task), n_ctx=task.n_ctx
             )
         )
     return found
 
 
-def _answer(task, context):
-    """The rule's answer after ``context``: a character of the alphabet, or None; ValueError otherwise."""
+def _asked(task):
+    """[(text, the rule's answer)] for every text, the rule run as a teacher's code (``user_code``)."""
+    asked = []
+
+    def ask():  # every string over the alphabet of 1 to n_ctx characters, shortest first
+        for context in (
+            "".join(t) for n in range(1, task.n_ctx + 1) for t in itertools.product(task.alphabet, repeat=n)
+        ):
+            asked.append((context, None))  # where it was, should the rule fail there
+            asked[-1] = (context, task.next_token(context))
+
     try:
-        answer = task.next_token(context)
-    except Exception as error:  # a teacher's rule is the teacher's code: say where it failed, in one line
-        problem = _("its rule raised {error} after {context}").format(error=_exception(error), context=repr(context))
-        raise ValueError(_("task {name}: {problem}").format(name=task.name, problem=problem)) from error
-    if answer is None or (isinstance(answer, str) and len(answer) == 1 and answer in task.alphabet):
-        return answer
+        user_code.run_bounded(ask)
+    except user_code.Failed as failed:
+        context = repr(asked[-1][0]) if asked else "''"
+        if isinstance(failed.error, user_code.Overtime):
+            problem = _("its rule took more than {seconds} s to answer every text (it was at {context})").format(
+                seconds=user_code.SECONDS, context=context
+            )
+        else:
+            problem = _("its rule {failed} after {context}").format(failed=failed.clause, context=context)
+        raise ValueError(_("{task}: {problem}").format(task=_called(task), problem=problem)) from failed.error
+    return asked
+
+
+def _answer(task, context, answer):
+    """The rule's answer after ``context``: a character of the alphabet, or None; ValueError otherwise.
+    Only str's own methods look at it: a subclass of the teacher's runs none of its code here."""
+    if answer is None:
+        return None
+    if isinstance(answer, str) and str.__len__(answer) == 1 and str.__contains__(task.alphabet, answer):
+        return str.__add__("", answer)
+    shown = brief(answer) if type(answer) in (str, int, float, bool) else type(answer).__name__
     problem = _("its rule answered {answer} after {context}; an answer is a character of {alphabet}, or None").format(
-        answer=brief(answer), context=repr(context), alphabet=repr(task.alphabet)
+        answer=shown, context=repr(context), alphabet=repr(task.alphabet)
     )
-    raise ValueError(_("task {name}: {problem}").format(name=task.name, problem=problem))
+    raise ValueError(_("{task}: {problem}").format(task=_called(task), problem=problem))
 
 
 def graded_tokens(task):
@@ -304,11 +333,67 @@ def _graded_tokens(task):
     return tuple((tuple(tokenize(e.context, task.alphabet)), task.alphabet.index(e.expected)) for e in examples(task))
 
 
-def _exception(error):
-    """``TypeError: message`` on one line, the message cut short: what a one-line error quotes."""
-    message = " ".join(str(error).split())
-    message = message if len(message) <= MAX_SHOWN else message[: MAX_SHOWN - 1] + "…"
-    return f"{type(error).__name__}: {message}" if message else type(error).__name__
+def _called(task):
+    """How a message names ``task``: "task shift", or "task shift in 'homework.py'" for a teacher's file's."""
+    name = task.name if len(task.name) <= 40 else task.name[:39] + "…"
+    if task.source is None:
+        return _("task {name}").format(name=name)
+    return _("task {name} in '{path}'").format(name=name, path=task.source)
+
+
+# ---- what grading a task costs ----------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=64)
+def _lengths(task, n_ctx):
+    """(Counter of the lengths of the passes that grading a model of n_ctx positions runs, Counter of
+    the lengths of the graded contexts' windows): what ``grading_operations`` needs."""
+    windows = [tokens[-n_ctx:] for tokens, _right in graded_tokens(task)]
+    return Counter(len(run) for run, _covered in passes(windows)), Counter(map(len, windows))
+
+
+def grading_cost(task, structure, explained=True):
+    """(operations, passes, longest pass): what grading a model of ``structure`` (``weights.structure``)
+    on ``task`` costs, worked out before any pass; with ``explained``, the explanation of every context,
+    were all to fail."""
+    if not isinstance(structure, Structure):
+        raise TypeError(
+            _("structure must be a model's Structure (weights.structure); found {value}").format(value=brief(structure))
+        )
+    yes_or_no(explained, "explained")
+    runs, windows = _lengths(get_task(task), structure.n_ctx)
+    return grading_operations(structure, runs, windows if explained else Counter()), sum(runs.values()), max(runs)
+
+
+def check_grading(task, structure, explained=True, designed=False):
+    """ValueError, with the estimate, when grading a model of ``structure`` on ``task`` would cost
+    more than MAX_GRADING operations; ``designed``: the structure is the task's own shape."""
+    yes_or_no(designed, "designed")
+    cost, runs, longest = grading_cost(task, structure, explained)
+    if cost <= MAX_GRADING:
+        return
+    if designed:
+        sentence = _(
+            "{task} cannot be graded: a model of its shape would take about {cost:.1e} operations ({passes} passes of up to {longest} positions, each context explained), more than the {limit:.0e} allowed"
+        )
+    elif explained:
+        sentence = _(
+            "grading {task} would take these weights about {cost:.1e} operations ({passes} passes of up to {longest} positions, each context explained), more than the {limit:.0e} allowed"
+        )
+    else:
+        sentence = _(
+            "grading {task} would take these weights about {cost:.1e} operations ({passes} passes of up to {longest} positions), more than the {limit:.0e} allowed"
+        )
+    raise ValueError(sentence.format(task=_called(task), cost=cost, passes=runs, longest=longest, limit=MAX_GRADING))
+
+
+def usable(task):
+    """``task`` (or the built-in task of that name) if it can be used: its rule answers every text
+    within its bounds, and a model of its shape can be graded; else ValueError naming it."""
+    task = get_task(task)
+    examples(task)
+    check_grading(task, task.structure, designed=True)
+    return task
 
 
 # ---- finding tasks ---------------------------------------------------------------------------
@@ -316,7 +401,7 @@ def _exception(error):
 
 def get_task(task, tasks=None):
     """``task`` itself, or the task of that name among ``tasks`` (default: the built-in ones);
-    ValueError naming the tasks there are."""
+    ValueError naming the tasks there are (a teacher's first) and a close name, if there is one."""
     if isinstance(task, Task):
         return task
     tasks = TASKS if tasks is None else tasks
@@ -324,95 +409,49 @@ def get_task(task, tasks=None):
         raise TypeError(_("tasks must be a dict of Tasks by name; found {value}").format(value=brief(tasks)))
     if isinstance(task, str) and task in tasks:
         return tasks[task]
-    raise (UnknownName if isinstance(task, str) else TypeError)(
-        _("there is no task {name}; the tasks are {names}").format(name=brief(task, 24), names=few(tasks, limit=115))
-    )
+    if not isinstance(task, str):
+        raise TypeError(_("a task is a Task or a task's name; found {value}").format(value=brief(task, 24)))
+    raise UnknownName(_unknown(task, tasks))
 
 
-_COLLECTING = []  # lists that each new task is added to, while load_tasks runs a file
+def _unknown(name, tasks):
+    """The line for a name that is none of ``tasks``: a close name, if there is one, that a teacher's
+    task is read from its file, and the tasks there are, a teacher's first, in whole names."""
+    theirs = [n for n, t in tasks.items() if TASKS.get(n) is not t]
+    names = [*theirs, *(n for n in tasks if n not in theirs)]
+    close = difflib.get_close_matches(name, names, n=1)
+    if close:
+        sentence = _(
+            "there is no task {name}; did you mean {close}? The tasks are {names}; a teacher's task needs --tasks FILE.py"
+        )
+    else:
+        sentence = _("there is no task {name}; the tasks are {names}; a teacher's task needs --tasks FILE.py")
+    found = {"name": brief(name, 24), "close": close[0] if close else ""}
+    room = SHOWN_NAMES - len(sentence.format(**found, names=""))
+    return sentence.format(**found, names=_whole_names(names, room))
 
 
-@contextlib.contextmanager
-def _collecting():
-    found = []
-    _COLLECTING.append(found)
-    try:
-        yield found
-    finally:
-        _COLLECTING.remove(found)
-
-
-def load_tasks(path):
-    """{name: Task} of every task that a teacher's Python file makes with ``@task``, in order.
-
-    The file runs as Python, as the teacher's own code (its ``if __name__ == "__main__":`` part
-    does not run). ValueError, in one line naming the file and the problem, when the file is
-    missing or not a regular file, is not Python (or not named .py), raises while it runs (a task
-    written wrongly, or named like a built-in task, included), defines no task, defines two of
-    one name, or has a rule that fails on a context (every rule is asked about every context).
-    """
-    code = _compiled(path)
-    with _collecting() as found:
-        try:
-            exec(code, {"__name__": "__handmade_tasks__", "__file__": str(path)})
-        except TaskError as error:
-            raise _file_error(path, error) from error
-        except (Exception, SystemExit) as error:
-            raise _file_error(path, _("it raised {error}").format(error=_exception(error))) from error
-    if not found:
-        raise _file_error(path, _("it defines no task: decorate a rule function with @handmade.task(...)"))
-    names = [t.name for t in found]
-    twice = [name for name in names if names.count(name) > 1]
-    if twice:
-        raise _file_error(path, _("it defines two tasks called {name}").format(name=twice[0]))
-    for made in found:  # ask each rule about every context now, so that a failing rule names the file
-        try:
-            examples(made)
-        except ValueError as error:
-            raise _file_error(path, error) from error
-    return {t.name: t for t in found}
-
-
-def _compiled(path):
-    """The code of the Python file at ``path``, compiled; ValueError when it cannot be."""
-    path = file_name(path)
-    if path.suffix != ".py":
-        raise _file_error(path, _("it is not a Python file: its name does not end in .py"))
-    source = _source(path)
-    try:
-        return compile(source, str(path), "exec")
-    except (SyntaxError, ValueError) as error:  # ValueError: null bytes, before Python 3.12
-        reason = said(error.msg if isinstance(error, SyntaxError) else error)
-        if isinstance(error, SyntaxError) and error.lineno:
-            reason = _("{reason} at line {line}").format(reason=reason, line=error.lineno)
-        raise _file_error(path, _("it is not Python ({reason})").format(reason=reason)) from None
-
-
-def _source(path):
-    """The bytes of the regular file at ``path``, if it has at most MAX_TASKS_FILE of them; else ValueError."""
-    try:
-        info = path.stat()
-        if not stat.S_ISREG(info.st_mode):
-            raise _file_error(path, _("it is not a regular file"))
-        if info.st_size > MAX_TASKS_FILE:
-            raise _file_error(path, _("it has more than {limit} bytes").format(limit=MAX_TASKS_FILE))
-        return path.read_bytes()
-    except FileNotFoundError:
-        raise _file_error(path, _("no such file")) from None
-    except OSError as error:
-        raise _file_error(path, said(error) if error.strerror else _exception(error)) from None
-
-
-def _file_error(path, problem):
-    return ValueError(_("cannot load tasks from '{path}': {problem}").format(path=shown_path(path), problem=problem))
+def _whole_names(names, limit):
+    """``names`` joined with commas, as many whole names as fit in ``limit`` characters, then how many
+    more there are: never a name cut in the middle."""
+    # TRANSLATORS: what goes between two names of a list (in Chinese, 、)
+    separator = _(", ")
+    for count in range(len(names), 0, -1):
+        shown, more = separator.join(names[:count]), len(names) - count
+        if more:
+            shown = ngettext("{names} and {n} more", "{names} and {n} more", more).format(names=shown, n=more)
+        if len(shown) <= limit:
+            return shown
+    return ngettext("{n} task", "{n} tasks", len(names)).format(n=len(names))
 
 
 # ---- blank models and reference solutions ---------------------------------------------------
 
 
 def blank(task):
-    """All-zero weights of the shape the task is designed for, labelled with its named directions."""
-    task = get_task(task)
+    """All-zero weights of the shape the task is designed for, labelled with its named directions;
+    ValueError when the task cannot be used (``usable``)."""
+    task = usable(task)
     return Weights(task.structure.zeros(), task.labels)
 
 
@@ -432,7 +471,7 @@ def withheld(task):
 def reference(task):
     """The task's reference solution: the answer, never printed unasked. NoReferences (a
     ValueError) in an install without the answers; ValueError when the task has none, or its
-    builder fails."""
+    builder fails (run as a teacher's code: ``user_code``)."""
     task = get_task(task)
     if withheld(task):
         raise NoReferences(
@@ -447,11 +486,11 @@ def reference(task):
             )
         )
     try:
-        built = task.build()
-    except Exception as error:
-        problem = _("its reference solution raised {error}").format(error=_exception(error))
-        raise ValueError(_("task {name}: {problem}").format(name=task.name, problem=problem)) from error
+        built = user_code.run_bounded(task.build)
+    except user_code.Failed as failed:
+        problem = _("its reference solution {failed}").format(failed=failed.clause)
+        raise ValueError(_("{task}: {problem}").format(task=_called(task), problem=problem)) from failed.error
     if not isinstance(built, dict):
         problem = _("its reference solution returned {kind}, not weights").format(kind=type(built).__name__)
-        raise ValueError(_("task {name}: {problem}").format(name=task.name, problem=problem))
+        raise ValueError(_("{task}: {problem}").format(task=_called(task), problem=problem))
     return built if labels_of(built) is not None else Weights(built, task.labels)

@@ -43,7 +43,7 @@ class TaskScore:
         self.label, self.reveal = f"{self.task.name}:", False
 
     def __call__(self, params):
-        from ..course.grader import handed_in
+        from ..course.grader import SHOWN_STEPS, handed_in
 
         report = handed_in(self.task, params, reveal=self.reveal)  # the learner's work: a pass is recorded
         summary = _("{correct} / {total} right, margin {margin} (a pass needs all and more than {threshold})").format(
@@ -62,6 +62,7 @@ class TaskScore:
                     diagnosis=report.diagnosis,
                 )
             )
+            details += [f"→ {step.text}" for step in (report.focus.path or ())[:SHOWN_STEPS]]  # the path back
         if report.revealed:
             details.append(report.revealed.strip())
         if report.progress_note:

@@ -1,0 +1,45 @@
+"""The path back: from the part a margin names to the part at fault, step by step.
+
+A head or an MLP computes from what the parts before it wrote into the residual stream, so the part
+the margin names (``explain``) may only have done what its input told it. Each step here takes what a
+reader reads of one part's write (the margin reads a direction of the stream; an MLP unit its
+pre-activation; a later head's score a key or a query; a later head's value what it carries), and
+says where that came from, exactly, in sums of terms from the recorded pass:
+
+- an MLP: its units' shares of the read and its bias's; the unit at fault (one that fired and works
+  against the reader, or one that would help and did not fire), and its pre-activation split by writer
+  (``mlp.c_fc.b`` apart): the writer that pushed it the wrong way is the next step;
+- a head: where it looked, and which key would have served the reader best. When looking there would
+  gain much, the attention is at fault: the scaled score of the query on the key that took the weight
+  (the rival) and on the wanted one is a double sum over what wrote the query's input and what wrote
+  the key's (token, position, earlier heads and MLPs, biases; ``q.b`` and ``k.b`` too), and the largest
+  term that made the rival win, or the wanted key lose, is named with the entries of q and k that
+  carry it (``q[P1, P1]``). When it looked well, what it carried is at fault: the entries of v and
+  c_proj.w that made its output, and a writer of the value that pushed the wrong way is the next step.
+
+A step whose cause is another head or MLP leads to it; a step whose cause is an embedding, a bias or
+the step's own weights ends the path. Through a layer norm (ln_1, ln_2), each writer's share is its
+write centred, divided by the stream's spread at that position and scaled by the norm's g, and the
+norm's b has a share of its own, as ``explain`` shares the margin out through ln_f: they add up exactly.
+"""
+
+from .scores import head_step
+from .stream import PassView, PathStep, Read
+from .units import mlp_step
+
+MAX_PATH_STEPS = 8  # steps followed at most (each goes to an earlier layer, so a path is rarely longer than its blocks)
+
+
+def follow(reading, position, params, part, direction, reader):
+    """The Steps back from ``part`` (a head or an MLP) at ``position``, read along ``direction``."""
+    model = PassView(reading, params)
+    read, steps = Read(part, position, direction, 1, reader), []
+    while isinstance(read, Read) and len(steps) < MAX_PATH_STEPS:
+        step, read = (mlp_step if read.part.kind == "mlp" else head_step)(model, read)
+        steps.append(step)
+    if isinstance(read, PathStep):  # the last step: nothing before writes what was read
+        steps.append(read)
+    return tuple(steps)
+
+
+__all__ = ["MAX_PATH_STEPS", "Read", "PathStep", "follow"]

@@ -1,0 +1,354 @@
+"""A head's attention: which key would have served the reader best, and why the key that took the
+weight (the rival) outscores it. The scaled score of the query on a key is a double sum over what wrote
+the query's input and what wrote the key's (token, position, earlier heads and MLPs, biases; q.b and k.b
+too); the term named is the largest that made the rival win, or the wanted key lose, with the entries of
+q and k that carry it (``q[P1, P1]``)."""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...arguments import fmt
+from ...i18n import N_, _
+from ...model import Name
+from ..explain import tolerance
+from .stream import (
+    BLOCK_PARTS,
+    PathStep,
+    Read,
+    both,
+    entries_said,
+    head_view,
+    layer_read,
+    norm_note,
+    reader_said,
+    writer_said,
+    written_by,
+)
+from .values import best_entry, carried_said, looked, value_step
+
+FAULT_SHARE = 0.1  # a head's attention is at fault when looking elsewhere gains this share of what its keys span
+MAX_WRITERS = 48  # writers of a score kept apart in its terms; more are summed as one, OTHERS
+OTHERS = Name("others")  # the writers a score's terms do not keep apart, summed
+
+
+def head_step(model, read):
+    """The step on a head: its attention when looking elsewhere would serve the reader much better, else
+    what it carried (``values``); and the next Read, or a last PathStep, or None."""
+    view = head_view(model, read.part.block, read.part.head)
+    p = read.position
+    gains = view.v[: p + 1] @ (view.c_proj @ read.direction)  # [p+1]: what reading key j alone would give
+    weights = view.weights[p, : p + 1]
+    amount = float(weights @ gains)
+    wanted = int(np.lexsort((-weights, -gains))[0])  # the key that serves the reader best; of equals, the most read
+    lost = float(gains[wanted] - amount)
+    if lost > max(tolerance(gains), FAULT_SHARE * float(np.ptp(gains))):
+        return _attention(model, read, view, gains, wanted, amount)
+    return value_step(model, read, view, gains, amount)
+
+
+@dataclass(frozen=True)
+class _Pairs:
+    """The scaled scores of one query on two keys, each a sum over (query writer, key writer)."""
+
+    query: list  # the query's writers (q.b last)
+    key: list  # the keys' writers (k.b last)
+    rival: np.ndarray  # [len(query), len(key)]: the terms of the rival key's score
+    wanted: np.ndarray  # the same for the wanted key
+    inputs: dict  # {position: _Input} at the query and the two keys
+    vectors: dict  # {position: {writer: [n_embd]}}: what each writer (or OTHERS) gave the layer there
+
+
+def _pairs(model, view, p, rival, wanted):
+    at = {j: model.input(j, (view.block, "attn")) for j in (p, rival, wanted)}
+    kept = _kept(at, view, p, rival, wanted)
+    vectors = {j: _merged(at[j].shares, kept) for j in (p, rival, wanted)}  # {position: {writer: [n_embd]}}
+    query = {**{a: x @ view.wq for a, x in vectors[p].items()}, Name("q.b", view.block): view.bq}  # [d_head] each
+
+    def keys(j):
+        return np.array([x @ view.wk for x in vectors[j].values()] + [view.bk])  # [n_writers, d_head]
+
+    rows = np.array(list(query.values()))
+    key_names = [*vectors[p], Name("k.b", view.block)]
+    scores = [rows @ keys(j).T * view.scale for j in (rival, wanted)]  # [n_query_writers, n_key_writers] each
+    return _Pairs(list(query), key_names, scores[0], scores[1], at, vectors)
+
+
+def _kept(at, view, p, rival, wanted):
+    """The writers a score's terms keep apart: all of them, or the MAX_WRITERS - 1 that move the query and
+    the two keys most (the same at the three positions), the rest to be summed as one."""
+    names = list(at[p].shares)
+    if len(names) <= MAX_WRITERS:
+        return names
+
+    def moves(name):
+        return float(
+            np.abs(at[p].shares[name] @ view.wq).max()
+            + max(np.abs(at[j].shares[name] @ view.wk).max() for j in (rival, wanted))
+        )
+
+    top = set(sorted(names, key=moves, reverse=True)[: MAX_WRITERS - 1])
+    return [name for name in names if name in top]
+
+
+def _merged(shares, kept):
+    """``shares`` with the writers not ``kept`` summed into one, OTHERS."""
+    if len(kept) == len(shares):
+        return shares
+    found = {name: shares[name] for name in kept}
+    found[OTHERS] = sum(vector for name, vector in shares.items() if name not in found)
+    return found
+
+
+def _culprit(pairs):
+    """(the term to speak of, as (i, j) or None, the key it is about: "rival" or "wanted", the case):
+    "outscores" (a term makes the rival win), "same" (the rival gets as much from a term as the wanted
+    key), "leads" (the wanted key leads, by too little), "nothing" (no term tells them apart or lifts them)."""
+    gap = pairs.rival - pairs.wanted
+    small = tolerance([*pairs.rival.ravel(), *pairs.wanted.ravel()])
+    if gap.sum() >= -small:
+        i, j = np.unravel_index(np.argmax(gap), gap.shape)
+        if gap[i, j] > small:
+            return (i, j), "rival" if pairs.rival[i, j] >= -pairs.wanted[i, j] else "wanted", "outscores"
+        i, j = np.unravel_index(np.argmax(pairs.rival), gap.shape)
+        if pairs.rival[i, j] > small:
+            return (i, j), "rival", "same"
+        return None, "wanted", "nothing"
+    i, j = np.unravel_index(np.argmin(gap), gap.shape)
+    return (i, j), "wanted", "leads"
+
+
+def _attention(model, read, view, gains, wanted, amount):
+    p = read.position
+    weights = view.weights[p, : p + 1]
+    cost = weights * (gains[wanted] - gains)
+    cost[wanted] = -np.inf
+    rival = int(np.argmax(cost))
+    pairs = _pairs(model, view, p, rival, wanted)
+    term, side, case = _culprit(pairs)
+    gap = float(pairs.rival.sum() - pairs.wanted.sum())
+    facts = {
+        "reads": looked(model, view, p, gains),
+        "wanted": wanted,
+        "rival": rival,
+        "key_scores": {"rival": float(pairs.rival.sum()), "wanted": float(pairs.wanted.sum())},
+        "terms": _terms(pairs),
+    }
+    unanswered = _unanswered(model, view, pairs, term, p, wanted)
+    if unanswered is not None:
+        entries, why, after = _unmet(model, read, view, pairs, unanswered, rival, wanted)
+    elif term is None:
+        entries, why, after = _nothing(model, read, view, pairs, rival, wanted)
+    else:
+        entries, why, after = _term(model, read, view, pairs, term, side, case, rival, wanted)
+    named, text = carried_said(model, read, view, gains, amount)
+    said = {
+        "wanted": wanted,
+        "token": model.tokens[model.reading.tokens[wanted]],
+        "reader": reader_said(read.reader),
+        "gain": fmt(gains[wanted] - amount),
+    }
+    better = _("Reading position {wanted} ({token}) instead would serve {reader} better, by {gain}.").format(**said)
+    text = both(both(text, better), why) + norm_note(pairs.inputs[p], p)
+    facts["gap"] = gap
+    return PathStep("attention", read.part, p, amount, facts, tuple(entries + named), text), after
+
+
+def _terms(pairs, limit=8):
+    """The largest terms of the rival's lead, as JSON: which query writer, which key writer, how much."""
+    gap = pairs.rival - pairs.wanted
+    order = np.argsort(-np.abs(gap), axis=None, kind="stable")[:limit]
+    found = []
+    for flat in order:
+        i, j = np.unravel_index(flat, gap.shape)
+        if abs(gap[i, j]) > tolerance(gap.ravel()) or abs(pairs.rival[i, j]) > tolerance(pairs.rival.ravel()):
+            found.append(
+                {
+                    "query": str(pairs.query[i]),
+                    "key": str(pairs.key[j]),
+                    "rival": float(pairs.rival[i, j]),
+                    "wanted": float(pairs.wanted[i, j]),
+                }
+            )
+    return found
+
+
+OPENINGS = {  # (the case, how the rival's score compares) -> the sentence on the term named
+    ("outscores", 1): N_(
+        "Position {rival} outscores position {wanted} by {gap}; the term most in its favour, {term}, is {query} at the query times {key} at the key, through {entries}."
+    ),
+    ("outscores", 0): N_(
+        "Position {rival} scores as much as position {wanted}; the term most in its favour, {term}, is {query} at the query times {key} at the key, through {entries}."
+    ),
+    ("same", 0): N_(
+        "Position {rival} scores as much as position {wanted}, {score}; the largest term of that score, {term}, is {query} at the query times {key} at the key, through {entries}."
+    ),
+    ("leads", -1): N_(
+        "Position {wanted} leads position {rival} by only {gap}; the term most in its favour, {term}, is {query} at the query times {key} at the key, through {entries}."
+    ),
+}
+
+
+def _term(model, read, view, pairs, term, side, case, rival, wanted):
+    """(the entries named, the sentence, the next Read or None) for the term (i, j) of ``pairs``."""
+    i, j = term
+    a, b, p = pairs.query[i], pairs.key[j], read.position
+    sign = -1 if case == "leads" else 1  # the entries named push the way the term does
+    q_row, k_row, q_entries, k_entries = _sides(model, view, pairs, a, b, case, p, rival, wanted)
+    named = [
+        e for e in (best_entry(model, "q", view, q_entries, sign), best_entry(model, "k", view, k_entries, sign)) if e
+    ]
+    gap = float(pairs.rival.sum() - pairs.wanted.sum())
+    small = tolerance([*pairs.rival.ravel(), *pairs.wanted.ravel()])
+    compared = 1 if gap > small else -1 if gap < -small else 0
+    value = pairs.rival[i, j] if case == "same" else pairs.rival[i, j] - pairs.wanted[i, j]
+    sentence = _(OPENINGS[(case, compared)]).format(
+        rival=rival,
+        wanted=wanted,
+        gap=fmt(abs(gap)),
+        score=fmt(pairs.rival.sum()),
+        term=fmt(abs(value)),
+        query=writer_said(a),
+        key=writer_said(b),
+        entries=entries_said(named),
+    )
+    return named, sentence, _next_of_term(view, pairs, a, b, side, case, p, rival, wanted)
+
+
+def _sides(model, view, pairs, a, b, case, p, rival, wanted):
+    """(the query writer's row of q, the key writer's row of k (the rival's minus the wanted key's, or the
+    rival's alone), and each side's contributions to the term, by entry)."""
+    at = pairs.vectors
+    x_a = at[p].get(a)
+    q_row = view.bq if x_a is None else x_a @ view.wq  # [d_head]
+    if b.kind == "k.b":
+        x_b, k_row = None, view.bk if case == "same" else np.zeros_like(view.bk)
+    else:
+        x_b = at[rival][b] - (0 if case == "same" else at[wanted][b])  # [n_embd]
+        k_row = x_b @ view.wk
+    q_side = view.bq * k_row * view.scale if x_a is None else x_a[:, None] * view.wq * k_row * view.scale
+    k_side = view.bk * q_row * view.scale if x_b is None else x_b[:, None] * view.wk * q_row * view.scale
+    return q_row, k_row, q_side, k_side
+
+
+def _next_of_term(view, pairs, a, b, side, case, p, rival, wanted):
+    """The Read that follows the term back: into the key's writer at the key the term is about, else
+    into the query's writer, when either is a head or an MLP; else None (the fault is in q or k)."""
+    if b.kind in BLOCK_PARTS:
+        at = rival if side == "rival" else wanted
+        sign = -1 if side == "rival" else 1
+        direction = pairs.inputs[at].back(view.wk @ view.q[p] * view.scale)
+        return Read(b, at, sign * direction, sign, ("key", view.block, view.head, at, p))
+    if a.kind in BLOCK_PARTS and case != "same":
+        direction = pairs.inputs[p].back(view.wq @ (view.k[rival] - view.k[wanted]) * view.scale)
+        return Read(a, p, -direction, -1, ("query", view.block, view.head, p, rival, wanted))
+    return None
+
+
+def _asked_column(asked, offered):
+    """The column of the query to speak of: the one it asks for most where k reads anything; else the
+    one it asks for most; else the one it avoids most."""
+    small = tolerance([*asked, 1.0])
+    for found in (asked * offered, asked, np.abs(asked)):
+        if found.max() > small:
+            return int(np.argmax(found))
+    return 0
+
+
+def _nothing(model, read, view, pairs, rival, wanted):
+    """(entries, sentence, next Read or PathStep) when no term tells the two keys apart or lifts either."""
+    p, at = read.position, pairs.inputs
+    asked = view.q[p]  # [d_head]: what the query asks for
+    score = fmt(pairs.rival.sum())
+    if np.abs(asked).max() <= tolerance([*asked, 1.0]):
+        layer_in = layer_read(model, view.block, "attn")
+        apart = layer_in[wanted] - layer_in[rival]  # [n_embd]
+        found = best_entry(model, "k", view, np.abs(apart[:, None] * view.wk), 1)
+        sentence = _("The query there is 0, so every key scores the same, {score}.").format(score=score)
+        if found:
+            sentence = _(
+                "The query there is 0, so every key scores the same, {score}; {entry} would tell position {wanted} apart, for a query that asks for its column."
+            ).format(score=score, entry=found[0], wanted=wanted)
+        return [found] if found else [], sentence, None
+    column = _asked_column(asked, np.abs(view.wk).sum(axis=0))
+    named, said = _ask(model, view, p, column)
+    sentence = (
+        _(
+            "Position {rival} scores as much as position {wanted}, {score}: the query {ask} (through {entries}), which k reads from {directions}, and neither key has more of it."
+        )
+        if said["directions"]
+        else _(
+            "Position {rival} scores as much as position {wanted}, {score}: the query {ask} (through {entries}), and k makes nothing of {column} from any direction ({empty} = 0)."
+        )
+    ).format(rival=rival, wanted=wanted, score=score, **said)
+    direction = at[wanted].back(view.wk[:, column] * asked[column] * view.scale)
+    return (
+        named,
+        sentence,
+        written_by(model, Read(None, wanted, direction, 1, ("key", view.block, view.head, wanted, p))),
+    )
+
+
+def _ask(model, view, p, column):
+    """(the entries of q and k that make and read the query's ``column``, the words to say it with)."""
+    asked = view.q[p]
+    x_p = layer_read(model, view.block, "attn")[p]  # [n_embd]: the query's input
+    only = np.arange(len(asked)) == column
+    q_entry = best_entry(model, "q", view, np.sign(asked[column]) * x_p[:, None] * view.wq * only, 1) or best_entry(
+        model, "q", view, np.sign(asked[column]) * view.bq * only, 1
+    )
+    k_entry = best_entry(model, "k", view, np.abs(view.wk) * only, 1)
+    name = model.basis(model.structure.space("attention", view.block))[view.offset + column]
+    empty = f"{model.short[Name('k', view.block)]}[·, {name}]"  # the column k leaves empty
+    ask = _("asks most for {column}") if asked[column] > 0 else _("asks for no column, and avoids {column} most")
+    said = {
+        "ask": ask.format(column=name),
+        "column": name,
+        "entries": entries_said([q_entry] if q_entry else []),
+        "directions": ", ".join(model.direction_names(view.wk[:, column])) if k_entry else "",
+        "empty": empty,
+    }
+    return [e for e in (q_entry, k_entry or (empty, 0.0)) if e], said
+
+
+def _unanswered(model, view, pairs, term, p, wanted):
+    """The column of the query that a key offering it would score most for (its largest ask, among the
+    columns k reads from directions no embedding writes: a token's or a position's own directions are
+    missing from every other key by design), when neither the wanted key gets half of that from it nor
+    does any one term of the rival's lead come near: the key misses what the query asks for, and what
+    should have written it is upstream. Else None."""
+    asked = view.q[p]
+    embedded = np.vstack([model.params["wte"], model.params["wpe"]]) @ view.wk  # [n_vocab + n_ctx, d_head]
+    upstream = np.abs(embedded).max(axis=0) <= tolerance([*embedded.ravel(), 1.0])  # columns only blocks can feed
+    potential = asked * np.abs(view.wk).max(axis=0) * view.scale * upstream
+    column = int(np.argmax(potential))
+    most = potential[column]
+    got = asked[column] * view.k[wanted][column] * view.scale
+    lead = 0.0 if term is None else abs(pairs.rival[term] - pairs.wanted[term])
+    if most <= tolerance([*potential, 1.0]) or got >= most / 2 or lead >= most / 2:
+        return None
+    return column
+
+
+def _unmet(model, read, view, pairs, column, rival, wanted):
+    """(entries, sentence, next Read or PathStep) when the wanted key misses the query's largest ask."""
+    p, asked = read.position, view.q[read.position]
+    named, said = _ask(model, view, p, column)
+    gap = float(pairs.rival.sum() - pairs.wanted.sum())
+    sentence = (
+        _(
+            "Position {rival} outscores position {wanted} by {gap}: the query {ask} (through {entries}), which k reads from {directions}, and the key of position {wanted} scores {got} from it, less than half of what it could."
+        )
+        if gap > tolerance([gap, *pairs.rival.ravel()])
+        else _(
+            "Position {wanted} leads position {rival} by only {gap}: the query {ask} (through {entries}), which k reads from {directions}, and the key of position {wanted} scores {got} from it, less than half of what it could."
+        )
+        if gap < -tolerance([gap, *pairs.rival.ravel()])
+        else _(
+            "Position {rival} scores as much as position {wanted}: the query {ask} (through {entries}), which k reads from {directions}, and the key of position {wanted} scores {got} from it, less than half of what it could."
+        )
+    )
+    got = asked[column] * view.k[wanted][column] * view.scale
+    text = sentence.format(rival=rival, gap=fmt(abs(gap)), wanted=wanted, got=fmt(got), **said)
+    direction = pairs.inputs[wanted].back(view.wk[:, column] * asked[column] * view.scale)
+    return named, text, written_by(model, Read(None, wanted, direction, 1, ("key", view.block, view.head, wanted, p)))

@@ -1,0 +1,189 @@
+"""An MLP: its units' shares of what the reader reads and its bias's; the unit at fault (one that fires
+and works against the reader, or one that would serve it and does not fire), and its pre-activation split
+by writer, ``mlp.c_fc.b`` apart."""
+
+import numpy as np
+
+from ...arguments import fmt
+from ...i18n import _
+from ...model import Name
+from ...names import T
+from ..explain import tolerance
+from .scores import head_step
+from .stream import (
+    BLOCK_PARTS,
+    PathStep,
+    Read,
+    both,
+    effect_said,
+    entries_said,
+    largest_said,
+    layer_read,
+    norm_note,
+    reader_said,
+    writer_said,
+    written_by,
+)
+
+
+def mlp_step(model, read):
+    b, p = read.part.block, read.position
+    mlp = model.params["blocks"][b]["mlp"]
+    hidden = model.tapped[Name(T.mlp_hidden, b)][p]  # [n_hidden]
+    worth = mlp["c_proj"]["w"] @ read.direction  # [n_hidden]: what one unit of each hidden unit gives the reader
+    units, bias = hidden * worth, float(mlp["c_proj"]["b"] @ read.direction)
+    amount = float(units.sum() + bias)
+    small = tolerance([*units, bias, *worth])
+    facts = {"units": _units_json(model, b, p, units), "bias": bias}
+    unit = _unit_at_fault(model, b, p, units, worth, bias, small)
+    if unit is None:  # the bias outweighs the units: at fault, unless what feeds the units is
+        helper = int(np.argmax(units))
+        if units[helper] > small:
+            step, after = _unit(model, read, facts, helper, units, bias, amount, feed=True)
+            if isinstance(after, Read) and (units.sum() < -bias / 2 or _faulty(model, after)):
+                return step, after
+        return _mlp_bias(model, read, facts, units, bias, amount), None
+    if units[unit] >= -small and worth[unit] <= small:  # no unit could serve the reader
+        if abs(bias) > small:  # its bias alone does: too little, or the wrong way
+            return _mlp_bias(model, read, facts, units, bias, amount), None
+        text = _("At position {position}, no unit of {mlp} can serve {reader}: mlp.c_proj.w sends none of them there.")
+        said = text.format(position=p, mlp=writer_said(read.part), reader=reader_said(read.reader))
+        return PathStep("unit", read.part, p, amount, facts, (), said), None
+    return _unit(model, read, facts, unit, units, bias, amount)
+
+
+def _unit_at_fault(model, b, p, units, worth, bias, small):
+    """The unit that works against the reader most; else, when the bias does and no unit serves the reader,
+    the unit that would serve it most and does not fire (None: the bias is at fault, outweighing what its
+    units do, or with no unit that could); else the unit that would serve the reader most."""
+    worst = int(np.argmin(units))
+    if units[worst] < -small and units[worst] <= bias:
+        return worst
+    pre = model.tapped[Name(T.mlp_pre, b)][p]
+    idle = np.where(pre <= 0, worth, -np.inf)  # what each unit that does not fire would give, once it did
+    if bias < -small:
+        return int(np.argmax(idle)) if idle.max() > small and units.sum() <= small else None
+    return int(np.argmax(worth))
+
+
+def _misled(model, read):
+    """Whether what a unit read was written by a head that looked in the wrong place, or was never written."""
+    step, _after = (mlp_step if read.part.kind == "mlp" else head_step)(model, read)
+    return step.kind in ("attention", "unwritten", "unit", "bias")
+
+
+def _faulty(model, read):
+    """Whether the step ``read`` leads to finds a fault there: a head that looks in the wrong place, a
+    write that works against its reader, or one that nothing makes."""
+    step, _after = (mlp_step if read.part.kind == "mlp" else head_step)(model, read)
+    return step.kind in ("attention", "unwritten") or step.amount < -tolerance([step.amount, 1.0])
+
+
+def _unit(model, read, facts, unit, units, bias, amount, feed=False):
+    """The step on one unit (that works against the reader, or would serve it), and the next Read: the
+    writer that pushed its pre-activation the wrong way; with ``feed``, the one that fed it most."""
+    b, p = read.part.block, read.position
+    mlp, pre = model.params["blocks"][b]["mlp"], float(model.tapped[Name(T.mlp_pre, b)][p][unit])
+    want = 1 if (mlp["c_proj"]["w"][unit] @ read.direction) > 0 else -1  # raise the unit, or lower it
+    at = model.input(p, (b, "mlp"))
+    shares = {name: float(x @ mlp["c_fc"]["w"][:, unit]) for name, x in at.shares.items()}
+    shares[Name("mlp.c_fc.b", b)] = float(mlp["c_fc"]["b"][unit])
+    layer_in = layer_read(model, b, "mlp")[p]
+    sign = want if feed else -want  # what fed it, too little; else what pushed it the wrong way
+    named = [_unit_input_entry(model, b, unit, layer_in, sign), _unit_output_entry(model, read, unit)]
+    named = [e for e in named if e]
+    name = model.basis(model.structure.space("hidden", b))[unit]
+    said = {
+        "position": p,
+        "unit": name,
+        "mlp": writer_said(read.part),
+        "effect": effect_said(read, float(units[unit])),
+        "pre": fmt(pre),
+        "shares": largest_said(shares),
+        "entries": entries_said(named),
+    }
+    fires = (
+        _("At position {position}, unit {unit} of {mlp} fires (its pre-activation, {pre}, is above 0) and {effect}.")
+        if pre > 0
+        else _(
+            "At position {position}, unit {unit} of {mlp} does not fire (its pre-activation, {pre}, is not above 0) and {effect}."
+        )
+    ).format(**said)
+    if abs(bias) > tolerance([bias, *units]):
+        fires = both(fires, _("Its output bias, mlp.c_proj.b, {effect}.").format(effect=effect_said(read, bias)))
+    text = both(fires, _("Its pre-activation, part by part: {shares}; through {entries}.").format(**said))
+    facts = {**facts, "unit": name, "pre": pre, "fires": pre > 0, "pre_shares": {str(n): v for n, v in shares.items()}}
+    step = PathStep("unit", read.part, p, amount, facts, tuple(named), text + norm_note(at, p))
+    if feed:
+        return step, _next_of_unit(model, read, at, shares, unit, want, feed=True)
+    helps = units[unit] >= -tolerance(units) and pre > 0  # it fires the right way, too little: its own weights
+    after = None if helps else _next_of_unit(model, read, at, shares, unit, want)
+    if pre > 0 and isinstance(after, Read) and units[unit] < 0 and not _misled(model, after):
+        return step, None  # it fires on what it was given, and works against the reader: its own weights
+    return step, after
+
+
+def _next_of_unit(model, read, at, shares, unit, want, feed=False):
+    """The head or MLP that pushed the unit's pre-activation the wrong way most (with ``feed``, the right
+    way most); or, when nothing was written there, one that could write it; or None."""
+    b, p = read.part.block, read.position
+    column = model.params["blocks"][b]["mlp"]["c_fc"]["w"][:, unit]  # [n_embd]
+    against = {n: want * v * (-1 if feed else 1) for n, v in shares.items() if n.kind in BLOCK_PARTS}
+    worst = min(against, key=against.get, default=None)
+    reader = ("unit", b, model.basis(model.structure.space("hidden", b))[unit])
+    if worst is not None and against[worst] < -tolerance(shares.values()):
+        return Read(worst, p, want * at.back(column), want, reader)
+    if any(abs(v) > tolerance([*shares.values(), 1.0]) for v in against.values()):
+        return None
+    return written_by(model, Read(None, p, want * at.back(column), want, reader))
+
+
+def _unit_input_entry(model, b, unit, layer_in, sign):
+    """The entry of mlp.c_fc (w or b) that moved the unit's pre-activation most the way of ``sign``."""
+    c_fc = model.params["blocks"][b]["mlp"]["c_fc"]
+    pieces = np.append(layer_in * c_fc["w"][:, unit], c_fc["b"][unit])  # [n_embd + 1]
+    oriented = sign * pieces
+    if oriented.max() <= tolerance(pieces):
+        return None
+    row = int(np.argmax(oriented))
+    if row == len(layer_in):
+        return model.entry("mlp.c_fc.b", b, unit, c_fc["b"][unit])
+    return model.entry("mlp.c_fc.w", b, (row, unit), c_fc["w"][row, unit])
+
+
+def _unit_output_entry(model, read, unit):
+    """The entry of mlp.c_proj.w by which the unit's activation reaches the reader most."""
+    w = model.params["blocks"][read.part.block]["mlp"]["c_proj"]["w"][unit]  # [n_embd]
+    pieces = np.abs(w * read.direction)
+    if pieces.max() <= tolerance(pieces):
+        return None
+    col = int(np.argmax(pieces))
+    return model.entry("mlp.c_proj.w", read.part.block, (unit, col), w[col])
+
+
+def _mlp_bias(model, read, facts, units, bias, amount):
+    b, p = read.part.block, read.position
+    w = model.params["blocks"][b]["mlp"]["c_proj"]["b"]
+    col = int(np.argmax(np.sign(bias) * w * read.direction))  # the entry that pushes as the bias does, most
+    named = (model.entry("mlp.c_proj.b", b, col, w[col]),)
+    text = _(
+        "At position {position}, the output bias of {mlp}, mlp.c_proj.b, {effect}, through {entries}; the sum of its units {units}."
+    ).format(
+        position=p,
+        mlp=writer_said(read.part),
+        effect=effect_said(read, bias),
+        entries=entries_said(named),
+        units=effect_said(read, float(units.sum())),
+    )
+    return PathStep("bias", read.part, p, amount, facts, named, text + norm_note(model.input(p, (b, "mlp")), p))
+
+
+SHOWN_UNITS = 16  # units of an MLP listed in a step's JSON: those with the largest shares
+
+
+def _units_json(model, b, p, units):
+    """{unit: its pre-activation and its share of the read}, for the units with the largest shares."""
+    pre = model.tapped[Name(T.mlp_pre, b)][p]
+    names = model.basis(model.structure.space("hidden", b))
+    largest = sorted(np.argsort(-np.abs(units), kind="stable")[:SHOWN_UNITS])
+    return {names[u]: {"pre": float(pre[u]), "share": float(units[u])} for u in largest}

@@ -1,0 +1,124 @@
+"""A teacher's tasks file: a Python file that defines tasks with ``@task``, run as the teacher's code.
+
+``load_tasks(path)`` (also ``handmade.course.tasks.load_tasks``, and ``--tasks FILE.py`` on the
+command line) reads the file, bounded in size, decodes it (UTF-8, or the encoding its first lines
+declare), compiles it and runs it as a teacher's code (``user_code``: bounded in time and memory,
+what it prints on stderr), gathering each task that ``@task`` makes while it runs. Whatever keeps the
+file from giving its tasks is one ValueError naming the file; a task of it that is over a limit, or
+whose rule fails, is refused only when it is used, naming the task and the file, so that the file's
+other tasks still work.
+"""
+
+import contextlib
+import io
+import stat
+import tokenize
+
+from ..arguments import file_name, shown_path
+from ..i18n import _
+from ..reasons import reason as said
+from . import user_code
+from .task_options import TaskError
+
+MAX_TASKS_FILE = 1_000_000  # bytes of a teacher's tasks file: Python to read, not data
+SOURCE = "source"  # the Task field that names the file a task came from
+
+_COLLECTING = []  # lists that each new task is added to, while load_tasks runs a file
+
+
+def collected(task):
+    """Called by ``@task`` with each task it makes: a file being loaded gathers it."""
+    for found in _COLLECTING:
+        found.append(task)
+
+
+@contextlib.contextmanager
+def _collecting():
+    found = []
+    _COLLECTING.append(found)
+    try:
+        yield found
+    finally:
+        _COLLECTING.remove(found)
+
+
+def load_tasks(path):
+    """{name: Task} of every task that a teacher's Python file makes with ``@task``, in order.
+
+    The file runs as Python, as the teacher's own code (its ``if __name__ == "__main__":`` part
+    does not run), within ``user_code``'s bounds. ValueError, in one line naming the file and the
+    problem, when the file is missing or not a regular file, is not Python (or not named .py, or
+    not text in its encoding), fails while it runs (a task written wrongly, or named like a built-in
+    task, included; a bound it runs past too), defines no task, or defines two of one name. Each
+    task knows its file (``task.source``), which its refusals name.
+    """
+    code = _compiled(path)
+    with _collecting() as found:
+        try:
+            user_code.run_bounded(
+                exec, code, {"__name__": "__handmade_tasks__", "__file__": str(path)}, passing=(TaskError,)
+            )
+        except TaskError as error:
+            raise _file_error(path, error) from error
+        except user_code.Failed as failed:
+            raise _file_error(path, _("it {failed}").format(failed=failed.clause)) from failed.error
+    if not found:
+        raise _file_error(path, _("it defines no task: decorate a rule function with @handmade.task(...)"))
+    names = [t.name for t in found]
+    twice = [name for name in names if names.count(name) > 1]
+    if twice:
+        raise _file_error(path, _("it defines two tasks called {name}").format(name=twice[0]))
+    for made in found:  # its refusals name the file
+        object.__setattr__(made, SOURCE, shown_path(path))
+    return {t.name: t for t in found}
+
+
+def _compiled(path):
+    """The code of the Python file at ``path``, compiled; ValueError when it cannot be."""
+    path = file_name(path)
+    if path.suffix != ".py":
+        raise _file_error(path, _("it is not a Python file: its name does not end in .py"))
+    source = _text(path, _source(path))
+    try:
+        return compile(source, str(path), "exec")
+    except (SyntaxError, ValueError) as error:  # ValueError: null bytes, before Python 3.12
+        reason = said(error.msg if isinstance(error, SyntaxError) else error)
+        if isinstance(error, SyntaxError) and error.lineno:
+            reason = _("{reason} at line {line}").format(reason=reason, line=error.lineno)
+        raise _file_error(path, _("it is not Python ({reason})").format(reason=reason)) from None
+
+
+def _text(path, data):
+    """The file's bytes as text: UTF-8, or the encoding a comment in its first two lines declares."""
+    try:
+        encoding, _lines = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError:  # a first line that is not UTF-8, or an encoding Python does not know: UTF-8 says
+        encoding = "utf-8"
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as error:
+        raise _file_error(
+            path,
+            _("it is not text in {encoding}: byte {byte} at position {position} is not a character there").format(
+                encoding=encoding, byte=f"0x{error.object[error.start]:02x}", position=error.start
+            ),
+        ) from None
+
+
+def _source(path):
+    """The bytes of the regular file at ``path``, if it has at most MAX_TASKS_FILE of them; else ValueError."""
+    try:
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            raise _file_error(path, _("it is not a regular file"))
+        if info.st_size > MAX_TASKS_FILE:
+            raise _file_error(path, _("it has more than {limit} bytes").format(limit=MAX_TASKS_FILE))
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise _file_error(path, _("no such file")) from None
+    except OSError as error:
+        raise _file_error(path, said(error) if error.strerror else user_code.described(error)) from None
+
+
+def _file_error(path, problem):
+    return ValueError(_("cannot load tasks from '{path}': {problem}").format(path=shown_path(path), problem=problem))

@@ -1,0 +1,234 @@
+"""A teacher's code, run with bounds: a tasks file, a task's rule, its extra examples, its reference.
+
+The course runs code that it did not write, and a teacher's mistake must not become the course's:
+
+- **time**: each run (a file's top level, a rule asked about every text, a reference built, extra
+  examples read) gets ``SECONDS``. Where there are POSIX signals, in the main thread, a timer
+  (SIGALRM) raises ``Overtime`` into the code at the deadline, and again every ``REPEAT`` seconds
+  for code that catches it; in another thread or on Windows, a watchdog thread raises it there
+  (CPython's ``PyThreadState_SetAsyncExc``), which stops Python code but not a call blocked in C.
+- **memory**: on Linux, the process's address space may grow by at most ``MEMORY`` bytes while the
+  code runs (``RLIMIT_AS``, put back after): an allocation beyond it is a MemoryError there.
+- **streams**: what it prints goes to stderr, so that ``grade --json`` stays one JSON object on
+  stdout; ``input()`` reads an empty text.
+- **failures**: whatever it raises, BaseException subclasses included (SystemExit, GeneratorExit,
+  a KeyboardInterrupt it raises itself), is its own failure: ``Failed``, whose ``clause`` says how
+  ("raised KeyError: 'b'", "ran for more than 10 s"). A real Ctrl-C or SIGTERM that arrives while
+  it runs is not its failure: it goes on as it would have, and stops everything.
+
+A run inside a run (a file's ``@task`` reading its extra examples) is bounded by the outer one.
+"""
+
+import contextlib
+import io
+import os
+import signal
+import sys
+import threading
+import time
+
+from ..i18n import _
+
+SECONDS = 10  # one run of a teacher's code: far more than a rule asked about 20,000 texts needs
+MEMORY = 2**30  # bytes of address space one run may add (on Linux): a gigabyte
+REPEAT = 0.1  # seconds between reminders once the time is up, for code that catches the first
+MAX_SHOWN = 120  # characters of an exception's message quoted in a one-line error
+
+_running = threading.local()  # .signals: those of the run under way in this thread, if any
+
+
+class Overtime(BaseException):
+    """Raised into a teacher's code when its time is up."""
+
+
+class Failed(Exception):
+    """A teacher's code did not finish: ``clause`` says how, after its subject ("its rule ...")."""
+
+    def __init__(self, clause, error):
+        super().__init__(clause)
+        self.clause, self.error = clause, error
+
+
+def run_bounded(function, *args, passing=()):
+    """``function(*args)`` run as a teacher's code, bounded: what it returns, or ``Failed``.
+    Exceptions of the kinds in ``passing`` (the course's own, raised by code it calls) go through."""
+    outer = getattr(_running, "signals", None)
+    if outer is not None:  # inside a run already: its bounds hold
+        return _own(function, args, passing, outer)
+    signals = _running.signals = _Signals()
+    try:
+        with signals, _streams(), _memory_bound() as signals.memory, _deadline(SECONDS, signals):
+            return _own(function, args, passing, signals)
+    except Overtime as error:  # the time ran out just as the code ended, or as its failure was said
+        raise _overtime(error) from None
+    finally:
+        _running.signals = None
+
+
+def _own(function, args, passing, signals):
+    """``function(*args)``; what it raises, as its own failure (``Failed``), unless it is a real signal."""
+    try:
+        return function(*args)
+    except (Failed, *passing):
+        raise
+    except BaseException as error:
+        if signals.came:  # a real Ctrl-C or SIGTERM (or an outer bound): not the teacher's code
+            raise
+        if isinstance(error, Overtime):
+            raise _overtime(error) from None
+        if isinstance(error, MemoryError) and signals.memory:
+            clause = _("needed more than {mb} MB of memory").format(mb=MEMORY >> 20)
+        else:
+            clause = _("raised {error}").format(error=described(error))
+        raise Failed(clause, error) from None
+
+
+def _overtime(error):
+    return Failed(_("ran for more than {seconds} s").format(seconds=SECONDS), error)
+
+
+def described(error):
+    """``TypeError: message`` on one line, the message cut short: what a one-line error quotes."""
+    try:
+        message = " ".join(str(error).split())
+    except Exception:  # noqa: BLE001  (a __str__ of the teacher's that fails: the kind says enough)
+        message = ""
+    message = message if len(message) <= MAX_SHOWN else message[: MAX_SHOWN - 1] + "…"
+    return f"{type(error).__name__}: {message}" if message else type(error).__name__
+
+
+# ---- the bounds ----------------------------------------------------------------------------------
+
+
+class _Signals:
+    """While the code runs, notes a SIGINT or SIGTERM that really arrives (then lets the handler there
+    was act), so that the KeyboardInterrupt it raises is not taken for the code's own."""
+
+    def __init__(self):
+        self.came, self.saved, self.memory = False, {}, False  # memory: whether the address space is bounded
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            for number in (signal.SIGINT, signal.SIGTERM):
+                previous = signal.getsignal(number)
+                if callable(previous):
+                    self.saved[number] = previous
+                    signal.signal(number, self.heard(previous))
+        return self
+
+    def heard(self, previous):
+        def handler(signum, frame):
+            self.came = True
+            previous(signum, frame)
+
+        return handler
+
+    def __exit__(self, *exc):
+        for number, previous in self.saved.items():
+            signal.signal(number, previous)
+
+
+@contextlib.contextmanager
+def _streams():
+    """print to stderr, input() from an empty text."""
+    saved = sys.stdout, sys.stdin
+    sys.stdout, sys.stdin = _ToStderr(), io.StringIO()
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stdin = saved
+
+
+class _ToStderr(io.TextIOBase):
+    """A stdout whose text goes to stderr; a stderr that cannot take it drops it (there is nowhere to say so)."""
+
+    def writable(self):
+        return True
+
+    def write(self, text):
+        with contextlib.suppress(OSError, ValueError):
+            sys.stderr.write(text)
+        return len(text)
+
+    def flush(self):
+        with contextlib.suppress(OSError, ValueError):
+            sys.stderr.flush()
+
+
+@contextlib.contextmanager
+def _memory_bound():
+    """Yields whether the address space is bounded (on Linux) to its size now plus MEMORY."""
+    try:
+        import resource
+
+        with open("/proc/self/statm", encoding="ascii") as statm:
+            size = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        limit = min(x for x in (size + MEMORY, soft, hard) if x != resource.RLIM_INFINITY)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    except (ImportError, OSError, ValueError):  # not Linux: no bound
+        yield False
+        return
+    try:
+        yield True
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
+def _deadline(seconds, signals):
+    if hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread():
+        return _alarm(seconds, signals)
+    return _watchdog(seconds)
+
+
+@contextlib.contextmanager
+def _alarm(seconds, signals):
+    """SIGALRM at the deadline raises Overtime; a timer set before (an outer bound) still rings in time."""
+    start, on = time.monotonic(), [True]
+    outer, every = signal.getitimer(signal.ITIMER_REAL)
+
+    def ring(signum, frame):
+        if outer and time.monotonic() - start >= outer and callable(previous):
+            signals.came = True  # the outer bound's: not the code's failure
+            previous(signum, frame)
+        elif on[0]:
+            raise Overtime
+
+    previous = signal.signal(signal.SIGALRM, ring)
+    signal.setitimer(signal.ITIMER_REAL, min(seconds, outer or seconds), REPEAT)
+    try:
+        yield
+    finally:
+        on[0] = False
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        if outer:  # the outer timer, with the time it has left
+            signal.setitimer(signal.ITIMER_REAL, max(outer - (time.monotonic() - start), 1e-3), every)
+
+
+@contextlib.contextmanager
+def _watchdog(seconds):
+    """A thread that raises Overtime in this one at the deadline (CPython; elsewhere no bound)."""
+    try:
+        import ctypes
+
+        raise_in = ctypes.pythonapi.PyThreadState_SetAsyncExc
+    except (ImportError, AttributeError):
+        yield
+        return
+    target, done = ctypes.c_ulong(threading.get_ident()), threading.Event()
+
+    def watch():
+        if not done.wait(seconds):
+            while not done.is_set():
+                raise_in(target, ctypes.py_object(Overtime))
+                done.wait(REPEAT)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        done.set()
+        watcher.join()
+        raise_in(target, None)  # one raised as it stopped, not yet delivered: withdrawn
