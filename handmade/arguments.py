@@ -94,8 +94,9 @@ def whole(value, name, low, high):
 def number(value, name, low, high, low_allowed=True, high_allowed=True):
     """``value`` as a float in the interval from ``low`` to ``high`` (each end in it or not);
     TypeError unless a real number, ValueError outside the interval (nan is outside every one)."""
-    inside = is_real(value) and (low <= value if low_allowed else low < value)
-    if not (inside and (value <= high if high_allowed else value < high)):
+    plain = float(value) if isinstance(value, np.floating) else value  # float32 beside -1e300 would overflow
+    inside = is_real(value) and (low <= plain if low_allowed else low < plain)
+    if not (inside and (plain <= high if high_allowed else plain < high)):
         interval = ("[" if low_allowed else "(") + f"{low}, {high}" + ("]" if high_allowed else ")")
         raise (ValueError if is_real(value) else TypeError)(
             _("{name} must be a number in {interval}; found {value}").format(
@@ -132,6 +133,67 @@ def text_of(value, name, limit):
     if len(value) > limit:
         raise ValueError(
             _("{name} has {n} characters; at most {limit} are allowed").format(name=name, n=len(value), limit=limit)
+        )
+    return value
+
+
+def strings(value, name):
+    """``value`` as a list of strings: TypeError unless a list, tuple or set of them."""
+    if not isinstance(value, (list, tuple, set, frozenset)) or not all(isinstance(v, str) for v in value):
+        raise TypeError(_("{name} must be a list of strings; found {value}").format(name=name, value=brief(value)))
+    return list(value)
+
+
+def chosen(value, name, allowed, sentence):
+    """``value`` as a list of names, each one of ``allowed``: TypeError unless a list, tuple or set of
+    strings; UnknownName for the first that is not allowed, in ``sentence`` (with ``{name}`` and
+    ``{allowed}``), the allowed ones cut short however many there are."""
+    if not isinstance(value, (list, tuple, set, frozenset)) or not all(isinstance(v, str) for v in value):
+        raise TypeError(_("{name} must be a list of names; found {value}").format(name=name, value=brief(value)))
+    unknown = [v for v in value if v not in allowed]
+    if unknown:
+        raise UnknownName(sentence.format(name=brief(unknown[0], 40), allowed=few(allowed, limit=100)))
+    return list(value)
+
+
+def real_array(value, name, ndim, limit):
+    """``value`` (nested lists or an array of real numbers) as a float64 array of ``ndim`` dimensions
+    (1: a row, 2: a matrix), each 1 to ``limit`` long, every number finite: TypeError unless real
+    numbers, ValueError for another shape, an empty one, one too large, or inf and nan."""
+    what = (
+        _("a list of 1 to {limit} real numbers")
+        if ndim == 1
+        else _("a matrix (rows of real numbers), 1 to {limit} a side")
+    ).format(limit=limit)
+    try:
+        array = np.asarray(value)
+    except ValueError:
+        raise ValueError(
+            _("{name} must be {what}; found rows of different lengths").format(name=name, what=what)
+        ) from None
+    if array.dtype.kind not in NUMBER_KINDS:
+        raise TypeError(_("{name} must be {what}; found {value}").format(name=name, what=what, value=brief(value)))
+    if array.ndim != ndim or not all(1 <= n <= limit for n in array.shape):
+        raise ValueError(
+            _("{name} must be {what}; found one of shape {shape}").format(name=name, what=what, shape=array.shape)
+        )
+    if not np.isfinite(array).all():
+        index = [int(i) for i in np.argwhere(~np.isfinite(array))[0]]
+        raise ValueError(
+            _("{name}{index} is {value}; every number must be finite").format(
+                name=name, index=index, value=array[tuple(index)]
+            )
+        )
+    return array.astype(np.float64)
+
+
+def css_class(value, name):
+    """``value`` if it can name a CSS class: letters, digits, - and _, from a letter, at most 40."""
+    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]{0,39}", text_of(value, name, 1000)):
+        raise ValueError(
+            _("{name} must be a name of letters, digits, - and _, from a letter, at most 40; found {value}").format(
+                name=name, value=brief(value)
+            )
         )
     return value
 
@@ -175,8 +237,9 @@ def file_name(value, name="path"):
 
 
 def shown_path(path, limit=SHOWN_PATH):
-    """A file name for a message: as it is when short, else its start and its end around an ellipsis."""
-    shown = str(path)
+    """A file name for a message, on one line: as it is when short, else its start and its end around
+    an ellipsis; a character that cannot be shown (a new line, a null, a lone surrogate) as its escape."""
+    shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(path))
     if len(shown) <= limit:
         return shown
     head = (limit - 1) * 2 // 5  # more of the end, where the file's own name is

@@ -78,9 +78,12 @@ def every_shade():
 
 
 def scale_values():
-    """Every shade's value, then zeros and tiny numbers, 8 to a row."""
+    """Every shade's value, then zeros and tiny numbers, 24 to a row: fewer rows than a heatmap draws
+    (32), so that every one of them is drawn and printed."""
     values = np.concatenate([every_shade(), [0.0, -0.0, 1e-12, -1e-12, 1e-300, -1e-300]])
-    return np.concatenate([values, np.zeros(-len(values) % 8)]).reshape(-1, 8)
+    values = np.concatenate([values, np.zeros(-len(values) % 24)]).reshape(-1, 24)
+    assert len(values) <= 32
+    return values
 
 
 def labels(values):
@@ -149,7 +152,7 @@ def test_a_heatmaps_numbers_stand_out_from_their_cells():
     matplotlib.use("Agg")
     from matplotlib import pyplot as plt
 
-    values = scale_values()[:, :6]
+    values = scale_values()
     for matrix in (LabelledMatrix(values, *labels(values)), trace("aabaa")["attention_weights"]):
         ax = matrix.heatmap()
         image = ax.images[0]

@@ -28,7 +28,7 @@ def test_pipeline_highlights_the_given_stages():
 
 
 def test_pipeline_refuses_unknown_stages():
-    with pytest.raises(ValueError, match="unknown stage 'mlp'; the stages are tokens, embeddings"):
+    with pytest.raises(ValueError, match="current: no stage called 'mlp'; the stages are tokens, embeddings"):
         pipeline("mlp")
 
 

@@ -2,8 +2,10 @@
 
 The classes: output streams, files that look like weights, malformed labels, training that goes
 non-finite, the library's exceptions (every public function's every argument), bounded reading,
-time, signals, the Chinese command line, the playground's save, and the website's builder
-(tools/site.py: its repository, output folder, font and command line; issue 31). A test per class builds its
+time, signals, the Chinese command line, the playground's save, the progress file, the widgets' API
+(every constructor, function, method and control of handmade.widgets and handmade.display; issue
+31), the website's builder (tools/site.py: its repository, output folder, font and command line;
+issue 31), and every view bounded (a model at each limit in a playground). A test per class builds its
 cases from the package itself (the parser's subcommands, ``inspect.signature`` of every public
 function, dtypes, locale forms) rather than listing a few. ``README.md`` ("Reliability") gives the
 counts and names the test that holds each promise.
@@ -42,6 +44,8 @@ import handmade.training as training
 from handmade import cli, files, inference, parts, tokenizer
 from handmade.basis import Basis, Labels
 from handmade.course import grader, progress, task_files, task_options, tasks, user_code
+from handmade.display.trace import trace, weight_tables
+from handmade.display.window import TABLE_SIDE as SHOWN
 from handmade.training import AdamW, leaves
 
 PACKAGE = Path(handmade.__file__).resolve().parent
@@ -362,19 +366,24 @@ ALIASES = {  # the words a message may name an argument by, besides its own name
 }
 
 
-def problem_with(name, param, value, tmp, seconds=10):
+def problem_with(name, param, value, tmp):
     """None if ``name`` with ``param=value`` (the other arguments valid) keeps the rule; else what it broke."""
     arguments = valid_arguments(name, tmp)
     arguments[param] = value
     function = FUNCTIONS[name]()
+    return broken_rule(lambda: call(function, arguments), param)
+
+
+def broken_rule(attempt, param, aliases=ALIASES, seconds=10):
+    """None if ``attempt()`` succeeds or raises as the rule says, naming ``param``; else what it broke."""
     try:
         with bounded(seconds), warnings.catch_warnings():
             warnings.simplefilter("error")  # numpy's RuntimeWarnings are numpy's words, not the package's
-            call(function, arguments)
+            attempt()
     except Hang:
         return f"no answer within {seconds} s"
     except (TypeError, ValueError) as error:
-        return _unclear(error, param)
+        return _unclear(error, param, aliases)
     except Exception as error:  # noqa: BLE001 (the kind is the finding)
         return f"{type(error).__name__}: {error}"[:300] + " at " + _origin(error)
     finally:
@@ -387,14 +396,14 @@ def _origin(error):
     return f"{Path(frame.filename).name}:{frame.lineno}"
 
 
-def _unclear(error, param):
+def _unclear(error, param, aliases=ALIASES):
     """What is wrong with a TypeError or ValueError's message, if anything."""
     message, origin = str(error), traceback.extract_tb(error.__traceback__)[-1].filename
     if not Path(origin).resolve().is_relative_to(PACKAGE):
         return f"{type(error).__name__} raised by {_origin(error)}, not by the package: {message[:200]}"
     if "\n" in message or len(message) > MAX_MESSAGE or not message:
         return f"{type(error).__name__} of {len(message)} characters on {message.count(chr(10)) + 1} lines: {message[:100]}"
-    names = (param, *ALIASES.get(param, ()))
+    names = (param, *aliases.get(param, ()))
     if not any(n in message for n in names):
         return f"{type(error).__name__} does not name {param}: {message}"
     return None
@@ -1534,6 +1543,673 @@ def test_the_progress_file_is_read_bounded_and_any_problem_said_in_one_line(tmp_
         assert "Exceeds" not in out and progress.FILE in last and not re.search("[a-z]{3,} [a-z]{3,}", own_words), last
 
 
+# ---- 14. the widgets' API: every constructor, function, method and control of handmade.widgets and
+# handmade.display keeps the one rule, and every view is bounded ---------------------------------------
+
+
+def surface_modules():
+    """handmade.widgets and handmade.display and every module in them."""
+    import importlib
+    import pkgutil
+
+    import handmade.display
+    import handmade.widgets
+
+    found = []
+    for package in (handmade.widgets, handmade.display):
+        found.append(package)
+        found += [
+            importlib.import_module(f"{package.__name__}.{m.name}") for m in pkgutil.iter_modules(package.__path__)
+        ]
+    return found
+
+
+def _public_of(module):
+    """{qualified name: callable} of the public functions and classes ``module`` defines (or exports)."""
+    names = getattr(module, "__all__", None) or [n for n in vars(module) if not n.startswith("_")]
+    found = {}
+    for name in names:
+        obj = getattr(module, name)
+        home = getattr(obj, "__module__", None) or ""
+        exported = getattr(module, "__all__", None) is not None
+        if callable(obj) and home.startswith("handmade") and (exported or home == module.__name__):
+            found[_qualified(obj)] = obj
+    return found
+
+
+def _methods_of(classes):
+    """{qualified name: the method}: the public methods each class defines itself (not properties)."""
+    return {
+        f"{qualified}.{name}": member
+        for qualified, cls in classes.items()
+        for name, member in vars(cls).items()
+        if not name.startswith("_") and inspect.isfunction(member)
+    }
+
+
+SURFACE_PUBLIC = {name: obj for module in surface_modules() for name, obj in _public_of(module).items()}
+SURFACE_CLASSES = {name: obj for name, obj in SURFACE_PUBLIC.items() if isinstance(obj, type)}
+SURFACE_METHODS = _methods_of(SURFACE_CLASSES)
+
+PLUMBING = "the playground's own plumbing, given only what the package made and checked"
+VIEWS = "the playground's views: plain functions from a trace that trace() made (tried here) to HTML; bounded by the tables they draw"
+SURFACE_SKIPPED = {  # the public callables of the two packages not called blindly, each with the reason
+    **{
+        name: "the Playground's checks of its options, each tried through the Playground's own arguments"
+        for name, obj in SURFACE_PUBLIC.items()
+        if name.startswith("widgets.options.") and not isinstance(obj, type)
+    },
+    **dict.fromkeys(
+        [
+            f"display.views.{n}"
+            for n in [
+                "stages",
+                "view_names",
+                "changed_cells",
+                "view_html",
+                "panel_html",
+                "prediction_html",
+                "predictions_html",
+                "completion_html",
+                "score_html",
+                "details_html",
+                "snapshot_html",
+                "Stage",
+            ]
+        ],
+        VIEWS,
+    ),
+    **dict.fromkeys(
+        [
+            "widgets.layout.build",
+            "widgets.layout.what_each_stage_shows",
+            "widgets.layout.Screen",
+            "widgets.editors.Quiet",
+        ],
+        PLUMBING,
+    ),
+    **dict.fromkeys(
+        ["widgets.editors.message_html", "widgets.editors.css"], "the widgets' markup for the package's own sentences"
+    ),
+    **dict.fromkeys(
+        [f"widgets.tools.{n}" for n in ("break_control", "save_control", "reveal_control")],
+        "reached through the Playground's methods of the same names, tried here",
+    ),
+    **dict.fromkeys(
+        ["display.trace.Trace", "display.trace.title", "display.trace.position_labels"],
+        "trace()'s labelling of what a pass it ran made; trace() checks its text and weights",
+    ),
+    **dict.fromkeys(
+        [
+            "display.labelled.real_numbers",
+            "display.labelled.cells_of",
+            "display.outputs.product_pair",
+            "display.outputs.scaled",
+        ],
+        "a check of what a caller was given, (value, its name): the caller names it, and is tried here",
+    ),
+    "display.window.left_out": "the sentence a table or a heatmap ends with, from its own shape and a sentence of the package's",
+    **dict.fromkeys(
+        [f"display.colours.{n}" for n in ("shade", "shades", "luminance", "contrast", "ink", "hex_colour")],
+        "the colour scheme's arithmetic on numbers a table computed",
+    ),
+}
+
+
+def _axes():
+    from matplotlib import pyplot as plt
+
+    figure, ax = plt.subplots()
+    plt.close(figure)
+    return ax
+
+
+def _playground():
+    from handmade.widgets import blog_playground
+
+    return blog_playground()
+
+
+def _labelled():
+    from handmade.display.labelled import LabelledMatrix
+
+    return LabelledMatrix([[1.0, 0.0], [0.5, -1.0]], ["r0", "r1"], ["c0", "c1"], title="m")
+
+
+def _matrix_editor():
+    from handmade.widgets import MatrixEditor
+
+    return MatrixEditor("m", _labelled(), lambda name, values: "")
+
+
+def _number_control():
+    from handmade.widgets import NumberControl
+
+    return NumberControl("lg", "Lg", 1024.0, lambda value: True)
+
+
+SURFACE_INSTANCES = {  # a fresh object of each class with public methods
+    "widgets.playground.Playground": _playground,
+    "widgets.editors.MatrixEditor": _matrix_editor,
+    "widgets.editors.NumberControl": _number_control,
+    "widgets.explorers.ProductExplorer": lambda: __import__("handmade.widgets").widgets.ProductExplorer(
+        [[1, 2]], [[3], [4]]
+    ),
+    "widgets.explorers.SoftmaxExplorer": lambda: __import__("handmade.widgets").widgets.SoftmaxExplorer(),
+    "display.labelled.LabelledMatrix": _labelled,
+    "display.trace.Trace": lambda: __import__("handmade.display.trace").display.trace.trace("aab"),
+}
+
+SURFACE = {
+    **{name: (lambda f=f: f) for name, f in SURFACE_PUBLIC.items() if name not in SURFACE_SKIPPED},
+    **{
+        name: (lambda name=name: getattr(SURFACE_INSTANCES[name.rsplit(".", 1)[0]](), name.rsplit(".", 1)[1]))
+        for name in SURFACE_METHODS
+    },
+}
+
+
+def _product(tmp):
+    return {"a": [[1, 2], [3, 4]], "b": [[5, 6], [7, 8]]}
+
+
+SURFACE_VALID = {  # a valid value for each parameter without a default, by its name
+    "markup": lambda tmp: "<b>x</b>",
+    "text": lambda tmp: "aab",
+    "name": lambda tmp: "lg",
+    "label": lambda tmp: "Lg",
+    "value": lambda tmp: 1024.0,
+    "tooltip": lambda tmp: "",
+    "stage": lambda tmp: "c_proj",
+    "done": lambda tmp: "Lg = {value}",
+    "matrix": lambda tmp: _labelled(),
+    "on_edit": lambda tmp: lambda name, values: "",
+    "a": lambda tmp: _product(tmp)["a"],
+    "b": lambda tmp: _product(tmp)["b"],
+    "i": lambda tmp: 0,
+    "j": lambda tmp: 1,
+    "header": lambda tmp: ["x", "y"],
+    "rows": lambda tmp: [[1, 2], [3, 4]],
+    "values": lambda tmp: [[1.0, 0.0], [0.0, 1.0]],
+    "weights": lambda tmp: [[0.5, 0.5], [1.0, 0.0]],
+    "part": lambda tmp: "<b>x</b>",
+    "params": _blog,
+    "fn": lambda tmp: handmade.softmax,
+    "functions": lambda tmp: [handmade.softmax],
+    "code": lambda tmp: "x = 1",
+    "ax": lambda tmp: _axes(),
+    "lines": lambda tmp: [("one", 1.0)],
+    "cells": lambda tmp: {(0, 0)},
+    "row": lambda tmp: "r0",
+    "col": lambda tmp: "c0",
+    "task": lambda tmp: "abc",
+    "apply": lambda tmp: lambda params, value: params,
+    "lg": lambda tmp: 1024.0,
+    "n": lambda tmp: 100,
+    "key": lambda tmp: "scores",
+    "x": lambda tmp: 0.5,
+    "columns": lambda tmp: 8,
+}
+SURFACE_VALID_FOR = {  # where a valid value depends on the callable
+    "widgets.playground.Playground": lambda tmp: {"params": _blog()},
+    "display.outputs.weighted_sums": lambda tmp: {"values": [1.0, -1.0], "rows": ["P0", "P1"]},
+    "display.outputs.softmax_story": lambda tmp: {"row": [1.0, 0.0, 0.0]},
+    "display.labelled.LabelledMatrix": lambda tmp: {"values": [[1.0, 2.0]], "rows": ["r0"], "cols": ["c0", "c1"]},
+    "display.trace.table": lambda tmp: {"name": "q"},
+    "widgets.editors.NumberControl": lambda tmp: {"apply": lambda value: True},
+    "widgets.editors.MatrixEditor.set_values": lambda tmp: {"values": [[1.0, 2.0], [3.0, 4.0]]},
+    "widgets.editors.MatrixEditor": lambda tmp: {"name": "m"},
+    "display.outputs.pipeline": lambda tmp: {"current": ("tokens",)},
+    "display.outputs.side_by_side": lambda tmp: {"parts": ("<b>x</b>",)},
+    "display.outputs.equations": lambda tmp: {"named": (("X", [[1.0]]),)},
+}
+SURFACE_ALIASES = {
+    "params": ("weights",),
+    "text": ("cannot tokenize", "context"),
+    "name": ("part",),  # what the name names
+    "key": ("intermediate",),
+}
+
+
+def surface_parameters(name):
+    """The parameters of ``name`` a caller can give, *args included (given one value), not **kwargs."""
+    parameters = inspect.signature(SURFACE[name]()).parameters.values()
+    return [p.name for p in parameters if p.kind != inspect.Parameter.VAR_KEYWORD]
+
+
+def surface_arguments(name, tmp):
+    """{parameter: a valid value} for ``name``: its own table, else by parameter name, else the default."""
+    own = SURFACE_VALID_FOR.get(name, lambda tmp: {})(tmp)
+    arguments = {}
+    for param in inspect.signature(SURFACE[name]()).parameters.values():
+        if param.name in own:
+            arguments[param.name] = own[param.name]
+        elif param.kind == param.VAR_POSITIONAL:
+            arguments[param.name] = ()
+        elif param.default is not inspect.Parameter.empty:
+            arguments[param.name] = param.default
+        elif param.name in SURFACE_VALID:
+            arguments[param.name] = SURFACE_VALID[param.name](tmp)
+        elif param.kind != param.VAR_KEYWORD:
+            raise AssertionError(f"no valid value for {name}({param.name}): add one to SURFACE_VALID")
+    return arguments
+
+
+def call_surface(function, arguments):
+    """Call with positional-only parameters by position (and, before *args, every positional one, then
+    the *args' values), the others by keyword."""
+    parameters = inspect.signature(function).parameters.values()
+    starred = any(p.kind == p.VAR_POSITIONAL for p in parameters)
+    positional = []
+    for p in parameters:
+        if p.kind == p.VAR_POSITIONAL:
+            positional += list(arguments.pop(p.name))
+        elif p.kind == p.POSITIONAL_ONLY or (starred and p.kind == p.POSITIONAL_OR_KEYWORD):
+            positional.append(arguments.pop(p.name))
+    return function(*positional, **arguments)
+
+
+def surface_problem(name, param, value, tmp, function=None):
+    """None if ``name`` with ``param=value`` (the others valid) keeps the rule; else what it broke.
+    ``function``: what ``name`` is (a method of an object made once for all the values), else made here."""
+    arguments = surface_arguments(name, tmp)
+    function = SURFACE[name]() if function is None else function
+    star = inspect.signature(function).parameters[param].kind == inspect.Parameter.VAR_POSITIONAL
+    arguments[param] = (value,) if star else value
+    try:
+        return broken_rule(lambda: call_surface(function, arguments), param, SURFACE_ALIASES)
+    finally:
+        if "matplotlib.pyplot" in sys.modules:
+            sys.modules["matplotlib.pyplot"].close("all")  # the figures heatmap() made
+
+
+SURFACE_CASES = [(name, param) for name in SURFACE for param in surface_parameters(name)]
+
+
+def test_every_widget_and_view_is_called_or_skipped_with_a_reason():
+    assert set(SURFACE_SKIPPED) <= set(SURFACE_PUBLIC), set(SURFACE_SKIPPED) - set(SURFACE_PUBLIC)
+    assert {"widgets.playground.Playground", "widgets.explorers.ProductExplorer", "display.trace.trace"} <= set(SURFACE)
+    assert {"widgets.playground.Playground.reveal_control", "display.labelled.LabelledMatrix.html"} <= set(SURFACE)
+    assert set(SURFACE_INSTANCES) >= {name.rsplit(".", 1)[0] for name in SURFACE_METHODS}
+    assert len(SURFACE_CASES) >= 100
+
+
+@pytest.mark.parametrize("name, param", SURFACE_CASES, ids=[f"{name}({param})" for name, param in SURFACE_CASES])
+def test_each_argument_of_each_widget_and_view_keeps_the_one_rule(tmp, monkeypatch, name, param):
+    """Succeed, or a TypeError or ValueError raised by the package: one line of at most 200
+    characters naming the argument; never another kind, never traitlets', numpy's or Python's words."""
+    monkeypatch.chdir(tmp)  # a file a call saves goes there
+    function = SURFACE[name]()  # a method's object made once: a refused value leaves it as it was
+    problems = {label: surface_problem(name, param, value, tmp, function) for label, value in HOSTILE.items()}
+    assert {label: problem for label, problem in problems.items() if problem} == {}
+
+
+def _walk(widget):
+    yield widget
+    for child in getattr(widget, "children", ()):
+        yield from _walk(child)
+
+
+def _blog_playground():
+    from handmade.widgets import blog_playground
+
+    return blog_playground()
+
+
+def _task_playground():
+    from handmade.widgets import Playground
+
+    return Playground(task="abc")
+
+
+def _product_explorer():
+    from handmade.widgets import ProductExplorer
+
+    return ProductExplorer([[1, 2], [3, 4]], [[5, 6], [7, 8]])
+
+
+def _softmax_explorer():
+    from handmade.widgets import SoftmaxExplorer
+
+    return SoftmaxExplorer()
+
+
+WIDGETS = {  # the widgets a learner uses
+    "the blog's playground": _blog_playground,
+    "a task's playground": _task_playground,
+    "ProductExplorer": _product_explorer,
+    "SoftmaxExplorer": _softmax_explorer,
+}
+TYPED = [  # typed into a text box, in turn: no two in a row mean the same
+    *["", " ", "x", "nan", "inf", "-inf", "1e400", "1e300", "-1e300", "1_000", "١٢", "１", " 2 ", "0x10", "1,5"],
+    *["None", "x" * 100_000, "\ud800", "a\nb", "aab" * 4_000, "c", "ab", "abab"],
+]
+NUMBERS = [math.nan, math.inf, -math.inf, 1e308, -1e308, 1e300, 0.0, 5e-324, -1024.0, 3.0, 0.5]  # into a number box
+SLID = [math.nan, math.inf, -math.inf, 1e308, 2.0, -1.0, 100.0, 0.0625, 2048.0]  # a slider, each at another place
+
+
+def controls(widget):
+    """{label: the control}: every box, slider and button of ``widget``, and the first box of each
+    grid (built as its tab builds it). A dropdown or a row of toggle buttons offers choices the
+    browser cannot go beyond, and is left out."""
+    from ipywidgets import Button, FloatText, Text, ToggleButton
+
+    from handmade.widgets.slider import LogSlider
+
+    found = {f"grid {name}": editor.boxes[0][0] for name, editor in getattr(widget, "editors", {}).items()}
+    strength = getattr(widget, "strength", None)  # beside its stage's grids: built with them, like a grid
+    for control in [*_walk(widget.widget), *([strength.box, strength.slider] if strength is not None else [])]:
+        classes = getattr(control, "_dom_classes", ())
+        named = [c for c in classes if c.startswith("hm-") and not c.startswith(("hm-cell", "hm-quiet-label"))]
+        if isinstance(control, (Text, FloatText, LogSlider, Button, ToggleButton)) and named:
+            found[named[0]] = control
+    return found
+
+
+def _values(control):
+    """What is typed or slid into ``control`` in turn; None for a button."""
+    from ipywidgets import FloatText, Text
+
+    from handmade.widgets.slider import LogSlider
+
+    return TYPED if isinstance(control, Text) else NUMBERS if isinstance(control, FloatText) else (
+        SLID if isinstance(control, LogSlider) else None)  # fmt: skip
+
+
+EVERY_CONTROL = {(w, label): c for w in WIDGETS for label, c in controls(WIDGETS[w]()).items()}
+TYPED_CASES = [key for key, control in EVERY_CONTROL.items() if _values(control) and key[1] != "hm-file-path"]
+BUTTON_CASES = [key for key, control in EVERY_CONTROL.items() if _values(control) is None]
+
+
+def _messages(widget):
+    """Where ``widget`` says things: the status line and the message beside each control."""
+    from ipywidgets import HTML
+
+    beside_grids = [editor.message for editor in getattr(widget, "editors", {}).values()]  # in tabs not yet shown too
+    if getattr(widget, "strength", None) is not None:
+        beside_grids.append(widget.strength.message)
+    return beside_grids + [
+        w
+        for w in _walk(widget.widget)
+        if isinstance(w, HTML)
+        and any(c in ("hm-status", "hm-text-message") or c.endswith("-message") or c.startswith("hm-message-")
+                for c in w._dom_classes)
+    ]  # fmt: skip
+
+
+def _refusals(messages):
+    return [re.sub(r"<[^>]+>", "", m.value) for m in messages if 'role="alert"' in m.value]
+
+
+def _state(widget):
+    """What the widget holds: a playground's weights, context and Lg; an explorer's numbers."""
+    from handmade.weights import iter_matrices
+
+    if hasattr(widget, "params"):
+        strength = widget.strength.value if widget.strength is not None else None
+        return tuple(a.tobytes() for _path, a in iter_matrices(widget.params)), widget.text, strength
+    if hasattr(widget, "a"):
+        return widget.row.value, widget.col.value
+    return widget.row.tobytes(), widget._scale
+
+
+def reads_as_chinese(sentence):
+    """No run of English words outside what is quoted (what was typed) and what the system said
+    (in full-width brackets, after its translation)."""
+    own = re.sub(r"'[^']*'|\"[^\"]*\"|（[^（）]*）", "", sentence)
+    return not re.search(r"[A-Za-z]{3,} [A-Za-z]{3,}", own) and re.search(r"[\u4e00-\u9fff]", own)
+
+
+@pytest.fixture(params=["en", "zh"])
+def language(request):
+    handmade.set_language(request.param)
+    yield request.param
+    handmade.set_language("en")
+
+
+def said_well(said, language):
+    """One line each, at most MAX_MESSAGE characters, in the learner's language."""
+    return all("\n" not in s and len(s) <= MAX_MESSAGE and (language == "en" or reads_as_chinese(s)) for s in said)
+
+
+IN_CHINESE_TOO = [
+    key for key in TYPED_CASES if not key[1].startswith("grid ") or key[1] == "grid q"
+]  # a grid stands for all
+TYPED_IN = [("en", *key) for key in TYPED_CASES] + [("zh", *key) for key in IN_CHINESE_TOO]
+
+
+@pytest.mark.parametrize("language, widget, label", TYPED_IN, ids=[f"{lang}-{w}: {c}" for lang, w, c in TYPED_IN])
+def test_every_box_and_slider_uses_what_it_is_given_or_says_why_not(tmp, monkeypatch, request, language, widget, label):
+    """Each value in turn is used (the state changes, nothing refused) or refused (one line in the
+    learner's language beside the control, the last good state kept); never an exception, which a
+    browser would swallow, and never silence. In Chinese, every control but the grids, and one grid
+    (they share their sentences)."""
+    monkeypatch.chdir(tmp)
+    request.addfinalizer(lambda: handmade.set_language("en"))
+    handmade.set_language(language)
+    shown = WIDGETS[widget]()
+    control, messages = controls(shown)[label], _messages(shown)
+    for value in _values(control):
+        for message in messages:
+            message.value = ""
+        before = _state(shown)
+        control.value = value
+        said = _refusals(messages)
+        assert said_well(said, language), said
+        assert (_state(shown) == before) == bool(said), (ascii(value)[:40], said)
+
+
+@pytest.mark.parametrize("widget, label", BUTTON_CASES, ids=[f"{w}: {c}" for w, c in BUTTON_CASES])
+def test_every_button_says_what_it_did(tmp, monkeypatch, language, widget, label):
+    """Pressed, a button puts its own sentence in the status line (never the one before), or, to show
+    the answer's shares, changes the score's lines."""
+    monkeypatch.chdir(tmp)
+    shown = WIDGETS[widget]()
+    control = controls(shown)[label]
+    shown.status.value, details = "…", shown.summary["diagnosis"].value if "diagnosis" in shown.summary else None
+    control.click() if hasattr(control, "click") else setattr(control, "value", not control.value)
+    if label == "hm-reveal":
+        assert shown.summary["diagnosis"].value != details
+    else:
+        assert shown.status.value not in ("…", "") and said_well(_refusals([shown.status]), language)
+
+
+def _named_pipe_in(tmp):
+    path = tmp / "a pipe"
+    with contextlib.suppress(FileExistsError):
+        os.mkfifo(path)
+    return path
+
+
+def _other_shape(tmp):
+    path = tmp / "other.json"
+    handmade.save_weights(tasks.reference("abc"), path, force=True)
+    return path
+
+
+def _notes(tmp):
+    path = tmp / "notes.json"
+    path.write_text('{"wte": "my notes"}', encoding="utf-8")
+    return path
+
+
+FILE_NAMES = {  # what is typed as the save row's file name
+    "nothing": lambda tmp: "",
+    "spaces": lambda tmp: "   ",
+    "a null character": lambda tmp: "a\0b.json",
+    "100000 characters": lambda tmp: "x" * 100_000,
+    "a lone surrogate": lambda tmp: "\ud800.json",
+    "a new line": lambda tmp: "a\nb.json",
+    "a folder": lambda tmp: str(tmp),
+    "in a missing folder": lambda tmp: str(tmp / "missing" / "x.json"),
+    "notes": lambda tmp: str(_notes(tmp)),
+    "another model's shape": lambda tmp: str(_other_shape(tmp)),
+    "/dev/zero": lambda tmp: "/dev/zero" if os.name != "nt" else "NUL",
+    "a named pipe": lambda tmp: str(_named_pipe_in(tmp)) if hasattr(os, "mkfifo") else "",
+}
+
+
+@pytest.mark.parametrize("case", list(FILE_NAMES))
+def test_the_save_row_says_what_became_of_any_file_name(tmp, monkeypatch, language, case):
+    """Save, then load, with the name typed: each press says what it did in one line (never the
+    sentence before), and a load that fails keeps the model."""
+    monkeypatch.chdir(tmp)
+    shown = _blog_playground()
+    row = controls(shown)
+    row["hm-file-path"].value = FILE_NAMES[case](tmp)
+    for button in ("hm-file-save", "hm-file-load"):
+        shown.status.value, before = "…", _state(shown)
+        with bounded(10):
+            row[button].click()
+        said = re.sub(r"<[^>]+>", "", shown.status.value)
+        assert said not in ("…", "") and said_well([said], language), said
+        assert 'role="alert"' not in shown.status.value or _state(shown) == before
+
+
+def _widgets():
+    import handmade.widgets
+
+    return handmade.widgets
+
+
+ISSUE_31 = {  # issue 31's examples: each one line of the kind promised, naming what it should
+    "Playground(model, strength=5)": (
+        lambda: _widgets().Playground(_blog(), strength=5),
+        TypeError,
+        "strength must be a handmade.widgets.Strength",
+    ),
+    "Playground(model).reveal_control()": (
+        lambda: _widgets().Playground(_blog()).reveal_control(),
+        ValueError,
+        "only a task's playground has one",
+    ),
+    'ProductExplorer("a", "b")': (lambda: _widgets().ProductExplorer("a", "b"), TypeError, "a must be a matrix"),
+    'edit=["nope"] on a 16-block model': (
+        lambda: _widgets().Playground(training.init_params(2, 4, 4, rng=0, n_layer=16, alphabet="ab"), edit=["nope"]),
+        ValueError,
+        "edit: no part called 'nope'; choose from wte, wpe, blocks[0].q",
+    ),
+    "Playground(model, text=5)": (lambda: _widgets().Playground(_blog(), text=5), TypeError, "text must be a string"),
+    "Playground(model, score=5)": (lambda: _widgets().Playground(_blog(), score=5), TypeError, "score must be"),
+    "SoftmaxExplorer('x')": (lambda: _widgets().SoftmaxExplorer("x"), TypeError, "row must be a list of 1 to 12"),
+    "a 512-letter text on a 1,024-position model": (
+        lambda: _widgets().Playground(training.init_params(2, 1024, 16, rng=0, alphabet="ab"), text="ab" * 256),
+        ValueError,
+        "the views would draw 20,736 numbers in 10 tables at each edit; at most 16,384",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(ISSUE_31))
+def test_issue_31s_examples_are_one_line_of_the_kind_promised(case):
+    call, kind, phrase = ISSUE_31[case]
+    with pytest.raises(kind, match=re.escape(phrase)) as raised:
+        call()
+    assert type(raised.value) in (kind, handmade.arguments.UnknownName) and len(str(raised.value)) <= MAX_MESSAGE
+
+
+def test_more_than_26_tokens_without_an_alphabet_are_t0_t1_and_so_on():
+    params = training.init_params(27, 2, 2, rng=0)
+    assert params.labels.alphabet is None and params.labels.token_names(27)[-1] == "t26"
+    assert training.init_params(2, 2, 512, rng=0, mlp=True)["blocks"][0]["mlp"]["c_fc"]["w"].shape == (512, 1024)
+
+
+def test_a_save_without_a_file_name_says_so_in_place_of_what_was_said_before(tmp, monkeypatch, language):
+    monkeypatch.chdir(tmp)
+    shown = _blog_playground()
+    row = controls(shown)
+    row["hm-file-path"].value = "   "
+    shown.status.value = '<span role="status">saved: an earlier sentence</span>'
+    row["hm-file-save"].click()
+    said = _refusals([shown.status])
+    assert said and "earlier" not in shown.status.value and said_well(said, language)
+    assert ("type a file name first" in said[0]) == (language == "en") and not list(tmp.glob("*   *"))
+
+
+# ---- 16. every view bounded: a model at each limit, a context as long as it reads ---------------------
+
+CJK = "".join(chr(0x4E00 + i) for i in range(1024))  # an alphabet of 1,024 characters
+AT_THE_LIMITS = {  # a model at each of the package's limits, and its alphabet
+    "1,024 positions": lambda: training.init_params(2, 1024, 16, rng=0, alphabet="ab"),
+    "1,024 tokens": lambda: training.init_params(1024, 16, 8, rng=0, alphabet=CJK),
+    "1,024 directions": lambda: training.init_params(2, 16, 1024, rng=0, alphabet="ab"),
+    "16 blocks": lambda: training.init_params(2, 64, 8, rng=0, n_layer=16, alphabet="ab"),
+    "16 heads, an MLP, layer norms": lambda: training.init_params(
+        3, 64, 64, rng=0, n_head=16, mlp=True, ln=True, ln_f=True, alphabet="abc"
+    ),
+}
+CONTEXTS = {"short": 2, "64 letters": 64, "as long as the model reads": None, "the context box's limit": 10_000}
+MAX_VIEW_HTML = 2_500_000  # characters of HTML the views of one playground hold: MAX_CELLS numbers at most
+
+
+def _context(model, length):
+    alphabet = model.labels.alphabet
+    length = model.structure.n_ctx if length is None else length
+    return (alphabet * (length // len(alphabet) + 1))[:length]
+
+
+@pytest.fixture(scope="module")
+def limit_models():
+    return {name: build() for name, build in AT_THE_LIMITS.items()}
+
+
+@pytest.mark.parametrize("context", list(CONTEXTS))
+@pytest.mark.parametrize("model", list(AT_THE_LIMITS))
+def test_every_playground_is_drawn_bounded_or_refused_with_its_estimate(limit_models, model, context):
+    """Built within 10 s, its views at most MAX_VIEW_HTML characters, each table cut to what a screen
+    can take with a line saying what was left out; or refused at once with what it would cost."""
+    from handmade.widgets import Playground
+    from handmade.widgets.editors import MAX_BOXES
+    from handmade.widgets.options import MAX_CELLS, MAX_PASS_FLOPS
+
+    params = limit_models[model]
+    text = _context(params, CONTEXTS[context])
+    try:
+        with bounded(10):
+            playground = Playground(params, text=text)
+            snapshot = playground.snapshot().markup
+    except ValueError as error:
+        said = str(error)
+        assert len(said) <= MAX_MESSAGE and "\n" not in said, said
+        assert f"{MAX_CELLS:,}" in said or f"{MAX_PASS_FLOPS:.0g}" in said, said  # the limit, and the estimate
+        return
+    shown = [
+        w.value for w in [*playground.panels.values(), *playground.summary.values(), *playground.outcomes.values()]
+    ]
+    assert sum(map(len, shown)) <= MAX_VIEW_HTML and len(snapshot) <= MAX_VIEW_HTML
+    cut = [t for t in playground._tables(trace(playground.text, playground.params)) if max(t) > SHOWN]
+    assert sum(v.count('class="hm-left-out"') for v in shown) == len(cut), "each table cut says so"
+    assert all(editor.matrix.values.size <= MAX_BOXES for editor in playground.editors.values())
+
+
+@pytest.mark.parametrize("model", list(AT_THE_LIMITS))
+def test_every_table_of_a_trace_renders_bounded_and_says_what_it_left_out(limit_models, model):
+    """Every intermediate of a pass over the longest context and every weight, a table of each shape,
+    as HTML, text and LaTeX: at most SHOWN rows and columns, and a sentence saying what was left out;
+    a heatmap at most DRAWN of each."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot as plt
+
+    from handmade.display.window import HEATMAP_SIDE as DRAWN
+
+    params = limit_models[model]
+    shown = trace(_context(params, None), params)
+    every = {**shown, **weight_tables(params)}
+    one_of_each_shape = {matrix.shape: name for name, matrix in every.items()}  # a rendering depends on it alone
+    for name, matrix in ((name, every[name]) for name in one_of_each_shape.values()):
+        n, m = matrix.shape
+        cut = n > SHOWN or m > SHOWN
+        for rendering in (matrix.html(heat=True), str(matrix), matrix.latex()):
+            assert len(rendering) <= 120 * (min(n, SHOWN) + 2) * (min(m, SHOWN) + 2), (name, len(rendering))
+            assert not cut or "left out" in rendering or r"\cdots" in rendering or r"\vdots" in rendering, name
+    biggest = max(shown.values(), key=lambda matrix: matrix.values.size)
+    ax = biggest.heatmap()
+    assert len(ax.texts) <= DRAWN * DRAWN and len(ax.images[0].get_array()) <= DRAWN
+    plt.close("all")
+
+
 # ==== 15. the website's builder (tools/site.py; issue 31) ==========================================
 # Every argument of the site's builder, class by class: --repository (and HANDMADE_SITE_REPOSITORY),
 # OUTDIR, --font, and the parser's own errors. A refused case is one line on stderr, status 2, no
@@ -2195,7 +2871,15 @@ def counts(tmp):
         + len(BROKEN_REFERENCES)
         + 5,  # not UTF-8, Ctrl-C, SIGTERM, the real bound, a closed pipe
         "13. grading time": len(GRADING_CASES) + 1,
+        "14. the widgets' API": len(SURFACE_CASES) * len(HOSTILE)
+        + sum(len(_values(EVERY_CONTROL[widget, label])) for _language, widget, label in TYPED_IN)
+        + 2 * len(BUTTON_CASES)
+        + 2 * 2 * len(FILE_NAMES)  # saved, then loaded
+        + len(ISSUE_31)
+        + 1
+        + 2,
         "15. the website's builder": site_builder_cases(),
+        "16. every view bounded": len(AT_THE_LIMITS) * len(CONTEXTS) + len(AT_THE_LIMITS),
     }
 
 
@@ -2206,5 +2890,6 @@ if __name__ == "__main__":
     for name, n in found.items():
         print(f"{name}: {n}")
     print(
-        f"in all: {sum(found.values())} cases, in {len(FUNCTIONS)} public functions and {len(subcommands())} commands"
+        f"in all: {sum(found.values())} cases, in {len(FUNCTIONS)} public functions and {len(subcommands())} commands,"
+        f" and {len(SURFACE)} functions, classes and methods of the widgets and views with {len(EVERY_CONTROL)} controls"
     )

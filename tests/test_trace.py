@@ -205,7 +205,9 @@ def test_latex_rendering():
 
 
 def test_labels_must_fit_the_matrix():
-    with pytest.raises(ValueError, match="a 2x2 matrix needs 2 row labels and 2 column labels; found 1 and 2"):
+    with pytest.raises(
+        ValueError, match="values is a 2x2 matrix: it needs 2 labels in rows and 2 in cols; found 1 and 2"
+    ):
         LabelledMatrix(np.zeros((2, 2)), ["a"], ["x", "y"])
 
 

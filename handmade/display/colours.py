@@ -6,6 +6,10 @@ so a colour means the same number in both (plots needs nothing else of labelled,
 heatmaps with plots).
 """
 
+import functools
+
+import numpy as np
+
 POSITIVE = (200, 35, 35)  # the colour of the largest positive value, in tables and in heatmaps
 NEGATIVE = (40, 60, 200)  # and of the most negative one; 0 is white
 PALE = "#6b6b6b"  # a zero's grey: paler than the other numbers, 5.3:1 on white
@@ -17,6 +21,15 @@ def shade(t):
     """The colour of a value scaled to -1..1: white at 0, POSITIVE at 1, NEGATIVE at -1."""
     end = POSITIVE if t > 0 else NEGATIVE
     return tuple(round(255 + (c - 255) * min(abs(t), 1.0)) for c in end)
+
+
+def shades(t):
+    """``shade`` of each value of the array ``t`` (scaled to -1..1), computed at once, in row order:
+    the same colours, as the same arithmetic rounded the same way (half to even)."""
+    t = np.asarray(t, dtype=float).reshape(-1, 1)
+    end = np.where(t > 0, np.array(POSITIVE), np.array(NEGATIVE))
+    channels = np.round(255 + (end - 255) * np.minimum(np.abs(t), 1.0)).astype(int)
+    return [tuple(c) for c in channels.tolist()]
 
 
 def luminance(rgb):
@@ -33,6 +46,11 @@ def contrast(a, b):
 
 def ink(background):
     """Black or white, whichever stands out more from ``background``: at least 4.58:1 on any colour."""
+    return _ink(tuple(background))
+
+
+@functools.lru_cache(maxsize=4096)  # a few hundred shades in all: a table asks about each again and again
+def _ink(background):
     black, white = (0, 0, 0), (255, 255, 255)
     return black if contrast(black, background) >= contrast(white, background) else white
 

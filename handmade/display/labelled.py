@@ -10,9 +10,69 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..arguments import UnknownName, brief, few, fmt  # fmt: also imported from here
+from ..arguments import (
+    NUMBER_KINDS,
+    UnknownName,
+    brief,
+    few,
+    fmt,  # also imported from here
+    is_real,
+    is_whole,
+    strings,
+    text_of,
+    whole,
+)
 from ..i18n import _
-from .colours import CHANGED, HIGHLIGHT, PALE, hex_colour, ink, shade
+from . import window
+from .colours import CHANGED, HIGHLIGHT, PALE, hex_colour, ink, shades
+from .window import TABLE_SIDE, kept
+
+PAD, EDGE = "padding:1px 6px;", "border-left:2px solid #555;"
+
+
+def real_numbers(value, name):
+    """``value`` as a float64 array of real numbers (inf and nan allowed: a trace's masked scores are
+    -inf), of at most two dimensions, not empty: TypeError unless numbers, ValueError for the shape."""
+    try:
+        array = np.asarray(value)
+    except ValueError:
+        raise ValueError(_("{name} must be a matrix: its rows have different lengths").format(name=name)) from None
+    if array.dtype.kind not in NUMBER_KINDS:
+        raise TypeError(
+            _("{name} must be a matrix (rows of real numbers); found {value}").format(name=name, value=brief(value))
+        )
+    if array.ndim > 2 or array.size == 0:
+        raise ValueError(
+            _("{name} must be a matrix (rows of real numbers), not empty; found one of shape {shape}").format(
+                name=name, shape=array.shape
+            )
+        )
+    return array.astype(np.float64)
+
+
+def _indices(value, name, n):
+    """``value`` as a tuple of indices from 0 to ``n``."""
+    if not isinstance(value, (tuple, list, set, frozenset)) or not all(is_whole(i) and 0 <= i <= n for i in value):
+        raise TypeError(
+            _("{name} must be a list of indices from 0 to {n}; found {value}").format(
+                name=name, n=n, value=brief(value)
+            )
+        )
+    return tuple(int(i) for i in value)
+
+
+def cells_of(value, name, shape):
+    """``value`` as a frozenset of (row, col) indices inside ``shape``."""
+    pairs = isinstance(value, (set, frozenset, list, tuple)) and all(
+        isinstance(c, tuple) and len(c) == 2 and all(is_whole(i) for i in c) for c in value
+    )
+    if not pairs or not all(0 <= i < shape[0] and 0 <= j < shape[1] for i, j in value):
+        raise (ValueError if pairs else TypeError)(
+            _("{name} must be a set of (row, column) indices inside {rows} x {cols}; found {value}").format(
+                name=name, rows=shape[0], cols=shape[1], value=brief(value)
+            )
+        )
+    return frozenset((int(i), int(j)) for i, j in value)
 
 
 def width(text):
@@ -22,6 +82,7 @@ def width(text):
 
 def pad(text, columns, right=False):
     """``text`` padded with spaces to ``columns`` terminal columns (on the left when ``right``)."""
+    text, columns = text_of(text, "text", 1_000_000), whole(columns, "columns", 0, 10_000)
     space = " " * max(0, columns - width(text))
     return space + text if right else text + space
 
@@ -39,15 +100,22 @@ class LabelledMatrix:
     decimals: int = None  # or, when set, this many digits after the point for every number
 
     def __post_init__(self):
-        values = np.atleast_2d(np.asarray(self.values, dtype=float))
+        values = np.atleast_2d(real_numbers(self.values, "values"))
         object.__setattr__(self, "values", values)
-        object.__setattr__(self, "rows", tuple(self.rows))
-        object.__setattr__(self, "cols", tuple(self.cols))
+        object.__setattr__(self, "rows", tuple(strings(self.rows, "rows")))
+        object.__setattr__(self, "cols", tuple(strings(self.cols, "cols")))
+        text_of(self.title, "title", 1000)
+        object.__setattr__(self, "col_splits", _indices(self.col_splits, "col_splits", values.shape[1]))
+        object.__setattr__(self, "row_splits", _indices(self.row_splits, "row_splits", values.shape[0]))
+        object.__setattr__(self, "highlight", cells_of(self.highlight, "highlight", values.shape))
+        whole(self.digits, "digits", 1, 17)
+        if self.decimals is not None:
+            whole(self.decimals, "decimals", 0, 17)
         if values.shape != (len(self.rows), len(self.cols)):
             raise ValueError(
-                _("a {n}x{m} matrix needs {n} row labels and {m} column labels; found {rows} and {cols}").format(
-                    n=values.shape[0], m=values.shape[1], rows=len(self.rows), cols=len(self.cols)
-                )
+                _(
+                    "values is a {n}x{m} matrix: it needs {n} labels in rows and {m} in cols; found {rows} and {cols}"
+                ).format(n=values.shape[0], m=values.shape[1], rows=len(self.rows), cols=len(self.cols))
             )
 
     @property
@@ -58,7 +126,8 @@ class LabelledMatrix:
         return self.values if dtype is None else self.values.astype(dtype)
 
     def with_highlight(self, cells):
-        return replace(self, highlight=frozenset(cells))
+        """The same matrix with the cells {(row, col), ...} highlighted (by their indices)."""
+        return replace(self, highlight=cells_of(cells, "cells", self.shape))
 
     def cell(self, row, col):
         """The value at row label ``row`` and column label ``col``."""
@@ -83,31 +152,49 @@ class LabelledMatrix:
                 )
             ) from None
 
-    def texts(self):  # [n_rows][n_cols] of formatted numbers
-        if self.decimals is not None:
-            return [[f"{x:.{self.decimals}f}" for x in row] for row in self.values]
-        return [[fmt(x, self.digits) for x in row] for row in self.values]
+    def number_text(self, x):
+        """The number ``x`` as this table writes it."""
+        if not is_real(x):
+            raise TypeError(_("x must be a number; found {value}").format(value=brief(x)))
+        return f"{x:.{self.decimals}f}" if self.decimals is not None else fmt(x, self.digits)
 
-    # ---- renderings ----------------------------------------------------------------------
+    def texts(self):  # [n_rows][n_cols] of formatted numbers, every one (a rendering shows a window of them)
+        return [[self.number_text(x) for x in row] for row in self.values]
+
+    def left_out(self):
+        """The sentence a rendering ends with when the table is larger than it shows, or ""."""
+        sentence = _(
+            "{rows} of {n} rows and {cols} of {m} columns shown, the first and the last; the rest are left out (.values holds them all)"
+        )
+        return window.left_out(self.shape, TABLE_SIDE, sentence)
+
+    # ---- renderings: at most TABLE_SIDE rows and columns, whatever the size ------------------------------
 
     def __str__(self):
-        body = self.texts()
-        label_width = max([width(r) for r in self.rows] + [0])
-        widths = [max(width(c), *(width(row[j]) for row in body)) for j, c in enumerate(self.cols)]
+        rows, cols = kept(self.shape[0]), kept(self.shape[1])
+        shown = {(i, j): self.number_text(self.values[i, j]) for i in rows for j in cols if None not in (i, j)}
+        label_width = max([width(self.rows[i]) for i in rows if i is not None] + [0])
+        widths = {
+            j: max([width(self.cols[j])] + [width(shown[i, j]) for i in rows if i is not None])
+            for j in cols
+            if j is not None
+        }
 
-        def line(label, cells):
-            parts = []
-            for j, (cell, columns) in enumerate(zip(cells, widths)):
-                parts.append(("| " if j in self.col_splits else "") + pad(cell, columns, right=True))
+        def line(label, texts):  # texts: {column index: text}
+            parts = [
+                "…" if j is None else ("| " if j in self.col_splits else "") + pad(texts[j], widths[j], right=True)
+                for j in cols
+            ]
             return pad(label, label_width) + "  " + " ".join(parts)
 
         lines = [self.title] if self.title else []
-        lines.append(line("", self.cols))
-        for i, (label, cells) in enumerate(zip(self.rows, body)):
-            if i in self.row_splits:
+        lines.append(line("", {j: self.cols[j] for j in cols if j is not None}))
+        for i in rows:
+            if i is not None and i in self.row_splits:
                 lines.append("-" * len(lines[-1]))
-            lines.append(line(label, cells))
-        return "\n".join(lines)
+            texts = {j: "⋮" if i is None else shown[i, j] for j in cols if j is not None}
+            lines.append(line("⋮" if i is None else self.rows[i], texts))
+        return "\n".join(lines + [self.left_out()] if self.left_out() else lines)
 
     def __repr__(self):
         return str(self)
@@ -125,54 +212,75 @@ class LabelledMatrix:
         4.5:1). ``caption=False`` leaves the title out, for a page that shows it as a heading.
         ``changed``: cells {(row, col), ...} to outline, such as those an edit just changed: a
         black line around the cell and a white one inside it (one of the two stands out from any shade).
+        A table of more than TABLE_SIDE rows or columns shows the first and the last, and says so below.
         """
         esc = html.escape
-        shades = _shades(self.values) if heat else None
-        pad, edge = "padding:1px 6px;", "border-left:2px solid #555;"
+        rows, cols = kept(self.shape[0]), kept(self.shape[1])
+        changed = cells_of(changed, "changed", self.shape)
+        shades = _shades(self.values, rows, cols) if heat else None
         head = "".join(
-            f'<th style="{pad}{edge if j in self.col_splits else ""}text-align:center">{esc(c)}</th>'
-            for j, c in enumerate(self.cols)
-        )
-        rows = []
-        for i, (label, cells) in enumerate(zip(self.rows, self.texts())):
-            top = "border-top:2px solid #555;" if i in self.row_splits else ""
-            tds = []
-            for j, text in enumerate(cells):
-                style = pad + top + (edge if j in self.col_splits else "")
-                if (i, j) in changed:
-                    style += CHANGED
-                if (i, j) in self.highlight:
-                    style += f"background:{HIGHLIGHT};color:#000;font-weight:bold;"
-                elif shades is not None:
-                    style += shades[i][j]
-                elif text in ("0", "≈0"):
-                    style += f"color:{PALE};"
-                tds.append(f'<td style="{style}text-align:right">{esc(text)}</td>')
-            rows.append(
-                f'<tr><th style="{pad}{top}text-align:left;white-space:nowrap">{esc(label)}</th>{"".join(tds)}</tr>'
-            )
+            f'<th style="{PAD}">…</th>' if j is None else
+            f'<th style="{PAD}{EDGE if j in self.col_splits else ""}text-align:center">{esc(self.cols[j])}</th>'
+            for j in cols
+        )  # fmt: skip
+        body = "".join(self._html_row(i, cols, shades, changed) for i in rows)
         title = ""
         if self.title and caption:
             title = f'<caption style="caption-side:top;text-align:left;white-space:nowrap">{esc(self.title)}</caption>'
+        note = self.left_out()
         return (
             '<table class="handmade-matrix" style="border-collapse:collapse;font-family:monospace">'
-            f"{title}<thead><tr><td></td>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
-        )
+            f"{title}<thead><tr><td></td>{head}</tr></thead><tbody>{body}</tbody></table>"
+        ) + (f'<p class="hm-left-out" style="margin:2px 0;font-size:12px">{esc(note)}</p>' if note else "")
+
+    def _html_row(self, i, cols, shades, changed):
+        """Row ``i`` of the HTML table (None: the gap where rows are left out), its columns ``cols``."""
+        if i is None:
+            return f'<tr><th style="{PAD}">⋮</th>' + f'<td style="{PAD}text-align:center">⋮</td>' * len(cols) + "</tr>"
+        top = "border-top:2px solid #555;" if i in self.row_splits else ""
+        tds = []
+        for j in cols:
+            if j is None:
+                tds.append(f'<td style="{PAD}">…</td>')
+                continue
+            text = self.number_text(self.values[i, j])
+            style = PAD + top + (EDGE if j in self.col_splits else "")
+            if (i, j) in changed:
+                style += CHANGED
+            if (i, j) in self.highlight:
+                style += f"background:{HIGHLIGHT};color:#000;font-weight:bold;"
+            elif shades is not None:
+                style += shades[i, j]
+            elif text in ("0", "≈0"):
+                style += f"color:{PALE};"
+            tds.append(f'<td style="{style}text-align:right">{html.escape(text)}</td>')
+        label = html.escape(self.rows[i])
+        return f'<tr><th style="{PAD}{top}text-align:left;white-space:nowrap">{label}</th>{"".join(tds)}</tr>'
 
     def latex(self, name=None, labels=False):
         """LaTeX for the matrix: ``name = [...]`` with split lines as vertical rules.
 
-        With ``labels=True`` the column labels sit above and the row labels to the left.
+        With ``labels=True`` the column labels sit above and the row labels to the left. A matrix of
+        more than TABLE_SIDE rows or columns shows the first and the last around dots.
         """
-        spec = "".join(("|" if j in self.col_splits else "") + "r" for j in range(self.shape[1]))
-        body = [" & ".join(cells) for cells in self.texts()]
+        rows, cols = kept(self.shape[0]), kept(self.shape[1])
+        name = None if name is None else text_of(name, "name", 1000)
+        spec = "".join("c" if j is None else ("|" if j in self.col_splits else "") + "r" for j in cols)
+        body = [
+            " & ".join(
+                (r"\ddots" if j is None else r"\vdots") if i is None else
+                (r"\cdots" if j is None else self.number_text(self.values[i, j]))
+                for j in cols
+            )
+            for i in rows
+        ]  # fmt: skip
         header = ""
         if labels:
             spec = "l|" + spec
-            header = " & ".join([""] + [_tex_text(c) for c in self.cols]) + " \\\\ \\hline\n"
-            body = [f"{_tex_text(r)} & {b}" for r, b in zip(self.rows, body)]
-        rows = (header + " \\\\\n".join(body)).replace("∞", r"\infty")
-        matrix = f"\\left[\\begin{{array}}{{{spec}}}\n{rows}\n\\end{{array}}\\right]"
+            header = " & ".join([""] + ["" if j is None else _tex_text(self.cols[j]) for j in cols]) + " \\\\ \\hline\n"
+            body = [f"{'' if i is None else _tex_text(self.rows[i])} & {b}" for i, b in zip(rows, body)]
+        lines = (header + " \\\\\n".join(body)).replace("∞", r"\infty")
+        matrix = f"\\left[\\begin{{array}}{{{spec}}}\n{lines}\n\\end{{array}}\\right]"
         return f"{name} = {matrix}" if name else matrix
 
     def heatmap(self, ax=None, **kwargs):
@@ -182,20 +290,24 @@ class LabelledMatrix:
         return heatmap(self, ax=ax, **kwargs)
 
 
-def _shades(values):
-    """A background and a text colour per cell: white at 0, deepening to red (max) or blue (min);
-    the number in black or white by its shade, and a zero (on white) in grey."""
+def _shades(values, rows, cols):
+    """{(i, j): a background and a text colour} for the cells shown (rows x cols, None a gap): white
+    at 0, deepening to red (max) or blue (min), on the scale of the whole matrix; the number in
+    black or white by its shade, and a zero (on white) in grey."""
+    rows, cols = [i for i in rows if i is not None], [j for j in cols if j is not None]
     with np.errstate(invalid="ignore"):
         clipped = np.nan_to_num(np.clip(values, -1e6, 1e6), nan=0.0)
     scale = np.abs(clipped).max() or 1.0
-    out = []
-    for row in clipped:
-        cells = []
-        for x in row:
-            background = shade(x / scale)  # x / scale: -1 .. 1
-            text = PALE if x == 0 else hex_colour(ink(background))
-            cells.append(f"background:{hex_colour(background)};color:{text};")
-        out.append(cells)
+    shown = clipped[np.ix_(rows, cols)]
+    backgrounds = shades(shown / scale)  # x / scale: -1 .. 1
+    zero = (shown == 0).ravel().tolist()
+    out, styles = {}, {}  # styles: (background, whether zero) -> the cell's style, each made once
+    for k, (a, b) in enumerate(np.ndindex(shown.shape)):
+        key = (backgrounds[k], zero[k])
+        if key not in styles:
+            text = PALE if zero[k] else hex_colour(ink(backgrounds[k]))
+            styles[key] = f"background:{hex_colour(backgrounds[k])};color:{text};"
+        out[rows[a], cols[b]] = styles[key]
     return out
 
 

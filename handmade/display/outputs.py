@@ -5,12 +5,18 @@ readable plain-text twin elsewhere. Nothing here needs IPython.
 """
 
 import html
+import math
 
 import numpy as np
 
+from ..arguments import brief, chosen, number, real_array, strings, text_of, whole
 from ..i18n import N_, _
 from ..model import softmax
-from .labelled import LabelledMatrix, fmt, pad, width
+from .labelled import LabelledMatrix, fmt, pad, real_numbers, width
+from .window import TABLE_SIDE
+
+MAX_MARKUP = 10_000_000  # characters of HTML an output may hold: what a notebook can still open
+MAX_TABLE_ROWS = 1_000  # rows of a table of words and numbers: a long page, not an endless one
 
 STAGES = ("tokens", "embeddings", "q/k/v", "scores", "softmax", "values", "projection", "residual", "logits")
 STAGE_NAMES = {  # what each stage is called on screen
@@ -30,7 +36,7 @@ class Html:
     """HTML with a plain-text twin, displayed by Jupyter through ``_repr_html_``."""
 
     def __init__(self, markup, text=""):
-        self.markup, self.text = markup, text or "(HTML)"
+        self.markup, self.text = text_of(markup, "markup", MAX_MARKUP), text_of(text, "text", MAX_MARKUP) or "(HTML)"
 
     def _repr_html_(self):
         return self.markup
@@ -44,11 +50,7 @@ class Html:
 
 def pipeline(*current):
     """The path from tokens to logits, with the stages this notebook covers highlighted."""
-    unknown = [stage for stage in current if stage not in STAGES]
-    if unknown:
-        raise ValueError(
-            _("unknown stage {stage}; the stages are {stages}").format(stage=repr(unknown[0]), stages=", ".join(STAGES))
-        )
+    chosen(current, "current", STAGES, _("current: no stage called {name}; the stages are {allowed}"))
     boxes, plain = [], []
     for stage in STAGES:
         here, name = stage in current, _(STAGE_NAMES[stage])
@@ -61,6 +63,8 @@ def pipeline(*current):
 
 def side_by_side(*parts):
     """Tables (anything with ``.html()`` or ``_repr_html_``) or HTML strings, in one row."""
+    for part in parts:
+        _showable(part, "parts")
     cells = "".join(
         f'<div style="margin-right:24px;max-width:100%;overflow-x:auto">{_markup(part)}</div>' for part in parts
     )
@@ -71,14 +75,18 @@ def side_by_side(*parts):
 def folded(part, summary=None):
     """``part`` (a table, or anything side_by_side takes) folded away under ``summary`` until the
     reader opens it: for an output that would give an exercise's answer away."""
-    summary = summary or _("this holds the answer to the Try it below: open it after you have tried")
+    _showable(part, "part")
+    summary = _("this holds the answer to the Try it below: open it after you have tried") if summary is None else (
+        text_of(summary, "summary", 1000))  # fmt: skip
     markup = f"<details><summary>{html.escape(summary)}</summary>{_markup(part)}</details>"
     return Html(markup, f"({summary})")
 
 
 def text_table(header, rows, title=""):
-    """A table of words and numbers (not a matrix): a header row, then one row per item. When the
-    header's first cell is empty, each row's first cell names its row (a header, for a screen reader)."""
+    """A table of words and numbers (not a matrix): a header row, then one row per item (at most
+    MAX_TABLE_ROWS, each as long as the header). When the header's first cell is empty, each row's
+    first cell names its row (a header, for a screen reader)."""
+    header, rows, title = _table_parts(header, rows, title)
     esc = html.escape
     head = "".join(f"<th scope='col' style='text-align:left;padding:0 8px'>{esc(str(h))}</th>" for h in header)
     named = bool(header) and str(header[0]) == ""
@@ -101,7 +109,7 @@ def matrix(values, title="", rows=None, cols=None, digits=4, decimals=None):
 
     ``decimals`` writes every number with that many digits after the point (0.00005 rather than 5e-05).
     """
-    values = np.atleast_2d(np.asarray(values, dtype=float))
+    values = np.atleast_2d(real_numbers(values, "values"))
     rows = rows or [_("row {i}").format(i=i) for i in range(values.shape[0])]
     cols = cols or [_("col {j}").format(j=j) for j in range(values.shape[1])]
     return LabelledMatrix(values, rows, cols, title=title, digits=digits, decimals=decimals)
@@ -110,13 +118,80 @@ def matrix(values, title="", rows=None, cols=None, digits=4, decimals=None):
 def weighted_sums(weights, values, rows, title=""):
     """Each row of ``weights @ values`` written out as its sum: ``0.5*1 + 0.5*-1 = 0``.
 
-    ``weights`` [n, n] and a column ``values`` [n]; terms with weight below 1e-9 are left out.
+    ``weights`` [n, m] and a column ``values`` [m], a label per row in ``rows``; terms with weight
+    below 1e-9 are left out.
     """
+    weights, values = real_array(weights, "weights", 2, MAX_TABLE_ROWS), real_array(values, "values", 1, MAX_TABLE_ROWS)
+    rows = strings(rows, "rows")
+    if weights.shape != (len(rows), len(values)):
+        raise ValueError(
+            _("weights is {n}x{m}: it needs {n} labels in rows and {m} numbers in values; found {rows} and {k}").format(
+                n=weights.shape[0], m=weights.shape[1], rows=len(rows), k=len(values)
+            )
+        )
     lines = []
     for label, row in zip(rows, np.asarray(weights)):
         terms = [f"{fmt(w)}*{fmt(v)}" for w, v in zip(row, values) if abs(w) > 1e-9]
         lines.append((label, " + ".join(terms), fmt(row @ np.asarray(values))))
     return text_table([_("row"), _("weights × values"), _("sum")], lines, title)
+
+
+def _showable(part, name):
+    """``part`` if a page can show it: an HTML string, or something with ``.html()`` or ``_repr_html_``."""
+    if not (isinstance(part, str) or callable(getattr(part, "html", None)) or hasattr(part, "_repr_html_")):
+        raise TypeError(
+            _("{name} must be HTML text or a table (anything with .html() or _repr_html_); found {value}").format(
+                name=name, value=brief(part)
+            )
+        )
+    return part
+
+
+def _table_parts(header, rows, title):
+    """(header, rows, title) checked: a list of headings, rows as long, at most MAX_TABLE_ROWS of them."""
+    if not isinstance(header, (list, tuple)) or not header:
+        raise TypeError(_("header must be a list of headings; found {value}").format(value=brief(header)))
+    if not isinstance(rows, (list, tuple)) or not all(isinstance(r, (list, tuple)) for r in rows):
+        raise TypeError(_("rows must be a list of rows, each a list; found {value}").format(value=brief(rows)))
+    if len(rows) > MAX_TABLE_ROWS:
+        raise ValueError(
+            _("rows has {n} rows; a table shows at most {limit}").format(n=f"{len(rows):,}", limit=MAX_TABLE_ROWS)
+        )
+    uneven = next((i for i, row in enumerate(rows) if len(row) != len(header)), None)
+    if uneven is not None:
+        raise ValueError(
+            _("rows[{i}] has {n} cells; the header has {m}").format(i=uneven, n=len(rows[uneven]), m=len(header))
+        )
+    return header, rows, text_of(title, "title", 1000)
+
+
+def product_pair(a, b, limit):
+    """(a, b) as float arrays: matrices of at most ``limit`` a side whose product can be taken and holds."""
+    a, b = real_array(a, "a", 2, limit), real_array(b, "b", 2, limit)
+    if a.shape[1] != b.shape[0]:
+        raise ValueError(
+            _("a is {n}x{k} and b is {k2}x{m}: a needs as many columns as b has rows").format(
+                n=a.shape[0], k=a.shape[1], k2=b.shape[0], m=b.shape[1]
+            )
+        )
+    with np.errstate(over="ignore", invalid="ignore"):
+        finite = np.isfinite(a @ b).all()
+    if not finite:
+        raise ValueError(_("a @ b is larger than float64 can hold (about 1.8e308): smaller numbers in a or b, please"))
+    return a, b
+
+
+def scaled(row, scale, name):
+    """``row * scale``, refused when it is larger than float64 holds."""
+    with np.errstate(over="ignore"):  # an overflow is what this checks for, and says so
+        x = row * scale
+    if not np.isfinite(x).all():
+        raise ValueError(
+            _("{name}: {x} × {scale} is larger than float64 can hold (about 1.8e308)").format(
+                name=name, x=fmt(np.abs(row).max()), scale=fmt(scale)
+            )
+        )
+    return x
 
 
 def _markup(part):
@@ -129,7 +204,8 @@ def _markup(part):
 
 def dot_product_story(a, b, i, j):
     """A and B with row i and column j highlighted, the product, and the sum written out."""
-    a, b = np.asarray(a), np.asarray(b)
+    a, b = product_pair(a, b, TABLE_SIDE)
+    i, j = whole(i, "i", 0, len(a) - 1), whole(j, "j", 0, b.shape[1] - 1)
     product = a @ b
     terms = " + ".join(f"{fmt(x)}*{fmt(y)}" for x, y in zip(a[i], b[:, j]))
 
@@ -152,7 +228,8 @@ def dot_product_story(a, b, i, j):
 
 def softmax_story(row, scale=1.0):
     """A table: a row, scaled, its exponentials after subtracting the max, and the softmax."""
-    x = np.asarray(row, dtype=float) * scale
+    row, scale = real_array(row, "row", 1, TABLE_SIDE), number(scale, "scale", -math.inf, math.inf, False, False)
+    x = scaled(row, scale, "row")
     shifted = x - x.max()
     steps = np.vstack([x, shifted, np.exp(shifted), softmax(x)])
     labels = [f"x × {fmt(scale)}", _("minus the max"), "exp", _("softmax: divided by the sum")]
@@ -164,7 +241,7 @@ class Rich:
     """Something Jupyter shows in a rich form (``markup``: LaTeX, SVG) with a plain-text twin."""
 
     def __init__(self, markup, text):
-        self.markup, self.text = markup, text
+        self.markup, self.text = text_of(markup, "markup", MAX_MARKUP), text_of(text, "text", MAX_MARKUP)
 
     def __repr__(self):
         return self.text
@@ -190,13 +267,24 @@ def equations(*named, digits=12):
     Numbers are written with up to ``digits`` significant digits, so round them first to show
     them as a source prints them.
     """
+    digits = whole(digits, "digits", 1, 17)
     tables = [
         (name, values if isinstance(values, LabelledMatrix) else matrix(values, digits=digits))
-        for name, values in named
+        for name, values in _named(named)
     ]
     tex = r" \qquad ".join(table.latex(_tex_name(name)) for name, table in tables)
     text = "\n\n".join(f"{name} =\n{table}" for name, table in tables)
     return Latex(f"$\\displaystyle {tex}$", text)
+
+
+def _named(named):
+    """``named`` as (name, matrix) pairs, each name a string."""
+    for pair in named:
+        if not (isinstance(pair, (tuple, list)) and len(pair) == 2 and isinstance(pair[0], str)):
+            raise TypeError(
+                _('named must be (name, matrix) pairs, like ("X", x); found {value}').format(value=brief(pair))
+            )
+    return named
 
 
 def _tex_name(name):

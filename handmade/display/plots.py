@@ -5,10 +5,13 @@ from pathlib import Path
 import numpy as np
 from matplotlib import font_manager
 from matplotlib import pyplot as plt
-from matplotlib.colors import LinearSegmentedColormap
+from matplotlib.axes import Axes
+from matplotlib.colors import Colormap, LinearSegmentedColormap
 
+from ..arguments import brief, chosen, number, text_of, writable
 from ..i18n import N_, _, translated
 from .colours import ink, shade
+from .window import HEATMAP_SIDE, kept, left_out
 
 # the HTML tables' colours: blue below zero, white at zero, red above
 SIGNED = LinearSegmentedColormap.from_list("handmade", [[c / 255 for c in shade(t)] for t in np.linspace(-1, 1, 21)])
@@ -18,6 +21,7 @@ SIGNED = LinearSegmentedColormap.from_list("handmade", [[c / 255 for c in shade(
 CJK_FONT = Path(__file__).resolve().parent.parent / "fonts" / "handmade-cjk.ttf"
 font_manager.fontManager.addfont(CJK_FONT)
 FONTS = ["sans-serif", font_manager.FontProperties(fname=CJK_FONT).get_name()]
+
 
 # the axes of an attention pattern, as the notebooks label them: heatmap(xlabel=KEY, ylabel=QUERY)
 KEY, QUERY = N_("key (looked at)"), N_("query (looking)")
@@ -29,32 +33,81 @@ def heatmap(matrix, ax=None, annotate=True, cmap=None, vmin=None, vmax=None, xla
     Values are coloured as the HTML tables colour them: blue below zero, white at zero, red above,
     on a scale symmetric about zero (attention weights, all zero or more, run from white to red).
     Cells carry their numbers, in black or white by the cell's colour (at least 4.5:1). A label or title that is a message of the catalogue (``KEY``, ``QUERY``)
-    is drawn in the learner's language; any other is drawn as given.
+    is drawn in the learner's language; any other is drawn as given. A matrix of more than ``HEATMAP_SIDE``
+    rows or columns is drawn by its first and last ones, a dashed line where the others are left
+    out, and the title says so.
     """
-    values = np.clip(matrix.values, -1e6, 1e6)  # a huge or infinite entry would wash out everything else
+    matrix, rows, cols = _drawn(matrix)
+    ax, cmap, vmin, vmax, xlabel, ylabel = _options(ax, cmap, vmin, vmax, xlabel, ylabel)
+    values = np.clip(matrix.values[np.ix_(rows, cols)], -1e6, 1e6)  # a huge or infinite entry would wash out the rest
     if ax is None:
         _, ax = plt.subplots(figsize=(0.55 * values.shape[1] + 1.6, 0.45 * values.shape[0] + 1.0))
     low = values.min() if vmin is None else vmin
     high = values.max() if vmax is None else vmax
     bound = max(-low, high, 1e-12)  # symmetric, so that a colour means the same size on both sides
     image = ax.imshow(values, cmap=cmap or SIGNED, norm=plt.Normalize(-bound, bound), aspect="auto")
-    vertical = max(map(len, matrix.cols)) > 3
-    ax.set_xticks(range(values.shape[1]), matrix.cols, rotation=90 if vertical else 0, fontfamily=FONTS)
-    ax.set_yticks(range(values.shape[0]), matrix.rows, fontfamily=FONTS)
+    col_names = [matrix.cols[j] for j in cols]
+    vertical = max(map(len, col_names)) > 3
+    ax.set_xticks(range(values.shape[1]), col_names, rotation=90 if vertical else 0, fontfamily=FONTS)
+    ax.set_yticks(range(values.shape[0]), [matrix.rows[i] for i in rows], fontfamily=FONTS)
     ax.tick_params(length=0)
     for j in matrix.col_splits:
-        ax.axvline(j - 0.5, color="black", linewidth=2)
+        if j in cols:
+            ax.axvline(cols.index(j) - 0.5, color="black", linewidth=2)
+    _gaps(ax, matrix.shape, values.shape)
     if annotate:
-        texts = matrix.texts()
         for (i, j), value in np.ndenumerate(values):
-            background = [round(255 * c) for c in image.cmap(image.norm(value))[:3]]
+            background = tuple(round(255 * c) for c in image.cmap(image.norm(value))[:3])
             colour = [c / 255 for c in ink(background)]  # black or white, whichever stands out more
-            ax.text(j, i, texts[i][j], ha="center", va="center", fontsize=8, color=colour)
+            text = matrix.number_text(matrix.values[rows[i], cols[j]])
+            ax.text(j, i, text, ha="center", va="center", fontsize=8, color=colour)
     ax.set_xlabel(translated(xlabel) if xlabel else "", fontfamily=FONTS)  # gettext("") is the header
     ax.set_ylabel(translated(ylabel) if ylabel else "", fontfamily=FONTS)
-    if matrix.title:
-        ax.set_title(translated(matrix.title), loc="left", fontsize=10, fontfamily=FONTS)
+    title = " ".join(filter(None, [translated(matrix.title) if matrix.title else "", _left_out(matrix, HEATMAP_SIDE)]))
+    if title:
+        ax.set_title(title, loc="left", fontsize=10, fontfamily=FONTS, wrap=True)
     return ax
+
+
+def _drawn(matrix):
+    """(matrix, the rows drawn, the columns drawn): at most HEATMAP_SIDE of each, the first and the last."""
+    if not all(hasattr(matrix, a) for a in ("values", "rows", "cols", "col_splits", "title", "number_text")):
+        raise TypeError(
+            _("matrix must be a LabelledMatrix (handmade.display.labelled); found {value}").format(value=brief(matrix))
+        )
+    rows, cols = ([k for k in kept(n, HEATMAP_SIDE) if k is not None] for n in matrix.shape)
+    return matrix, rows, cols
+
+
+def _options(ax, cmap, vmin, vmax, xlabel, ylabel):
+    """heatmap's options, checked: axes or None, a colour map (or its name) or None, numbers or None, texts or None."""
+    if ax is not None and not isinstance(ax, Axes):
+        raise TypeError(_("ax must be matplotlib axes, or None; found {value}").format(value=brief(ax)))
+    if cmap is not None and not isinstance(cmap, Colormap):
+        cmap = chosen(
+            [cmap], "cmap", list(plt.colormaps()), _("cmap: no colour map called {name}; choose from {allowed}")
+        )[0]
+    vmin, vmax = (None if v is None else number(v, name, -1e6, 1e6) for v, name in ((vmin, "vmin"), (vmax, "vmax")))
+    xlabel, ylabel = (
+        None if t is None else writable(text_of(t, name, 200), name)
+        for t, name in ((xlabel, "xlabel"), (ylabel, "ylabel"))
+    )
+    return ax, cmap, vmin, vmax, xlabel, ylabel
+
+
+def _gaps(ax, shape, drawn):
+    """A dashed line where rows or columns are left out (the middle of a dimension larger than HEATMAP_SIDE)."""
+    if shape[0] > drawn[0]:
+        ax.axhline(drawn[0] / 2 - 0.5, color="0.35", linestyle="--", linewidth=1.5)
+    if shape[1] > drawn[1]:
+        ax.axvline(drawn[1] / 2 - 0.5, color="0.35", linestyle="--", linewidth=1.5)
+
+
+def _left_out(matrix, limit):
+    sentence = _(
+        "({rows} of {n} rows and {cols} of {m} columns drawn, the first and the last: the dashed lines mark the gaps)"
+    )
+    return left_out(matrix.shape, limit, sentence)
 
 
 # Reference lines tell apart by their dashes, their darkness and a label at their end, never by hue
@@ -70,6 +123,15 @@ REFERENCE_STYLES = (
 def reference_lines(ax, lines):
     """Draw each (label, y) of ``lines`` across ``ax`` as a horizontal line of its own dash pattern,
     its label written above its right end (and in the legend): yardsticks a plot is read against."""
+    if not isinstance(ax, Axes):
+        raise TypeError(_("ax must be matplotlib axes; found {value}").format(value=brief(ax)))
+    pairs = isinstance(lines, (list, tuple)) and all(
+        isinstance(line, (list, tuple)) and len(line) == 2 and isinstance(line[0], str) for line in lines
+    )
+    if not pairs:
+        raise TypeError(_("lines must be a list of (label, y) pairs; found {value}").format(value=brief(lines)))
+    for _label, y in lines:
+        number(y, "lines", -1e300, 1e300)
     if len(lines) > len(REFERENCE_STYLES):
         raise ValueError(
             _("at most {n} reference lines, one dash pattern each; got {count}").format(

@@ -14,6 +14,7 @@ import sys
 import textwrap
 import tokenize
 
+from ..arguments import brief, strings, text_of
 from ..i18n import _
 from .outputs import Html
 
@@ -23,10 +24,19 @@ from .outputs import Html
 CODE_STYLE = "font-family:monospace;font-size:12.5px;line-height:1.45;margin:4px 0;padding:6px 10px;"
 CODE_STYLE += "background:#fff;border-left:3px solid #ccc;overflow-x:auto;white-space:pre"
 MARK = "background:#fffbe0;box-shadow:inset 3px 0 #8a6d00;display:inline-block;min-width:100%"
+MAX_CODE = 1_000_000  # characters of code shown as text: the request limit on texts
 
 
-def source_of(fn):
-    return textwrap.dedent(inspect.getsource(fn))
+def source_of(fn, name="fn"):
+    """The source of ``fn``, a function or class written in Python, as its file has it."""
+    if not (inspect.isfunction(fn) or inspect.ismethod(fn) or inspect.isclass(fn)):
+        raise TypeError(
+            _("{name} must be a function or class written in Python; found {value}").format(name=name, value=brief(fn))
+        )
+    try:
+        return textwrap.dedent(inspect.getsource(fn))
+    except (OSError, TypeError):  # made at run time, or in C: no file holds it
+        raise ValueError(_("{name}: no file holds the source of {value}").format(name=name, value=brief(fn))) from None
 
 
 def code_lines(fn):
@@ -81,7 +91,7 @@ def _lines_with(code, phrases):
 
 def code_block(code):
     """Code given as text (a solution, not a function of the package), highlighted."""
-    return Html(_block(code), code)
+    return Html(_block(text_of(code, "code", MAX_CODE)), code)
 
 
 def show(fn, highlight=(), caption=None):
@@ -93,7 +103,8 @@ def show(fn, highlight=(), caption=None):
     ``handmade.training.linear_backward``.
     """
     code = source_of(fn)
-    marked = _lines_with(code, highlight)
+    marked = _lines_with(code, strings(highlight, "highlight"))
+    caption = None if caption is None else text_of(caption, "caption", 1000)
     module, parts = fn.__module__, fn.__module__.split(".")
     for package in (".".join(parts[:n]) for n in range(len(parts) - 1, 1, -1)):  # nearest first, not the root
         offered = sys.modules.get(package)
@@ -107,12 +118,27 @@ def show(fn, highlight=(), caption=None):
     return Html(head + _block(code, marked), code)
 
 
+def _notes(notes):
+    """``notes`` as a list of (phrase, note) pairs of strings."""
+    pairs = isinstance(notes, (list, tuple)) and all(
+        isinstance(n, (list, tuple)) and len(n) == 2 and all(isinstance(x, str) for x in n) for n in notes
+    )
+    if not pairs:
+        raise TypeError(
+            _("notes must be a list of (phrase, note) pairs of strings; found {value}").format(value=brief(notes))
+        )
+    return notes
+
+
 def listing(functions, notes=(), caption=None):
     """Several functions as one numbered listing, then a table: for each (phrase, note) in
     ``notes``, the number of the line that holds the phrase and the note (a notebook to read)."""
-    code = "\n\n".join(source_of(fn).rstrip("\n") for fn in functions) + "\n"
+    if not isinstance(functions, (list, tuple)) or not functions:
+        raise TypeError(_("functions must be a list of functions; found {value}").format(value=brief(functions)))
+    code = "\n\n".join(source_of(fn, "functions").rstrip("\n") for fn in functions) + "\n"
+    caption = None if caption is None else text_of(caption, "caption", 1000)
     rows = []
-    for phrase, note in notes:
+    for phrase, note in _notes(notes):
         number = min(_lines_with(code, [phrase]))
         rows.append((number, phrase, note))
     head = (

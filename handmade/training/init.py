@@ -37,13 +37,14 @@ def init_params(
     loss of 3.1 from 0.02 and 2.7 from 1 / sqrt(32) (``benchmarks/bench_training.py`` measures it).
 
     ``n_attn`` (default ``n_embd``) is the width of q, k and v, split into ``n_head`` heads;
-    ``mlp`` adds a feed-forward layer of ``n_hidden`` units (default 4 * n_embd) to each block;
+    ``mlp`` adds a feed-forward layer of ``n_hidden`` units (default 4 * n_embd, at most 1,024) to each block;
     ``ln`` adds ``ln_1`` (and ``ln_2`` with an mlp) and ``ln_f`` the final layer norm. The weights
-    are labelled: tokens are ``alphabet`` (default a, b, c, ...), directions e0, e1, ...
+    are labelled: tokens are ``alphabet`` (default a, b, c, ...; beyond 26 tokens, t0, t1, ... without
+    an alphabet), directions e0, e1, ...
     """
     check_whole(n_embd, "n_embd", 1, MAX_WIDTH)  # before the widths worked out of it
     n_attn = n_embd if n_attn is None else n_attn
-    n_hidden = 4 * n_embd if n_hidden is None else n_hidden
+    n_hidden = min(4 * n_embd, MAX_WIDTH) if n_hidden is None else n_hidden  # the limit, past a width of 256
     for value, name, limit in (
         (n_vocab, "n_vocab", MAX_N_VOCAB),
         (n_ctx, "n_ctx", MAX_N_CTX),
@@ -62,9 +63,10 @@ def init_params(
     return check_weights(params, labels)
 
 
-def _alphabet(alphabet, n_vocab):  # -> the model's alphabet: the one given, or a, b, c, ...
-    alphabet = default_alphabet(n_vocab) if alphabet is None else check_alphabet(alphabet)
-    if len(alphabet) != n_vocab:
+def _alphabet(alphabet, n_vocab):  # -> the model's alphabet: the one given, or a, b, c, ... (None beyond 26)
+    if alphabet is None:
+        return default_alphabet(n_vocab)  # more than 26 tokens: no letters for them, they are t0, t1, ...
+    if len(check_alphabet(alphabet)) != n_vocab:
         raise ValueError(
             _("the alphabet {alphabet} has {chars} characters but n_vocab is {n}; they must match").format(
                 alphabet=brief(alphabet), chars=len(alphabet), n=n_vocab

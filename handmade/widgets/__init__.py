@@ -1,8 +1,9 @@
 """Live editors for a notebook (ipywidgets loads here, not with ``import handmade``).
 
 ``playground``: ``Playground``, where every weight of any model can be edited and every view
-follows, its layout (``layout``) apart from its editors (``editors``: a grid per matrix, a box and
-slider for one number) and its tools (``tools``: break it, save, load). ``blog``: the blog's
+follows, its options checked and what it draws bounded (``options``), its layout (``layout``) apart
+from its editors (``editors``: a grid per matrix, a box and slider for one number) and its tools
+(``tools``: break it, save, load). ``blog``: the blog's
 model in it, with the blog's options. ``explorers``: the first notebooks' small explorers. What the
 views show is HTML from ``handmade.display.views``.
 """

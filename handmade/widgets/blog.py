@@ -42,7 +42,25 @@ def lg_strength():
 
 def blog_playground(params=None, **options):
     """A ``Playground`` of the blog's model (or ``params`` of its shape) with the blog's options;
-    any option given here replaces the blog's."""
-    blog = dict(text="aabaa", score=BlogScore(), strength=lg_strength(), break_at=("c_proj.w", "V", "Tb"))
+    any option given here replaces the blog's. "break it" starts on c_proj.w[V, Tb] where the model
+    has that weight and a grid for it."""
+    params = blog_model() if params is None else params
+    blog = dict(text="aabaa", score=BlogScore(), strength=None, break_at=None)
+    if _has_blogs_c_proj(params):  # Lg sets it, and "break it" starts on its weight that writes b
+        edit = options.get("edit")
+        blog.update(strength=lg_strength(), break_at=("c_proj.w", "V", "Tb"))
+        if isinstance(edit, (list, tuple)) and "c_proj.w" not in edit:
+            blog["break_at"] = None
     blog["save_path"] = "blog_model.json"  # its own file: a task's playground saves to the task's
-    return Playground(blog_model() if params is None else params, **{**blog, **options})
+    return Playground(params, **{**blog, **options})
+
+
+def _has_blogs_c_proj(params):
+    """Whether ``params`` has a c_proj.w of the blog's shape and names (one block, a row V, a column Tb)."""
+    from ..display.trace import table
+
+    try:
+        found = table(params, "c_proj.w")
+    except ValueError:  # not a model with one c_proj (the Playground says what is wrong with it)
+        return False
+    return found.shape == (8, 8) and "V" in found.rows and "Tb" in found.cols

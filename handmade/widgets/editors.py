@@ -10,11 +10,13 @@ import re
 import ipywidgets as W
 import numpy as np
 
-from ..display.labelled import fmt
+from ..arguments import brief, clip, css_class, function, number, real_array, text_of, whole
+from ..display.labelled import LabelledMatrix, fmt
 from ..i18n import _
 from .slider import LogSlider
 
 CELL = "46px"
+MAX_BOXES = 512  # boxes in one grid: 16 x 32, about a screen, built in 0.8 s here (1.5 ms a box: three widgets)
 NARROW = {"description_width": "initial"}  # a widget's label takes only the room it needs
 QUIET_LABEL = "hm-quiet-label"  # a widget whose label a screen reader reads but the page does not show
 QUIET_LABEL_STYLE = f"""<style>
@@ -36,11 +38,33 @@ class Quiet(W.VBox):
 
 def message_html(text, ok=False):
     """What an editor or the playground says, in a live region: a screen reader reads a refusal out
-    at once (an alert) and any other news when it is free (a status)."""
+    at once (an alert) and any other news when it is free (a status). Always one line of at most
+    MAX_MESSAGE characters: a character that cannot be shown (a new line in a file name) as its
+    escape, a longer sentence (a long file name in it) cut in its middle."""
     if not text:
         return ""
+    text = clip("".join(c if c.isprintable() else repr(c)[1:-1] for c in text))
     colour, role, live = ("#1a7f37", "status", "polite") if ok else ("#b3261e", "alert", "assertive")
     return f'<span role="{role}" aria-live="{live}" style="color:{colour}">{html.escape(text, quote=False)}</span>'
+
+
+LARGEST = 1e300  # what a number box takes: beyond it, the weights it sets overflow at once
+
+
+def _grid_matrix(matrix):
+    """``matrix`` if it is a LabelledMatrix small enough for a grid of boxes."""
+    if not isinstance(matrix, LabelledMatrix):
+        raise TypeError(
+            _("matrix must be a LabelledMatrix (handmade.display.labelled); found {value}").format(value=brief(matrix))
+        )
+    rows, cols = matrix.shape
+    if rows * cols > MAX_BOXES:
+        raise ValueError(
+            _("matrix has {rows} x {cols} = {n} numbers, more boxes than a grid holds ({limit})").format(
+                rows=rows, cols=cols, n=f"{rows * cols:,}", limit=f"{MAX_BOXES:,}"
+            )
+        )
+    return matrix
 
 
 def css(name):
@@ -58,7 +82,9 @@ class MatrixEditor:
     """
 
     def __init__(self, name, matrix, on_edit, label_width=56, heading=True):
-        self.name, self.matrix, self.on_edit = name, matrix, on_edit
+        self.name, self.matrix = text_of(name, "name", 100), _grid_matrix(matrix)
+        self.on_edit = function(on_edit, _("on_edit must be a function (name, values) -> message; found {value}"))
+        label_width = whole(label_width, "label_width", 0, 1000)
         self.values = matrix.values.copy()
         self._quiet = False
         self._boxes = self._widget = None  # built when first shown: a big model has thousands of boxes
@@ -124,6 +150,7 @@ class MatrixEditor:
 
     def box_name(self, i, j):
         """What the box at row ``i``, column ``j`` is called: "q, row P3, column P2"."""
+        i, j = whole(i, "i", 0, self.matrix.shape[0] - 1), whole(j, "j", 0, self.matrix.shape[1] - 1)
         return _("{matrix}, row {row}, column {column}").format(
             matrix=self.name, row=self.matrix.rows[i], column=self.matrix.cols[j]
         )
@@ -160,11 +187,19 @@ class MatrixEditor:
         self.show("")
 
     def show(self, text):
-        self.message.value = message_html(text)
+        """Say ``text`` beside the grid ("" says nothing)."""
+        self.message.value = message_html(text_of(text, "text", 1000))
 
     def set_values(self, values):
         """Show new values (reset, load, Lg) without treating them as typed edits."""
-        self.values = np.array(values, dtype=float).reshape(self.values.shape)
+        values = real_array(values, "values", 2, MAX_BOXES)
+        if values.shape != self.values.shape:
+            raise ValueError(
+                _("values must have the grid's shape {shape}; found {found}").format(
+                    shape=self.values.shape, found=values.shape
+                )
+            )
+        self.values = values
         if self._boxes is None:  # not shown yet: the boxes will start from these values
             return self.show("")
         self._quiet = True
@@ -191,7 +226,11 @@ class NumberControl:
     BASE, LOWEST, HIGHEST, STEP = 2.0, -4, 11, 0.05  # the slider: 2^-4 to 2^11 in steps of 2^0.05
 
     def __init__(self, name, label, value, apply, tooltip=""):
-        self.apply, self.value, self._quiet = apply, float(value), False
+        name, label, tooltip = css_class(name, "name"), text_of(label, "label", 100), text_of(tooltip, "tooltip", 1000)
+        self.apply = function(
+            apply, _("apply must be a function of the value that returns True or False; found {value}")
+        )
+        self.value, self._quiet = number(value, "value", -LARGEST, LARGEST), False
         self.box = W.FloatText(value=self.value, description=label, layout=W.Layout(width="160px"), style=NARROW)
         self.box.tooltip = tooltip
         self.slider = LogSlider(
@@ -214,7 +253,7 @@ class NumberControl:
     def _typed(self, value):
         if self._quiet or value == self.value:
             return
-        if not math.isfinite(value) or abs(value) > 1e300:
+        if not math.isfinite(value) or abs(value) > LARGEST:
             self.show(
                 _("{value} is not a number this control can use; keeping {kept}").format(
                     value=value, kept=fmt(self.value)
@@ -244,13 +283,15 @@ class NumberControl:
 
     def set(self, value):
         """Show ``value`` in the box and move the slider to it (as near as it goes), without using it."""
+        value = number(value, "value", -LARGEST, LARGEST)
         self._quiet = True
         try:
-            self.value = float(value)
+            self.value = value
             self.box.value = self.value
             self.slider.value = self._on_slider(self.value)
         finally:
             self._quiet = False
 
     def show(self, text):
-        self.message.value = message_html(text)
+        """Say ``text`` beside the box ("" says nothing)."""
+        self.message.value = message_html(text_of(text, "text", 1000))

@@ -4,20 +4,26 @@ softmax turns into argmax as its input is scaled up."""
 import ipywidgets as W
 import numpy as np
 
+from ..arguments import number, real_array, whole
 from ..display.labelled import fmt
-from ..display.outputs import softmax_story
+from ..display.outputs import product_pair, scaled, softmax_story
 from ..i18n import _
 from .editors import Quiet, message_html
 from .slider import LogSlider
 
 
 class ProductExplorer:
-    """Pick an output cell of A @ B and see which row and column make it."""
+    """Pick an output cell of A @ B and see which row and column make it (A and B at most
+    ``MAX_SIDE`` a side: a row of that many buttons fits a screen, and so do the three tables)."""
+
+    MAX_SIDE = 12
 
     def __init__(self, a, b, i=0, j=0):
         from ..display.outputs import dot_product_story
 
-        self.a, self.b, self._story = np.asarray(a), np.asarray(b), dot_product_story
+        self.a, self.b = product_pair(a, b, self.MAX_SIDE)
+        i, j = whole(i, "i", 0, len(self.a) - 1), whole(j, "j", 0, self.b.shape[1] - 1)
+        self._story = dot_product_story
         self.row = W.ToggleButtons(options=list(range(self.a.shape[0])), value=i, description=_("row"))
         self.col = W.ToggleButtons(options=list(range(self.b.shape[1])), value=j, description=_("column"))
         self.view = W.HTML()
@@ -41,11 +47,14 @@ class SoftmaxExplorer:
     """Type a row of numbers and scale it: softmax turns into argmax as the scale grows."""
 
     MAX_NUMBERS = 12
+    LOWEST, HIGHEST = 0.01, 1000.0  # the scale slider's ends
 
     def __init__(self, row=(1.0, 0.0, 0.0), scale=1.0):
-        self.row, self._scale = np.array(row, dtype=float), float(scale)
+        self.row = real_array(row, "row", 1, self.MAX_NUMBERS)
+        self._scale = number(scale, "scale", self.LOWEST, self.HIGHEST)
+        scaled(self.row, self._scale, "row")
         self.text = W.Text(value=", ".join(fmt(x) for x in self.row), description=_("row"), continuous_update=False)
-        self.scale = LogSlider(value=scale, base=10, min=-2, max=3, step=0.05, label=_("scale"), readout=True)
+        self.scale = LogSlider(value=self._scale, base=10, min=-2, max=3, step=0.05, label=_("scale"), readout=True)
         self.message, self.view = W.HTML(), W.HTML()
         for widget, name in ((self.text, "row"), (self.scale, "scale"), (self.message, "message"), (self.view, "view")):
             widget.add_class(f"hm-softmax-{name}")
@@ -73,14 +82,11 @@ class SoftmaxExplorer:
         self._try(self.row, scale)
 
     def _try(self, row, scale):
-        with np.errstate(over="ignore"):  # an overflow is what this checks for, and says so below
-            overflows = not np.isfinite(row * scale).all()
-        if overflows:
-            self.message.value = message_html(
-                _(
-                    "{x} × {scale} is larger than float64 can hold (about 1.8e308); showing the last row that fits"
-                ).format(x=fmt(np.abs(row).max()), scale=fmt(scale))
-            )
+        try:
+            scale = number(scale, "scale", self.LOWEST, self.HIGHEST)
+            scaled(row, scale, "row")
+        except ValueError as error:
+            self.message.value = message_html(_("{error}; showing the last row that fits").format(error=error))
             return
         self.row, self._scale = row, scale
         self.message.value = ""

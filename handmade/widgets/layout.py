@@ -12,7 +12,6 @@ from dataclasses import dataclass
 import ipywidgets as W
 
 from ..display.labelled import width as text_width
-from ..display.trace import trace
 from ..display.views import view_names
 from ..i18n import _
 from .editors import NARROW, QUIET_LABEL_STYLE, Quiet, css
@@ -117,7 +116,7 @@ def _bar(p, screen):
 
 def _stages(p, screen):
     """A box per stage that has grids (its grids beside its views); several stages become tabs."""
-    laid_out = _what_each_stage_shows(p)
+    laid_out = p.laid_out
     boxes, titles, builders = [], [], {}
     for stage, grids, views in laid_out:
         box, fill = _stage_box(p, screen, stage, grids, views)
@@ -145,10 +144,10 @@ def _open(builders, index):
         fill()
 
 
-def _what_each_stage_shows(p):
-    """[(stage, its grids, its views)] for the stages that show anything; a view shown beside grids
-    is not shown again by a stage without grids."""
-    t = trace(p.text, p.params)  # which intermediates this model has
+def what_each_stage_shows(p, t):
+    """[(stage, its grids, its views)] for the stages that show anything (``t``: a trace of the
+    model, which says which intermediates it has); a view shown beside grids is not shown again by a
+    stage without grids."""
     laid_out, covered = [], set()
     for stage in p.stages:
         grids = [name for name in stage.parts if name in p.editors]

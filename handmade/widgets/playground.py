@@ -14,36 +14,22 @@ so each notebook also shows ``playground.snapshot()``: the same views as static 
 and titled as the state saved with the notebook.
 """
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from .. import parts as P
+from ..arguments import brief, text_of
 from ..display import views as V
 from ..display.labelled import fmt
 from ..display.outputs import Html
 from ..display.trace import trace, weight_tables
 from ..i18n import _
 from ..inference import prepare
+from ..names import T
 from ..weights import NonFiniteError, WeightsError, check_weights
 from . import layout, tools
+from . import options as O
 from .editors import MatrixEditor, NumberControl, message_html
-
-CONTROLS = ("text", "reset", "strength", "break", "save")
-MAX_CONTEXT_CHARS = 10_000  # what the context box accepts (the model reads the last n_ctx)
-
-
-@dataclass(frozen=True)
-class Strength:
-    """A number that sets several weights at once by a rule (the blog's Lg sets c_proj): shown as a
-    box and a slider beside the grids of ``stage``."""
-
-    name: str  # for CSS classes: hm-{name}-box
-    label: str  # beside the box
-    value: float  # where it starts
-    apply: object  # (params, value) -> new params; may raise ValueError with a sentence
-    stage: str  # the stage whose grids it sits with
-    done: str  # a sentence with {value}: what the status line says after it applied a value
+from .options import Strength  # noqa: F401 (a playground's option, exported from here too)
 
 
 class TaskScore:
@@ -51,7 +37,10 @@ class TaskScore:
     the score a task's playground shows. ``reveal`` adds the reference solution's shares."""
 
     def __init__(self, task):
-        self.task, self.label, self.reveal = task, f"{task.name}:", False
+        from ..course.tasks import get_task
+
+        self.task = get_task(task)
+        self.label, self.reveal = f"{self.task.name}:", False
 
     def __call__(self, params):
         from ..course.grader import SHOWN_STEPS, handed_in
@@ -85,54 +74,48 @@ class Playground:
     """Edit a model's weights and watch every view of it update at once.
 
     ``params``: the model, or ``task``: a task's name (its blank model, graded as you edit).
-    ``edit``: which parts get grids (names from ``handmade.parts``; default: all). ``views``: which
+    ``edit``: which parts get grids (names from ``handmade.parts``; default: every part a grid can
+    hold, at most ``editors.MAX_BOXES`` weights; the status line names the others). ``views``: which
     views to show (keys of ``display.views.VIEW_KINDS`` and ``OUTCOMES``; default: every stage's
     views and the score). ``controls``: any of "text" (the context), "reset", "strength" (shown
     when a ``strength`` is given), "break", "save". ``score``: ``params -> (passed, summary,
     details)``, shown in the bar. ``text``: the context to start from. ``break_at``: (part, row,
-    column) that "break it" starts on.
+    column) that "break it" starts on. Each option is checked where it comes in (one line naming it),
+    and what the views would draw is bounded before a widget is built (``options``).
     """
 
     def __init__(self, params=None, *, task=None, text=None, edit=None, views=None, controls=None, save_path=None,
                  score=None, strength=None, break_at=None):  # fmt: skip
         params, score = _with_task(params, task, score)
         self.task, self.original = task, prepare(params)
-        self.params, self.score, self.strength_option = self.original, score, strength
-        self.text = self._start_text = _first_context(task, self.params) if text is None else text
-        self.save_path, self.break_at = save_path or _save_name(task), break_at
-        self.stages = V.stages(self.params.structure)
-        self._choose(edit, views, controls)
+        self.params, self.score, self.stages = self.original, O.score(score), V.stages(self.original.structure)
+        self.strength_option = O.strength(strength, self.stages)
+        self.text = self._start_text = _first_context(task, self.params) if text is None else O.context(text)
+        self.save_path = O.save_path(save_path, _save_name(task))
+        O.check_pass(self.params.structure, self.text)  # before the layout's first pass
         tables = weight_tables(self.params)
+        shapes = {name: tables[name].shape for name in P.parts(self.params)}
+        self.edit, self.view_names, self.controls, left_out = O.choices(
+            shapes, self.stages, edit, views, controls, strength is not None
+        )
         self.editors = {name: MatrixEditor(name, tables[name], self._edited) for name in self.edit}
+        self.break_at = O.break_at(break_at, self.editors)
         self.strength = NumberControl(strength.name, strength.label, strength.value, self._strength_changed) if (
             strength is not None and "strength" in self.controls) else None  # fmt: skip
         self._last = None  # the trace on screen, to mark what an edit changed
-        self.screen = layout.build(self)
-        self.widget, self.panels, self.summary, self.outcomes = (
-            self.screen.widget, self.screen.panels, self.screen.summary, self.screen.outcomes)  # fmt: skip
-        self.status, self.text_box, self.text_message = (
-            self.screen.status,
-            self.screen.text_box,
-            self.screen.text_message,
-        )
-        self._show(self._render(self.params, self.text, self._last))
+        self._lay_out(O.left_out_note(left_out, shapes))
 
-    def _choose(self, edit, views, controls):
-        """The parts, views and controls asked for, each checked against what there is."""
-        all_parts = list(P.parts(self.params))
-        default_views = {view for stage in self.stages for view in stage.views} | {"accuracy"}
-        self.edit = all_parts if edit is None else list(edit)
-        self.view_names = default_views if views is None else set(views)
-        self.controls = (
-            tuple(c for c in CONTROLS if c != "strength" or self.strength_option)
-            if controls is None
-            else tuple(controls)
-        )
-        _refuse_unknown(_("no part called {name}; choose from {allowed}"), self.edit, all_parts)
-        _refuse_unknown(
-            _("no view called {name}; choose from {allowed}"), self.view_names, [*V.VIEW_KINDS, *V.OUTCOMES]
-        )
-        _refuse_unknown(_("no control called {name}; choose from {allowed}"), self.controls, CONTROLS)
+    def _lay_out(self, note):
+        """The widgets, once what they will draw is known to fit; then the first views, and ``note``."""
+        first = trace(self.text, self.params)
+        self.laid_out = layout.what_each_stage_shows(self, first)  # [(stage, its grids, its views)]
+        O.check_cells(self._tables(first))  # before a widget is built
+        screen = self.screen = layout.build(self)
+        self.widget, self.panels, self.summary, self.outcomes = (
+            screen.widget, screen.panels, screen.summary, screen.outcomes)  # fmt: skip
+        self.status, self.text_box, self.text_message = screen.status, screen.text_box, screen.text_message
+        self._show(self._render(self.params, self.text, self._last))
+        self.status.value = message_html(note, ok=True)
 
     # ---- the public surface: what notebooks and tests use
 
@@ -154,9 +137,9 @@ class Playground:
                 sections.append((stage.label, [shown[(stage.key, v)] for v in views]))
         summary = _(
             "Snapshot saved with the notebook, for readers without a running kernel (context {text}); the live playground above is the one to use"
-        ).format(text=repr(self.text))
+        ).format(text=brief(self.text, 40))
         markup = V.snapshot_html(summary, "".join(heading), sections)
-        return Html(markup, _("(snapshot of the playground on {text})").format(text=repr(self.text)))
+        return Html(markup, _("(snapshot of the playground on {text})").format(text=brief(self.text, 40)))
 
     def refresh(self):
         """Redraw every view from the current weights and context."""
@@ -164,6 +147,7 @@ class Playground:
 
     def replace(self, params, note=""):
         """Take new weights and show them everywhere; if they cannot run, keep the old ones."""
+        text_of(note, "note", 1000)
         try:
             params = check_weights(params)
             self._check_fits(params)
@@ -194,7 +178,9 @@ class Playground:
     def _render(self, params, text, before):
         """(trace, {what: html}) for the bar and every panel, the cells that changed since the trace
         ``before`` (None: nothing to compare with) outlined; raises if these weights cannot run on ``text``."""
+        O.check_pass(params.structure, text)
         t = trace(text, params)
+        O.check_cells(self._tables(t))  # before any HTML is built
         shown = {"prediction": V.prediction_html(t), **self._score_html(params)}
         if "predictions" in self.outcomes:
             shown["predictions"] = V.predictions_html(t)
@@ -205,6 +191,14 @@ class Playground:
                 if (stage.key, view) in self.panels:
                     shown[(stage.key, view)] = V.panel_html(t, V.view_names(t, view, stage.block), before)
         return t, shown
+
+    def _tables(self, t):
+        """The shapes of the tables the views show for the trace ``t``."""
+        shapes = [t[T.probabilities].shape] if "predictions" in self.view_names else []
+        for stage, _grids, views in self.laid_out:
+            for view in views:
+                shapes += [t[name].shape for name in V.view_names(t, view, stage.block)]
+        return shapes
 
     def _show(self, rendered):
         t, shown = rendered
@@ -219,7 +213,7 @@ class Playground:
         """{"accuracy": the score's verdict, "diagnosis": its details} (shown below the grids)."""
         if self.score is None:
             return {"accuracy": ""}
-        passed, summary, details = self.score(params)
+        passed, summary, details = _verdict(self.score(params))
         return {
             "accuracy": V.score_html(getattr(self.score, "label", ""), passed, summary),
             "diagnosis": V.details_html(details),
@@ -239,10 +233,10 @@ class Playground:
         return ""
 
     def _use_text(self, text):
-        if len(text) > MAX_CONTEXT_CHARS:
+        if len(text) > O.MAX_CONTEXT_CHARS:
             self.text_message.value = message_html(
                 _("a context of at most {limit} characters, please; still showing {text}").format(
-                    limit=MAX_CONTEXT_CHARS, text=repr(self.text)
+                    limit=O.MAX_CONTEXT_CHARS, text=brief(self.text, 30)
                 )
             )
             return
@@ -250,7 +244,7 @@ class Playground:
             rendered = self._render(self.params, text, None)  # another context: nothing to compare with
         except (NonFiniteError, ValueError) as error:
             self.text_message.value = message_html(
-                _("{error}; still showing {text}").format(error=error, text=repr(self.text))
+                _("{error}; still showing {text}").format(error=error, text=brief(self.text, 30))
             )
             return
         self.text = text
@@ -278,13 +272,33 @@ class Playground:
         return self.replace(new, option.done.format(value=fmt(value)))
 
     def break_control(self):
+        """The row that breaks one weight: a part with a grid is needed."""
+        if not self.editors:
+            raise ValueError(_("break_control needs a part with a grid; this playground edits none (edit=[])"))
         return tools.break_control(self, self.break_at)
 
     def save_control(self):
         return tools.save_control(self, self.save_path)
 
     def reveal_control(self):
+        """The button that shows the reference solution's shares: a task's playground has one."""
+        if not isinstance(self.score, TaskScore):
+            raise ValueError(
+                _("reveal_control shows a task's answer: only a task's playground has one (Playground(task=...))")
+            )
         return tools.reveal_control(self)
+
+
+def _verdict(said):
+    """What a score returned, as (passed, summary, details): a truth, a sentence and a list of lines."""
+    fits = isinstance(said, tuple) and len(said) == 3 and isinstance(said[1], str)
+    if not fits or not isinstance(said[2], (list, tuple)) or not all(isinstance(d, str) for d in said[2]):
+        raise TypeError(
+            _(
+                "score must return (passed, summary, details): a truth, a sentence and a list of lines; it returned {value}"
+            ).format(value=brief(said))
+        )
+    return bool(said[0]), said[1], said[2]
 
 
 def _same_trace(before, after):
@@ -325,12 +339,6 @@ def _first_context(task, params):
 
         return max((e.context for e in examples(get_task(task))), key=len)[-n_ctx:]
     return (params.labels.alphabet or "")[:n_ctx]
-
-
-def _refuse_unknown(sentence, names, allowed):
-    unknown = [name for name in names if name not in allowed]
-    if unknown:
-        raise ValueError(sentence.format(name=repr(unknown[0]), allowed=", ".join(allowed)))
 
 
 def _shape_summary(shapes, limit=4):

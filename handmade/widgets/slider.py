@@ -5,13 +5,16 @@ ipywidgets' sliders draw a ``role="slider"`` handle that no trait can give a nam
 one is an ``<input type="range">`` (anywidget runs the few lines of JavaScript below, shipped
 here, nothing fetched), named by ``label`` and read out by ``valuetext``; the keyboard moves it
 as any range input (arrows, Page Up/Down, Home, End). Its ``value`` is a number on the scale
-``base ** min`` to ``base ** max`` in steps of ``step`` in the exponent, like ``FloatLogSlider``.
+``base ** min`` to ``base ** max`` in steps of ``step`` in the exponent, like ``FloatLogSlider``;
+each setting is checked where it comes in (``base`` above 1 and at most 10, the ends within ±300).
 """
 
 import anywidget
 import traitlets
 
+from ..arguments import number, text_of
 from ..display.labelled import fmt
+from ..i18n import _
 
 ESM = """
 function render({ model, el }) {
@@ -60,8 +63,15 @@ class LogSlider(anywidget.AnyWidget):
     valuetext = traitlets.Unicode("").tag(sync=True)
     readout = traitlets.Bool(False).tag(sync=True)  # whether the value is also written beside it
 
-    def __init__(self, **traits):
-        super().__init__(**traits)
+    def __init__(self, *, value=1.0, base=10.0, min=0.0, max=4.0, step=0.1, label="", readout=False):  # noqa: A002
+        base = number(base, "base", 1, 10, low_allowed=False)  # with ends within ±300: base ** end is a float
+        low, high = (number(x, name, -300, 300) for x, name in ((min, "min"), (max, "max")))
+        if low >= high:
+            raise ValueError(_("min must be below max; found {low} and {high}").format(low=fmt(low), high=fmt(high)))
+        step = number(step, "step", 0, high - low, low_allowed=False)
+        value = number(value, _("value (from base ** min to base ** max)"), base**low, base**high)
+        label = text_of(label, "label", 200)
+        super().__init__(value=value, base=base, min=low, max=high, step=step, label=label, readout=bool(readout))
         self.add_class("hm-log-slider")
         self.observe(self._say_value, names="value")
         self._say_value()

@@ -14,7 +14,6 @@ from ..arguments import shown_path
 from ..display.labelled import fmt
 from ..files import read_bounded
 from ..i18n import N_, _
-from ..weights import WeightsError
 from .editors import NARROW, QUIET_LABEL, message_html
 
 ACTIONS = {N_("set to 0"): lambda x: 0.0, N_("flip sign"): lambda x: -x, N_("add 1"): lambda x: x + 1}
@@ -122,7 +121,7 @@ class _SaveRow:
         except (OSError, ValueError) as error:
             return self.say(_("{error}; the model is unchanged").format(error=error))
         self.known[target] = _digest(target)
-        self.p.replace(loaded, _("loaded the weights from {path}").format(path=target))
+        self.p.replace(loaded, _("loaded the weights from {path}").format(path=shown_path(target)))
 
 
 def _save(p, target, force):
@@ -138,7 +137,7 @@ def _save(p, target, force):
                 "could not save: '{path}' exists and is not a weights file; it is kept as it is: type another file name above, or move that file away first"
             ).format(path=shown_path(error.path))
         )
-    except (OSError, WeightsError) as error:
+    except (OSError, ValueError) as error:  # WeightsError is a ValueError; so is a file name no system can use
         p.status.value = message_html(_("could not save: {error}").format(error=error))
     return None
 
