@@ -12,6 +12,7 @@ from handmade import parts
 from handmade.display import views
 from handmade.display.colours import CHANGED
 from handmade.display.labelled import fmt
+from handmade.parts import with_parts
 from handmade.widgets import Playground, ProductExplorer, SoftmaxExplorer, blog_playground
 from handmade.widgets.blog import with_lg
 from handmade.widgets.editors import QUIET_LABEL
@@ -365,7 +366,11 @@ def test_a_task_playground_edits_the_blank_and_shows_the_grade_with_its_margin()
     assert "why, for &#x27;a&#x27; -&gt; b" in p.summary["diagnosis"].value  # below the grids, whole
     assert "strength" not in p.controls  # the blog's Lg rule means nothing here
     assert p.replace(reference(TASKS["abc"]))
-    assert "PASS: 15 / 15 right" in accuracy_text(p)
+    assert "PASS, not recorded (below, why): 15 / 15 right" in accuracy_text(p)  # notebook 14's design
+    assert "the reference solution of abc" in p.summary["diagnosis"].value
+    B = TASKS["abc"].labels.residual
+    assert p.replace(with_parts(reference(TASKS["abc"]), {"v": 2 * B.matrix({(t, t): 1 for t in B})}))  # one's own
+    assert "PASS, recorded in your progress: 15 / 15 right" in accuracy_text(p)
 
 
 @pytest.mark.parametrize("task", ["abc", "xor", "induction", "first_not_last"])

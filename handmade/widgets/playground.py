@@ -40,7 +40,7 @@ class TaskScore:
         from ..course.tasks import get_task
 
         self.task = get_task(task)
-        self.label, self.reveal = f"{self.task.name}:", False
+        self.label, self.reveal = _("{task}:").format(task=self.task.name), False
 
     def __call__(self, params):
         from ..course.grader import SHOWN_STEPS, handed_in
@@ -49,8 +49,10 @@ class TaskScore:
         summary = _("{correct} / {total} right, margin {margin} (a pass needs all and more than {threshold})").format(
             correct=report.correct, total=report.total, margin=fmt(report.margin, 3), threshold=fmt(report.threshold)
         )
-        if report.passed:
-            summary = _("PASS: {summary}").format(summary=summary)
+        if report.passed and report.recorded:
+            summary = _("PASS, recorded in your progress: {summary}").format(summary=summary)
+        elif report.passed:
+            summary = _("PASS, not recorded (below, why): {summary}").format(summary=summary)
         details = []
         if report.failures:
             details.append(_("first miss: {miss}").format(miss=report.failures[0]))

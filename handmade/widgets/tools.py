@@ -6,6 +6,7 @@ Each is a row of widgets that acts on a playground through its public surface (`
 
 import hashlib
 import os
+from pathlib import Path
 
 import ipywidgets as W
 
@@ -75,7 +76,7 @@ class _SaveRow:
     def __init__(self, playground, save_path):
         self.p, self.known = playground, {}  # file name -> digest of the bytes last saved there or loaded
         self.path = W.Text(value=str(save_path), description=_("file"), layout=W.Layout(width="260px"), style=NARROW)
-        buttons = {
+        self.buttons = buttons = {
             "save": W.Button(description=_("save weights"), layout=W.Layout(width="120px")),
             "load": W.Button(description=_("load weights"), layout=W.Layout(width="120px")),
             "replace": W.Button(description=_("replace it"), button_style="danger", layout=W.Layout(width="100px")),
@@ -95,7 +96,9 @@ class _SaveRow:
         self.p.status.value = message_html(sentence, ok=ok)
 
     def save(self, replacing=False):
-        self.asking.layout.display = "none"
+        if self.asking.layout.display != "none":  # the question answered: back to the button it came from
+            self.asking.layout.display = "none"
+            _focus(self.buttons["save"])
         target = self.path.value.strip()
         if not target:
             return self.say(_("could not save: type a file name first"))
@@ -103,14 +106,15 @@ class _SaveRow:
             self.asking.layout.display = "flex"
             question = _("'{path}' holds another model: replace it with this playground's weights?")
             return self.say(question.format(path=shown_path(target)))
-        done = _save(self.p, target, force=False)
+        done = _save(self.p, str(Path(target).absolute()), force=False)  # the message says where it went
         if done is not None:
             self.known[target] = _digest(target)
             self.say(_("saved: {done}").format(done=done), ok=True)
 
     def keep(self):
         self.asking.layout.display = "none"
-        self.say(_("nothing saved: '{path}' is kept as it was").format(path=shown_path(self.path.value)))
+        _focus(self.buttons["save"])
+        self.say(_("nothing saved: '{path}' is kept as it was").format(path=shown_path(self.path.value)), ok=True)
 
     def load(self):
         from ..files import load_weights
@@ -122,6 +126,12 @@ class _SaveRow:
             return self.say(_("{error}; the model is unchanged").format(error=error))
         self.known[target] = _digest(target)
         self.p.replace(loaded, _("loaded the weights from {path}").format(path=shown_path(target)))
+
+
+def _focus(widget):
+    """Give ``widget`` the keyboard's focus (ipywidgets 8.1 and later can; 8.0 leaves it where it was)."""
+    if hasattr(widget, "focus"):
+        widget.focus()
 
 
 def _save(p, target, force):
