@@ -18,6 +18,7 @@ import argparse
 import contextlib
 import json
 import os
+import re
 import signal
 import sys
 
@@ -40,6 +41,7 @@ ARGPARSE_SENTENCES = (
     N_("usage: "),
     N_("positional arguments"),
     N_("options"),
+    N_("%(heading)s:"),  # Python 3.13 and later
     N_("show this help message and exit"),
     N_("the following arguments are required: %s"),
     N_("unrecognized arguments: %s"),
@@ -58,7 +60,19 @@ ARGPARSE_SENTENCES = (
 )
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help with each section's heading ended by the language's own colon (位置参数：), which
+    argparse before Python 3.13 writes as ":" whatever the language."""
+
+    def format_help(self):
+        headings = re.compile(r"^(\S[^\n]*?):$", re.M)  # a line at the margin ending in ":"
+        return headings.sub(lambda m: _("{heading}:").format(heading=m[1]), super().format_help())
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **{"formatter_class": _Formatter, **kwargs})
+
     def error(self, message):  # argparse prints the usage too; one line is enough
         raise UsageError(_("{message} (see --help)").format(message=clip(message, MAX_MESSAGE - 50)))
 

@@ -1427,13 +1427,15 @@ EVERY_USAGE_SETTINGS = ["--lang zh", "HANDMADE_LANG=zh_CN.UTF-8", "LANG=zh_TW.UT
 
 @pytest.mark.parametrize("setting", EVERY_USAGE_SETTINGS)
 def test_every_help_and_every_argument_error_of_every_command_is_chinese(environment, capsys, tmp, setting):
-    variables, extra, _chinese = LANGUAGE_SETTINGS[setting]
+    variables, extra, chinese = LANGUAGE_SETTINGS[setting]
     for variable, value in variables.items():
         environment.setenv(variable, value)
     for argv in every_usage(tmp):
         status = cli.main([*extra, *argv])
         out, err = capsys.readouterr()
         assert [phrase for phrase in ENGLISH_ARGPARSE if phrase in out + err] == [], (argv, out + err)
+        # a Chinese heading ends in a full-width colon, and nothing follows one with a space
+        assert not (chinese and re.search(r"[\u4e00-\u9fff]:$|： ", out + err, re.M)), (argv, out + err)
         assert status == 0 if "--help" in argv else (status == cli.BAD_INPUT and err.count("\n") == 1), (argv, err)
 
 

@@ -5,6 +5,7 @@ is put in Chinese, and every plot and the diagram draw Chinese (or code) with gl
 import errno
 import html
 import io
+import json
 import re
 import sys
 import warnings
@@ -61,10 +62,90 @@ def test_the_glossary_lists_words_to_avoid():
     assert {"令牌", "标记", "错过", "边距", "小部件"} <= set(words), words
 
 
-def test_the_catalogue_never_uses_a_word_the_glossary_forbids():
-    words = forbidden_words()
-    found = [(word, words[word], s) for _, s in translations() for word in words if word in s]
-    assert not found, found[:10]
+# every Chinese text the project ships but the glossary itself and the fonts' list of characters
+SHIPPED_FILES = (
+    "README.md",
+    "handmade/course/answers/zh.md",
+    "handmade/display/plots.py",
+    "handmade/reasons.py",
+    "tools/site.py",
+    "tools/site/README.md",
+    "tools/site/locale/zh_CN/LC_MESSAGES/sphinx.po",
+)
+
+
+def notebook_texts(path):
+    """Each cell's source and stored outputs of one notebook, in order: [(source, outputs), ...]."""
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    return [("".join(c["source"]), json.dumps(c.get("outputs", []), ensure_ascii=False)) for c in cells]
+
+
+def chinese_texts():
+    """(where, text) for every Chinese text the project ships: the catalogue's translations, the
+    Chinese notebooks' cells with their stored outputs, the solutions, the website's own strings, the
+    README (its Chinese section) and the package's Chinese tables."""
+    yield from ((f"catalogue: {msgid[:60]!r}", s) for msgid, s in translations())
+    for path in sorted((ROOT / "notebooks" / "zh").glob("*.ipynb")):
+        for i, (source, outputs) in enumerate(notebook_texts(path)):
+            yield f"{path.name}, cell {i}", source + "\n" + outputs
+    for name in SHIPPED_FILES:
+        yield name, (ROOT / name).read_text(encoding="utf-8")
+
+
+def allowed_compounds():
+    """{word: its compounds that say something else}, from "(but ...)" in the "never" column: 目录 is
+    never a folder, but 消息目录 is the message catalogue."""
+    text = GLOSSARY.read_text(encoding="utf-8")
+    return {word: re.findall(rf"[{CJK}]*{word}[{CJK}]*", but) for word, but in re.findall(r"(\S+) \(but ([^)]*)\)", text)}
+
+
+def uses(text, word, allowed):
+    for compound in allowed.get(word, ()):
+        text = text.replace(compound, "")
+    return word in text
+
+
+def test_no_chinese_text_uses_a_word_the_glossary_forbids():
+    words, allowed = forbidden_words(), allowed_compounds()
+    assert allowed["目录"] == ["消息目录", "本页目录"]
+    found = [(w, words[w], where) for where, text in chinese_texts() for w in words if uses(text, w, allowed)]
+    assert not found, found[:20]
+
+
+def test_the_texts_searched_include_each_kind():
+    """The search above reads what it says it reads: a word planted in each kind of text is found."""
+    kinds = {where.split(",")[0].split(":")[0] for where, _ in chinese_texts()}
+    assert {"catalogue", "00_start_here.ipynb", "19_challenges_mlp_heads_blocks.ipynb", "tools/site.py"} <= kinds
+
+
+def prose_between_code(path):
+    """The markdown of one notebook between its code cells: [before code cell 0, before 1, ..., after
+    the last]."""
+    stretches = [""]
+    for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+        if cell["cell_type"] == "code":
+            stretches.append("")
+        else:
+            stretches[-1] += "".join(cell["source"]) + "\n"
+    return stretches
+
+
+def aligned_texts():
+    """(english, chinese) pairs that say the same thing: catalogue entries, and the two editions'
+    prose between the same two code cells (the code is the same but for the Chinese notebook's first
+    cell, which chooses the language: tests/test_editions.py)."""
+    yield from translations()
+    for zh in sorted((ROOT / "notebooks" / "zh").glob("*.ipynb")):
+        chinese = prose_between_code(zh)
+        yield from zip(prose_between_code(ROOT / "notebooks" / zh.name), [chinese[0] + chinese[1], *chinese[2:]])
+
+
+def test_a_shape_is_xingzhuang_and_jiegou_says_structure_only():
+    """One idea, one word: a model's or a task's shape (its sizes) is 形状; 结构 is the structure."""
+    pairs = [(re.sub(r"`[^`]*`|\{\w*\}", "", en), zh) for en, zh in aligned_texts()]  # words, not code
+    wrong = [(en[:80], zh[:80]) for en, zh in pairs if re.search(r"\bshapes?\b", en, re.I) and "形状" not in zh]
+    wrong += [(en[:80], zh[:80]) for en, zh in pairs if "结构" in zh and not re.search(r"structur", en, re.I)]
+    assert not wrong, wrong[:10]
 
 
 def test_bias_is_the_parameter_only():
