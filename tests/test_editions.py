@@ -157,15 +157,16 @@ def test_the_chinese_code_cells_speak_chinese(name):
 
 def test_english_words_counts_prose_not_code():
     assert english_words("# your model: start from the blank one") == 7
-    assert english_words("# Try it: xor with one head and no MLP") == 4
+    assert english_words("# Try it: xor with one head and no MLP") == 8
     assert english_words("# 你的模型：从 `blank(task)` 开始，在下面搭") == 0
     assert english_words("# P0..P5 | Ta Tb Tc | prev a, prev b, prev c") == 0
     assert english_words("# the value column V, by its name") == 6
 
 
 def statements(path):
-    code_cells = cells(path, "code")
-    return {name: text for source in code_cells for name, text, _ in messages.task_statements(messages.python_of(source))}
+    """{task: statement} of the tasks a notebook's code cells define."""
+    python = [messages.python_of(source) for source in cells(path, "code")]
+    return {name: text for source in python for name, text, _line in messages.task_statements(source)}
 
 
 @pytest.mark.parametrize("name", ENGLISH)
