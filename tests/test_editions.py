@@ -181,3 +181,22 @@ def test_the_tasks_a_chinese_notebook_defines_are_stated_as_the_catalogue_transl
 def test_each_start_page_links_to_the_other_edition():
     assert "zh/00_start_here.ipynb" in " ".join(cells(NOTEBOOKS / "00_start_here.ipynb", "markdown"))
     assert "../00_start_here.ipynb" in " ".join(cells(NOTEBOOKS / "zh" / "00_start_here.ipynb", "markdown"))
+
+
+def outputs(path):
+    """The text of every stored output of a notebook: its streams and its text/plain results."""
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    for cell in notebook["cells"]:
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "stream":
+                yield "".join(output["text"])
+            if "text/plain" in output.get("data", {}):
+                yield "".join(output["data"]["text/plain"])
+
+
+@pytest.mark.parametrize("name", ENGLISH)
+def test_a_full_width_colon_is_followed_by_no_space_in_the_chinese_outputs(name):
+    """``print(_("label:"), value)`` puts print's space after a translated label's full-width colon:
+    a label and its value are one message, ``_("label: {value}")``, translated "标签：{value}"."""
+    spaced = [line for text in outputs(NOTEBOOKS / "zh" / name) for line in text.splitlines() if "： " in line]
+    assert not spaced, "a space after ：in the stored outputs:\n" + "\n".join(spaced)
