@@ -10,7 +10,10 @@ Code marks a sentence with ``_("...")`` (or ``N_("...")`` where it is translated
 The .po files are what translators edit; the .mo files are committed too, so that a plain install
 of the package can show Chinese without any tool. ``tests/test_messages.py`` fails when a message
 lacks a translation or a .mo is stale.
-"""
+
+The statement of a task (its rule's docstring) is a message too, whether the task is in the package
+or a notebook defines it (also inside a task file a cell writes): the Chinese notebook's docstring
+is the catalogue's translation, word for word (``tests/test_editions.py``)."""
 
 import ast
 import inspect
