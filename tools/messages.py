@@ -10,7 +10,10 @@ Code marks a sentence with ``_("...")`` (or ``N_("...")`` where it is translated
 The .po files are what translators edit; the .mo files are committed too, so that a plain install
 of the package can show Chinese without any tool. ``tests/test_messages.py`` fails when a message
 lacks a translation or a .mo is stale.
-"""
+
+The statement of a task (its rule's docstring) is a message too, whether the task is in the package
+or a notebook defines it (also inside a task file a cell writes): the Chinese notebook's docstring
+is the catalogue's translation, word for word (``tests/test_editions.py``)."""
 
 import ast
 import inspect
@@ -53,34 +56,55 @@ def extract():
             ):
                 catalog.add(message, locations=[(path.relative_to(ROOT).as_posix(), lineno)], auto_comments=comments)
     for path in sorted(PACKAGE.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            decorators = [d.func if isinstance(d, ast.Call) else d for d in getattr(node, "decorator_list", ())]
-            is_task = any(getattr(d, "id", getattr(d, "attr", None)) == "task" for d in decorators)
-            docstring = ast.get_docstring(node, clean=True) if isinstance(node, ast.FunctionDef) else None
-            if is_task and docstring:
-                statement = " ".join(line.strip() for line in inspect.cleandoc(docstring).splitlines() if line.strip())
-                where = (path.relative_to(ROOT).as_posix(), node.body[0].lineno)
-                catalog.add(statement, locations=[where], auto_comments=[f"the statement of the task {node.name}"])
+        for name, statement, lineno in task_statements(path.read_text(encoding="utf-8")):
+            where = (path.relative_to(ROOT).as_posix(), lineno)
+            catalog.add(statement, locations=[where], auto_comments=[f"the statement of the task {name}"])
     for message, where, comments in notebook_messages():
         catalog.add(message, locations=[where], auto_comments=comments)
     return catalog
 
 
+def task_statements(source):
+    """(name, statement, line) for each ``@task`` rule the Python ``source`` defines, and for each one
+    defined in a string of it that is Python code itself (a task file a notebook writes); the
+    statement on one line as the Task has it (``inspect.cleandoc``, its lines joined with spaces)."""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and "@" in node.value:
+            try:
+                yield from task_statements(node.value)
+            except SyntaxError:  # a string that is not code
+                continue
+        decorators = [d.func if isinstance(d, ast.Call) else d for d in getattr(node, "decorator_list", ())]
+        is_task = any(getattr(d, "id", getattr(d, "attr", None)) == "task" for d in decorators)
+        docstring = ast.get_docstring(node, clean=True) if isinstance(node, ast.FunctionDef) else None
+        if is_task and docstring:
+            statement = " ".join(line.strip() for line in inspect.cleandoc(docstring).splitlines() if line.strip())
+            yield node.name, statement, node.body[0].lineno
+
+
+def python_of(cell_source):
+    """A code cell's source with its shell lines (``!...``, ``%...``) blanked: Python that ``ast`` reads."""
+    lines = cell_source.splitlines()
+    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in lines)
+
+
 def notebook_messages():
     """(message, (notebook, code cell number), comments) for each ``_("...")`` / ``N_("...")`` in the
-    code cells of the English notebooks: what they print and draw. The Chinese notebooks run the
+    code cells of the English notebooks, what they print and draw, and for the statement of each task
+    they define (``task_statements``): the Chinese notebooks' docstring of it is its translation. The Chinese notebooks run the
     same cells (tests/test_editions.py), so one catalogue serves both; the place is the notebook
     and the number of its code cell, counted from 1."""
     for path in sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")):
         cells = [c for c in json.loads(path.read_text(encoding="utf-8"))["cells"] if c["cell_type"] == "code"]
         for number, cell in enumerate(cells, 1):
-            source = "".join(cell["source"])
-            source = "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
+            source = python_of("".join(cell["source"]))
             found = extract_from(
                 "python", io.BytesIO(source.encode("utf-8")), keywords=KEYWORDS, comment_tags=("TRANSLATORS:",)
             )
             for _lineno, message, comments, _context in found:
                 yield message, (path.relative_to(ROOT).as_posix(), number), comments
+            for name, statement, _lineno in task_statements(source):
+                yield statement, (path.relative_to(ROOT).as_posix(), number), [f"the statement of the task {name}"]
 
 
 def po_path(language):
