@@ -32,7 +32,7 @@ import numpy as np
 
 from ..arguments import brief, fmt
 from ..cost import passes
-from ..i18n import _
+from ..i18n import _, listed
 from ..inference import Example
 from ..parts import with_part
 from ..weights import (
@@ -130,7 +130,7 @@ class Report:
                 correct=self.correct, total=self.total, percent=100 * self.accuracy
             ),
             _(
-                "  margin: {margin} (smallest at {context} -> {expected}); a pass needs 100% and more than {threshold}"
+                "  margin: {margin} (smallest at {context} → {expected}); a pass needs 100% and more than {threshold}"
             ).format(
                 margin=fmt(self.margin),
                 context=repr(self.smallest_at.context),
@@ -156,11 +156,11 @@ class Report:
         focus = self.focus
         heading = (
             _(
-                "  where it goes wrong, for {context} -> {expected}: the margin over {wrong} is {margin}; part by part: {shares}"
+                "  where it goes wrong, for {context} → {expected}: the margin over {wrong} is {margin}; part by part: {shares}"
             )
-            if focus.predicted != focus.expected
+            if self.correct < self.total  # a report whose predictions are all right speaks of the margin
             else _(
-                "  why the margin is too small, for {context} -> {expected}: the margin over {wrong} is {margin}; part by part: {shares}"
+                "  why the margin is too small, for {context} → {expected}: the margin over {wrong} is {margin}; part by part: {shares}"
             )
         )
         said = {"context": repr(focus.context), "expected": focus.expected, "wrong": focus.wrong}
@@ -365,7 +365,11 @@ def graded(task, params):
             raise AssertionError(_("{task}: the model does not pass it yet").format(task=task.name))
         return Graded(True, (_("{task}: passed").format(task=task.name),))
     if not report.passed:
-        line = _("{task}: not yet. Your model does not pass it: the report above says where it goes wrong.")
+        line = (
+            _("{task}: not yet. Every prediction is right, but the margin is too small: the report above says where.")
+            if report.correct == report.total
+            else _("{task}: not yet. Your model does not pass it: the report above says where it goes wrong.")
+        )
         return Graded(False, (line.format(task=task.name),))
     return Graded(True, (_("{task}: passed.").format(task=task.name), _recorded(task, params)[1]))
 
@@ -465,7 +469,7 @@ def _revealed(theirs, task, unusable=None):
 
 
 def _listed(found):
-    return ", ".join(f"{name} {fmt(share)}" for name, share in found.items())
+    return listed(f"{name} {fmt(share)}" for name, share in found.items())
 
 
 def logits_per_context(contexts, params):  # contexts: token-id tuples -> [len(contexts), n_vocab]
