@@ -10,18 +10,17 @@ A pass needs every context right AND a margin above ``MARGIN_THRESHOLD``: the ma
 smallest gap, over all graded contexts, between the right token's logit and the best wrong one.
 A tie has margin 0, so a model that is "right" only because argmax breaks ties by order fails.
 
-When the weights fail, the report says why, from the learner's own model: for every context under
-the margin (predicted wrong, or right by too small a margin) the margin is shared out among the parts
-of the model that wrote into the residual stream (``handmade.course.explain``): the embeddings, each
-head through c_proj, c_proj's bias, each MLP. The report names the part that pushed the wrong way, or
-the one that did not push enough, and follows the path back from it (``handmade.course.path``): what
-an MLP or a head read, who wrote it, down to the embedding or the part at fault, with the weight
-entries that did it; for the first ``PATHS`` contexts and the one the text speaks of. A task's
-reference solution may choose which part to speak of (the one whose share falls furthest short of
-the reference's), but the sentence speaks only of the learner's numbers; the reference itself is
-shown only when asked (``reveal=True``, ``grade --reveal``). In an install without the answers
-(``tasks.withheld``) there is none: the report says so, and explains from the learner's model
-alone. ``report.to_json()`` is the same report as data, for the command line's ``--json``.
+When the weights fail, the report says why, from the learner's own model: for every context under the margin
+(predicted wrong, or right by too small a margin) the margin is shared out among the parts of the model that
+wrote into the residual stream (``handmade.course.explain``): the embeddings, each head through c_proj,
+c_proj's bias, each MLP. The report names the part that pushed the wrong way, or the one that did not push
+enough, and follows the path back from it (``handmade.course.path``): what an MLP or a head read, who wrote
+it, down to the embedding or the part at fault, with the weight entries that did it; for the first ``PATHS``
+contexts and the one the text speaks of. A task's reference solution may choose which part to speak of (the
+one whose share falls furthest short of the reference's), but the sentence speaks only of the learner's
+numbers; the reference itself is shown only when asked (``reveal=True``, ``grade --reveal``). In an install
+without the answers (``tasks.withheld``) there is none: the report says so, and explains from the learner's
+model alone. ``report.to_json()`` is the same report as data, for the command line's ``--json``.
 """
 
 import html
