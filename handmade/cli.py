@@ -255,7 +255,7 @@ def _model_command(args):
         return str(predict(args.text, params, alphabet=args.alphabet))
     score = accuracy(params, alphabet=args.alphabet)
     misses = [
-        _("  missed: {context} -> expected {expected}, got {got}").format(
+        _("  missed: {context} → expected {expected}, got {got}").format(
             context=ex.context, expected=ex.expected, got=got
         )
         for ex, got in score.failures

@@ -25,7 +25,7 @@ def set_language(language):
         shown = repr(language) if len(repr(language)) <= 40 else repr(language)[:39] + "…"
         raise (ValueError if isinstance(language, str) else TypeError)(
             _("unknown language {language}; choose from {languages}").format(
-                language=shown, languages=", ".join(LANGUAGES)
+                language=shown, languages=listed(LANGUAGES)
             )
         )
     language = chosen
@@ -47,6 +47,12 @@ def _(message):
 
 
 translated = _  # the same, under a name the catalogue's extractor does not read (for a sentence marked elsewhere)
+
+
+def listed(items):
+    """The items of a list, in the current language: "a, b, c" in English, "a、b、c" in Chinese."""
+    # TRANSLATORS: what goes between two items of a list (in Chinese, 、)
+    return _(", ").join(map(str, items))
 
 
 def ngettext(singular, plural, n):

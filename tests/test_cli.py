@@ -87,7 +87,7 @@ def test_weights_file_changes_the_answers(tmp_path):
     path.write_text(json.dumps(weak), encoding="utf-8")
     code, out, _ = run("accuracy", "--weights", str(path))
     assert code == 0 and out.startswith("ACCURACY: ") and "(27 / 27)" not in out
-    assert "  missed: aa -> expected b, got a" in out
+    assert "  missed: aa → expected b, got a" in out
 
 
 # ---- bad input: one short line, status 2, never a traceback -----------------------------

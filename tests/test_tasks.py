@@ -324,7 +324,7 @@ def test_a_right_but_unsure_model_is_diagnosed_at_its_smallest_margin():
     assert report.correct == report.total and not report.passed
     assert report.explained and all(e.margin <= report.threshold for e in report.explained)  # every context under it
     assert report.diagnosed == report.smallest_at and "head 0 of block 0 (through c_proj)" in report.diagnosis
-    assert "why the margin is too small, for 'aa' -> b" in str(report) and "where it goes wrong" not in str(report)
+    assert "why the margin is too small, for 'aa' → b" in str(report) and "where it goes wrong" not in str(report)
 
 
 def test_unnamed_directions_still_get_an_explanation_in_their_numbered_names():
@@ -427,7 +427,7 @@ def test_the_report_reads_as_a_few_lines():
     assert "  first failing contexts (10 in all):" in lines
     assert "'a': expected b, the model predicted a by a tie (margin 0)" in text
     assert lines[-2] == (
-        "  where it goes wrong, for 'a' -> b: the margin over a is 0; "
+        "  where it goes wrong, for 'a' → b: the margin over a is 0; "
         "part by part: wte 0, wpe 0, blocks[0].head0 0, blocks[0].c_proj.b 0"
     )
     assert lines[-1].startswith("    no part of the model tells b from a")

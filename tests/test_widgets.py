@@ -363,7 +363,7 @@ def test_a_task_playground_edits_the_blank_and_shows_the_grade_with_its_margin()
 
     p = Playground(task="abc")
     assert "5 / 15 right, margin 0" in accuracy_text(p)
-    assert "why, for &#x27;a&#x27; -&gt; b" in p.summary["diagnosis"].value  # below the grids, whole
+    assert "why, for &#x27;a&#x27; → b" in p.summary["diagnosis"].value  # below the grids, whole
     assert "strength" not in p.controls  # the blog's Lg rule means nothing here
     assert p.replace(reference(TASKS["abc"]))
     assert "PASS, not recorded (below, why): 15 / 15 right" in accuracy_text(p)  # notebook 14's design

@@ -16,7 +16,7 @@ import pytest
 
 import handmade
 from handmade.course import checks
-from handmade.course.tasks import get_task, reference
+from handmade.course.tasks import TASKS, blank, get_task, reference
 from handmade.i18n import set_language
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -96,7 +96,9 @@ def allowed_compounds():
     """{word: its compounds that say something else}, from "(but ...)" in the "never" column: 目录 is
     never a folder, but 消息目录 is the message catalogue."""
     text = GLOSSARY.read_text(encoding="utf-8")
-    return {word: re.findall(rf"[{CJK}]*{word}[{CJK}]*", but) for word, but in re.findall(r"(\S+) \(but ([^)]*)\)", text)}
+    return {
+        word: re.findall(rf"[{CJK}]*{word}[{CJK}]*", but) for word, but in re.findall(r"(\S+) \(but ([^)]*)\)", text)
+    }
 
 
 def uses(text, word, allowed):
@@ -428,3 +430,124 @@ def test_a_bias_row_is_named_in_the_learners_language(zh):
     from handmade.display.trace import weight_tables
 
     assert weight_tables()["c_proj.b"].rows == ("偏置",)
+
+
+# ---- the grader's Chinese reports ----------------------------------------------------------------
+
+
+def _scaled_below_the_margin(name):
+    """The reference of ``name`` with its output (the last block's c_proj, or wte where there is no
+    block) scaled down until every prediction is still right but the margin is below the threshold."""
+    from handmade import parts
+    from handmade.course.grader import grade
+
+    model = reference(name)
+    last = f"blocks[{len(model['blocks']) - 1}]." if len(model["blocks"]) > 1 else ""
+    outputs = [n for n in parts.parts(model) if n.startswith(last) and n.endswith(("c_proj.w", "c_proj.b"))]
+    outputs = [n for n in outputs if last or not n.startswith("blocks[")] or ["wte"]
+    low, high = 0.0, 1.0
+    for _step in range(60):
+        factor = (low + high) / 2
+        scaled = parts.with_parts(model, {n: factor * parts.get(model, n) for n in outputs})
+        report = grade(name, scaled, diagnose=False)
+        if report.correct == report.total and 0 < report.margin < report.threshold:
+            return scaled
+        low, high = (low, factor) if report.correct == report.total else (factor, high)
+    raise AssertionError(f"no scale of {name}'s reference is right everywhere with a margin below the threshold")
+
+
+def _broken(name):
+    """The reference of ``name`` with one part broken at a time: the first head's q (block 0's), block
+    0's c_proj and v, block 1's k, each MLP's weights, wpe; and wte negated."""
+    from handmade import parts
+
+    model = reference(name)
+    names = parts.parts(model)
+    first = "blocks[0]." if len(model["blocks"]) > 1 else ""
+    zeroed = [n for n in names if n.endswith(("mlp.c_fc.w", "mlp.c_proj.w")) or n == "wpe"]
+    if model["blocks"]:
+        zeroed += [first + "c_proj.w", first + "v"] + (["blocks[1].k"] if len(model["blocks"]) > 1 else [])
+        q = parts.get(model, first + "q")
+        q[:, : model.structure.blocks[0].d_head] = 0  # the first head looks nowhere
+        yield parts.with_part(model, first + "q", q)
+    for part in zeroed:
+        yield parts.with_part(model, part, 0 * parts.get(model, part))
+    yield parts.with_part(model, "wte", -parts.get(model, "wte"))
+
+
+def _homework(name):
+    """The built-in task ``name`` as a teacher's task: the same rule and shape, and no reference."""
+    import dataclasses
+
+    return dataclasses.replace(get_task(name), name=f"{name}_homework", build=None)
+
+
+def _reports(name):
+    """(what was graded, the Chinese report's text) for the blank model of ``name``, its reference, the
+    reference scaled below the margin, each broken variant, each of these as a teacher's task without a
+    reference too (where an embedding may be the part named), and the widget's score line."""
+    from handmade.course.grader import grade
+    from handmade.display.views import score_html
+    from handmade.widgets.playground import TaskScore
+
+    models = {"blank": blank(name), "reference": reference(name), "scaled": _scaled_below_the_margin(name)}
+    models |= {f"broken {i}": model for i, model in enumerate(_broken(name))}
+    for kind, model in models.items():
+        for task in (name, _homework(name)):
+            report = grade(task, model)
+            yield f"{kind} on {get_task(task).name}", report
+    for kind in ("blank", "scaled"):
+        score = TaskScore(name)
+        passed, summary, details = score(models[kind])
+        line = re.sub(r"<[^>]+>", "", html.unescape(score_html(score.label, passed, summary, details)))
+        yield f"the widget's score of the {kind} model", line
+
+
+def _prose(text):
+    """``text`` without code's own commas: the row and column of an entry, v[Ta, Tb]."""
+    return re.sub(r"\[[^\]\n]*\]", "[]", str(text))
+
+
+@pytest.mark.parametrize("name", list(TASKS))
+def test_a_chinese_report_is_typeset_as_chinese(zh, name):
+    """Every Chinese report of the task (its blank model, reference, reference scaled below the margin,
+    broken variants, as a teacher's task too, and the widget's score line): lists joined with 、 or ；
+    never an ASCII comma, → for what comes next, never ->, and no space after a full-width colon."""
+    for what, report in _reports(name):
+        text = str(report)
+        assert ", " not in _prose(text), f"{what}: an ASCII comma joins a list:\n{text}"
+        assert "->" not in text, f"{what}: -> where the course writes →:\n{text}"
+        assert "： " not in text, f"{what}: a space after a full-width colon:\n{text}"
+        assert "最多：" not in text, f"{what}: a push said as 'most: amount':\n{text}"
+
+
+@pytest.mark.parametrize("name", list(TASKS))
+def test_a_chinese_report_whose_predictions_are_all_right_says_the_margin_is_too_small(zh, name, monkeypatch):
+    """All predictions right, the margin below the threshold: the report, the graded cell's line and the
+    widget say that the margin is too small, and where it is smallest; never that something went wrong."""
+    from handmade.course.grader import graded
+    from handmade.widgets.playground import TaskScore
+
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    model = _scaled_below_the_margin(name)
+    for task in (name, _homework(name)):
+        report = handmade.grade(task, model)
+        assert report.correct == report.total and not report.passed
+        said = "\n".join([str(report), str(graded(task, model))])
+        assert "间隔太小" in said and "最小处在" in str(report), said
+        assert not re.search("出错|答错|错误", said), said
+    passed, summary, details = TaskScore(name)(model)
+    assert not re.search("出错|答错|错误", " ".join([summary, *details]))
+
+
+def test_the_unknown_task_error_in_chinese_lists_the_tasks_with_a_chinese_separator(zh):
+    with pytest.raises(ValueError) as error:
+        get_task("no_such_task")
+    said = str(error.value)
+    assert "、".join(list(TASKS)[:3]) in said and ", " not in said, said
+
+
+@pytest.mark.parametrize("name", list(TASKS))
+def test_a_chinese_task_statement_writes_an_ellipsis_as_the_notebooks_do(zh, name):
+    text = TASKS[name].describe()
+    assert "..." not in text and "：" in text, text

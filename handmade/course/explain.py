@@ -229,7 +229,7 @@ def _reason(found, margin, words, prefer):
     small = tolerance(found.values())
     if all(abs(share) <= small for share in found.values()):
         sentence = _(
-            "no part of the model tells {expected} from {wrong} here yet: every part's share of the margin is 0"
+            "no part of the model tells {expected} from {wrong} here yet: every part's share of the margin is 0."
         )
         return sentence.format(**words), None
     worst, best = min(found, key=found.get), max(found, key=found.get)

@@ -10,18 +10,17 @@ A pass needs every context right AND a margin above ``MARGIN_THRESHOLD``: the ma
 smallest gap, over all graded contexts, between the right token's logit and the best wrong one.
 A tie has margin 0, so a model that is "right" only because argmax breaks ties by order fails.
 
-When the weights fail, the report says why, from the learner's own model: for every context under
-the margin (predicted wrong, or right by too small a margin) the margin is shared out among the parts
-of the model that wrote into the residual stream (``handmade.course.explain``): the embeddings, each
-head through c_proj, c_proj's bias, each MLP. The report names the part that pushed the wrong way, or
-the one that did not push enough, and follows the path back from it (``handmade.course.path``): what
-an MLP or a head read, who wrote it, down to the embedding or the part at fault, with the weight
-entries that did it; for the first ``PATHS`` contexts and the one the text speaks of. A task's
-reference solution may choose which part to speak of (the one whose share falls furthest short of
-the reference's), but the sentence speaks only of the learner's numbers; the reference itself is
-shown only when asked (``reveal=True``, ``grade --reveal``). In an install without the answers
-(``tasks.withheld``) there is none: the report says so, and explains from the learner's model
-alone. ``report.to_json()`` is the same report as data, for the command line's ``--json``.
+When the weights fail, the report says why, from the learner's own model: for every context under the margin
+(predicted wrong, or right by too small a margin) the margin is shared out among the parts of the model that
+wrote into the residual stream (``handmade.course.explain``): the embeddings, each head through c_proj,
+c_proj's bias, each MLP. The report names the part that pushed the wrong way, or the one that did not push
+enough, and follows the path back from it (``handmade.course.path``): what an MLP or a head read, who wrote
+it, down to the embedding or the part at fault, with the weight entries that did it; for the first ``PATHS``
+contexts and the one the text speaks of. A task's reference solution may choose which part to speak of (the
+one whose share falls furthest short of the reference's), but the sentence speaks only of the learner's
+numbers; the reference itself is shown only when asked (``reveal=True``, ``grade --reveal``). In an install
+without the answers (``tasks.withheld``) there is none: the report says so, and explains from the learner's
+model alone. ``report.to_json()`` is the same report as data, for the command line's ``--json``.
 """
 
 import html
@@ -32,7 +31,7 @@ import numpy as np
 
 from ..arguments import brief, fmt
 from ..cost import passes
-from ..i18n import _
+from ..i18n import _, listed
 from ..inference import Example
 from ..parts import with_part
 from ..weights import (
@@ -130,7 +129,7 @@ class Report:
                 correct=self.correct, total=self.total, percent=100 * self.accuracy
             ),
             _(
-                "  margin: {margin} (smallest at {context} -> {expected}); a pass needs 100% and more than {threshold}"
+                "  margin: {margin} (smallest at {context} → {expected}); a pass needs 100% and more than {threshold}"
             ).format(
                 margin=fmt(self.margin),
                 context=repr(self.smallest_at.context),
@@ -156,11 +155,11 @@ class Report:
         focus = self.focus
         heading = (
             _(
-                "  where it goes wrong, for {context} -> {expected}: the margin over {wrong} is {margin}; part by part: {shares}"
+                "  where it goes wrong, for {context} → {expected}: the margin over {wrong} is {margin}; part by part: {shares}"
             )
-            if focus.predicted != focus.expected
+            if self.correct < self.total  # a report whose predictions are all right speaks of the margin
             else _(
-                "  why the margin is too small, for {context} -> {expected}: the margin over {wrong} is {margin}; part by part: {shares}"
+                "  why the margin is too small, for {context} → {expected}: the margin over {wrong} is {margin}; part by part: {shares}"
             )
         )
         said = {"context": repr(focus.context), "expected": focus.expected, "wrong": focus.wrong}
@@ -365,7 +364,11 @@ def graded(task, params):
             raise AssertionError(_("{task}: the model does not pass it yet").format(task=task.name))
         return Graded(True, (_("{task}: passed").format(task=task.name),))
     if not report.passed:
-        line = _("{task}: not yet. Your model does not pass it: the report above says where it goes wrong.")
+        line = (
+            _("{task}: not yet. Every prediction is right, but the margin is too small: the report above says where.")
+            if report.correct == report.total
+            else _("{task}: not yet. Your model does not pass it: the report above says where it goes wrong.")
+        )
         return Graded(False, (line.format(task=task.name),))
     return Graded(True, (_("{task}: passed.").format(task=task.name), _recorded(task, params)[1]))
 
@@ -465,7 +468,7 @@ def _revealed(theirs, task, unusable=None):
 
 
 def _listed(found):
-    return ", ".join(f"{name} {fmt(share)}" for name, share in found.items())
+    return listed(f"{name} {fmt(share)}" for name, share in found.items())
 
 
 def logits_per_context(contexts, params):  # contexts: token-id tuples -> [len(contexts), n_vocab]

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..arguments import UnknownName, brief
-from ..i18n import _, language
+from ..i18n import _, language, listed
 from .tasks import NoReferences, references_off
 
 FOLDER = Path(__file__).parent / "answers"
@@ -87,7 +87,7 @@ def solution(name):
     if name not in every:
         raise UnknownName(
             _("there is no solution called {name}; the solutions are {names}").format(
-                name=brief(name, 40), names=", ".join(every)
+                name=brief(name, 40), names=listed(every)
             )
         )
     return every[name]

@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from ..arguments import UnknownName, brief, text_of, yes_or_no
 from ..basis import Labels
 from ..cost import grading_operations, passes
-from ..i18n import _, ngettext
+from ..i18n import _, listed, ngettext
 from ..inference import Example
 from ..structure import Structure
 from ..tokenizer import tokenize
@@ -434,10 +434,8 @@ def _unknown(name, tasks):
 def _whole_names(names, limit):
     """``names`` joined with commas, as many whole names as fit in ``limit`` characters, then how many
     more there are: never a name cut in the middle."""
-    # TRANSLATORS: what goes between two names of a list (in Chinese, 、)
-    separator = _(", ")
     for count in range(len(names), 0, -1):
-        shown, more = separator.join(names[:count]), len(names) - count
+        shown, more = listed(names[:count]), len(names) - count
         if more:
             shown = ngettext("{names} and {n} more", "{names} and {n} more", more).format(names=shown, n=more)
         if len(shown) <= limit:

@@ -159,9 +159,19 @@ def score_html(label, passed, summary, details=()):
     """A score's verdict in colour, then its details, each line whole (wrapped, never cut)."""
     colour = "#1a7f37" if passed else "#b3261e"
     return (
-        f"<div style='line-height:1.3'><span style='color:{colour}'>{html.escape(label)} "
-        f"<b>{html.escape(summary)}</b></span>{details_html(details)}</div>"
+        f"<div style='line-height:1.3'><span style='color:{colour}'>{_labelled(label, summary)}</span>"
+        f"{details_html(details)}</div>"
     )
+
+
+def _labelled(label, summary):
+    """A score's label and its summary as one line: "abc: 3 / 15 right" in English, "abc：答对 3 / 15" in Chinese."""
+    if not label:
+        return f"<b>{html.escape(summary)}</b>"
+    # TRANSLATORS: a score's label (it ends with its own colon) and its summary; in Chinese, no space between
+    line = _("{label} {summary}")
+    head, _sep, tail = line.partition("{summary}")
+    return html.escape(head.format(label=label)) + f"<b>{html.escape(summary)}</b>" + html.escape(tail)
 
 
 def details_html(details):

@@ -58,7 +58,7 @@ class TaskScore:
             details.append(_("first miss: {miss}").format(miss=report.failures[0]))
         if report.diagnosis:
             details.append(
-                _("why, for {context} -> {expected}: {diagnosis}").format(
+                _("why, for {context} → {expected}: {diagnosis}").format(
                     context=repr(report.diagnosed.context),
                     expected=report.diagnosed.expected,
                     diagnosis=report.diagnosis,

@@ -8,7 +8,7 @@ from types import SimpleNamespace as Found
 import numpy as np
 
 from ...arguments import fmt
-from ...i18n import _
+from ...i18n import _, listed
 from ...inference import predict, unambiguous_examples
 from ...parts import with_parts
 from ...weights import NonFiniteError, WeightsError, check_weights
@@ -111,7 +111,7 @@ def _acb_turn_hint(f):
                 target=target,
                 letter=letter_of[source],
                 said=said,
-                examples=", ".join([repr(r.example.context) for r in failing if r.said == said][:3]),
+                examples=listed([repr(r.example.context) for r in failing if r.said == said][:3]),
                 expected=failing[0].example.expected,
                 n=len(failing),
             )

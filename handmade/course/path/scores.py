@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...arguments import fmt
-from ...i18n import N_, _
+from ...i18n import N_, _, listed
 from ...model import Name
 from ..explain import tolerance
 from .stream import (
@@ -305,7 +305,7 @@ def _ask(model, view, p, column):
         "ask": ask.format(column=name),
         "column": name,
         "entries": entries_said([q_entry] if q_entry else []),
-        "directions": ", ".join(model.direction_names(view.wk[:, column])) if k_entry else "",
+        "directions": listed(model.direction_names(view.wk[:, column])) if k_entry else "",
         "empty": empty,
     }
     return [e for e in (q_entry, k_entry or (empty, 0.0)) if e], said

@@ -14,7 +14,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from ...arguments import fmt
-from ...i18n import N_, _
+from ...i18n import N_, _, listed
 from ...model import Name
 from ...names import T
 from ..explain import back_through, through_norm, tolerance, writers
@@ -186,7 +186,7 @@ def written_by(model, read):
     text = _(
         "No head or MLP before it writes into {directions}, which {reader} reads at position {position}: {entries}."
     ).format(
-        directions=", ".join(directions),
+        directions=listed(directions),
         reader=reader_said(read.reader),
         position=read.position,
         entries=entries_said(named),
@@ -291,7 +291,7 @@ def largest_said(shares, limit=4):
     """ "head 0 of block 0 1024, mlp.c_fc.b -3": the largest shares (the rest together, when more)."""
     small = tolerance(shares.values())
     order = [n for n in sorted(shares, key=lambda n: -abs(shares[n])) if abs(shares[n]) > small]
-    said = joined([f"{writer_said(n)} {fmt(shares[n])}" for n in order[:limit]]) or "0"
+    said = listed(f"{writer_said(n)} {fmt(shares[n])}" for n in order[:limit]) or "0"
     if len(order) > limit:
         rest = sum(shares[n] for n in order[limit:])
         said = _("{shares}, and the other parts together {rest}").format(shares=said, rest=fmt(rest))

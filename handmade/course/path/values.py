@@ -4,7 +4,7 @@ made what the reader got."""
 import numpy as np
 
 from ...arguments import fmt
-from ...i18n import _
+from ...i18n import _, listed
 from ..explain import tolerance
 from .stream import (
     BLOCK_PARTS,
@@ -129,7 +129,7 @@ def carried_said(model, read, view, gains, amount):
             "At position {position}, {head} reads {places}; its output there is {output}, and c_proj.w sends none of its output where it is read, so it {effect}."
         )
     else:
-        said["columns"] = ", ".join(model.direction_names(worth, model.structure.space("head", view.block, view.head)))
+        said["columns"] = listed(model.direction_names(worth, model.structure.space("head", view.block, view.head)))
         text = _(
             "At position {position}, {head} reads {places}; its output there is {output}, with nothing in {columns}, the columns c_proj.w sends where it is read, so it {effect}."
         )
@@ -172,7 +172,7 @@ def _output(model, view, output):
     order = [i for i in np.argsort(-np.abs(output), kind="stable") if abs(output[i]) > tolerance(output)][
         :SHOWN_DIRECTIONS
     ]
-    return ", ".join(f"{names[i]} = {fmt(output[i])}" for i in sorted(order)) or "0"
+    return listed(f"{names[i]} = {fmt(output[i])}" for i in sorted(order)) or "0"
 
 
 def _output_json(model, view, output):
