@@ -49,10 +49,11 @@ def _(message):
 translated = _  # the same, under a name the catalogue's extractor does not read (for a sentence marked elsewhere)
 
 
-def listed(items):
-    """The items of a list, in the current language: "a, b, c" in English, "a、b、c" in Chinese."""
-    # TRANSLATORS: what goes between two items of a list (in Chinese, 、)
-    return _(", ").join(map(str, items))
+def listed(items, clauses=False):
+    """The items of a list, in the current language: "a, b, c" in English, "a、b、c" in Chinese; items
+    that hold commas themselves (``clauses``): "a; b" and "a；b"."""
+    # TRANSLATORS: what goes between two items of a list (in Chinese, 、), and between two clauses (；)
+    return (_("; ") if clauses else _(", ")).join(map(str, items))
 
 
 def ngettext(singular, plural, n):

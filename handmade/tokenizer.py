@@ -9,7 +9,7 @@ from .arguments import (  # writable: a lone surrogate cannot be shown, refused 
     is_whole,
     writable,
 )
-from .i18n import _, ngettext
+from .i18n import _, listed, ngettext
 
 MAX_TEXT = 1_000_000  # characters one call may tokenize (the longest text in the series is 165,000)
 MAX_ALPHABET = 1024
@@ -27,7 +27,7 @@ def check_alphabet(alphabet):
         repeated = sorted({c for c in alphabet if alphabet.count(c) > 1})
         raise ValueError(
             _("the alphabet {alphabet} repeats {chars}; each character must appear once").format(
-                alphabet=brief(alphabet), chars=", ".join(map(repr, repeated))
+                alphabet=brief(alphabet), chars=listed(map(repr, repeated))
             )
         )
     return alphabet

@@ -15,7 +15,7 @@ import numpy as np
 
 from .arguments import NUMBER_KINDS, brief, function, is_whole
 from .basis import Labels, default_labels
-from .i18n import _
+from .i18n import _, listed
 from .model import KVCache, gpt, recording
 from .names import T
 from .structure import Structure, attention_width
@@ -245,7 +245,7 @@ def _check_mlp(mlp, path, n_embd, dims):
 
 def _check_n_head(n_head, path, n_attn):
     divisors = [d for d in range(1, min(n_attn, MAX_HEADS) + 1) if n_attn % d == 0]
-    allowed = ", ".join(map(str, divisors))
+    allowed = listed(divisors)
     if not is_whole(n_head):
         raise WeightsError(
             _("{path} is {value}; it must be a whole number of heads ({allowed})").format(
@@ -268,20 +268,20 @@ def _check_keys(mapping, path, required, allowed):
     if not isinstance(mapping, dict):
         raise WeightsError(
             _("{path} must be a dict with keys {keys}; found {kind}").format(
-                path=path, keys=", ".join(required), kind=type(mapping).__name__
+                path=path, keys=listed(required), kind=type(mapping).__name__
             )
         )
     for key in mapping:
         if key not in allowed:
             raise WeightsError(
                 _("{path} has an unknown key {key}; allowed keys are {keys}").format(
-                    path=path, key=brief(key), keys=", ".join(allowed)
+                    path=path, key=brief(key), keys=listed(allowed)
                 )
             )
     for key in required:
         if key not in mapping:
             raise WeightsError(
-                _("{path} is missing {key}; it needs {keys}").format(path=path, key=repr(key), keys=", ".join(required))
+                _("{path} is missing {key}; it needs {keys}").format(path=path, key=repr(key), keys=listed(required))
             )
 
 

@@ -551,3 +551,45 @@ def test_the_unknown_task_error_in_chinese_lists_the_tasks_with_a_chinese_separa
 def test_a_chinese_task_statement_writes_an_ellipsis_as_the_notebooks_do(zh, name):
     text = TASKS[name].describe()
     assert "..." not in text and "：" in text, text
+
+
+# ---- lists ------------------------------------------------------------------------------------
+
+# Where the package joins with an ASCII ", " on purpose: code, whatever the language (a repr, a JSON
+# list, an array, a shape tuple, the numbers a box holds), as (file, what the line builds).
+CODE_LISTS = {
+    ("handmade/display/trace.py", "Trace of"),  # a repr
+    ("handmade/files.py", '"["'),  # a JSON list
+    ("handmade/weights.py", "np.shape"),  # a repr: Weights(wte=(3, 3), ...)
+    ("handmade/weights.py", '"("'),  # a shape tuple
+    ("handmade/course/verdict.py", '"["'),  # an array as Python writes it
+    ("handmade/widgets/explorers.py", "W.Text"),  # the numbers typed into a box
+}
+
+
+def test_every_list_said_in_words_is_joined_in_the_learners_language():
+    """A list inside a sentence goes through ``listed`` (、 in Chinese); an ASCII ", ".join is code only."""
+    joins = {
+        (str(path.relative_to(ROOT)), line.strip())
+        for path in sorted((ROOT / "handmade").rglob("*.py"))
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if re.search(r"""["'][,;] ["']\.join""", line)
+    }
+    unexplained = [(f, line) for f, line in joins if not any(f == g and mark in line for g, mark in CODE_LISTS)]
+    assert not unexplained, unexplained
+    assert len(joins) == len(CODE_LISTS), "each code list above is still there"
+
+
+def test_the_librarys_lists_in_chinese_use_the_chinese_separator(zh):
+    from handmade.display.diagram import _caption
+    from handmade.tokenizer import check_alphabet
+
+    said = [_caption(1, "1", {"ln_1": 0, "ln_2": 0, "mlp": 0, "ln_f": 0})]
+    for bad in ({"wte": 1}, {"wte": [[1.0]], "wpe": [[1.0]], "blocks": [], "nope": 1}):
+        with pytest.raises(ValueError) as error:
+            handmade.check_weights(bad)
+        said.append(str(error.value))
+    with pytest.raises(ValueError) as error:
+        check_alphabet("abca")
+    said.append(str(error.value))
+    assert all(", " not in _prose(text) for text in said) and any("、" in text for text in said), said

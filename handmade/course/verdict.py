@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..arguments import NUMBER_KINDS, brief, fmt
-from ..i18n import _
+from ..i18n import _, listed
 from ..reasons import reason as said
 
 
@@ -201,20 +201,20 @@ def named(answer, what, keys, values):
     if not isinstance(answer, Mapping):
         raise Unreadable(
             _("{what} should be a dict with the keys {keys}; yours is {found}").format(
-                what=what, keys=", ".join(keys), found=describe(answer)
+                what=what, keys=listed(keys), found=describe(answer)
             )
         )
     if sorted(map(str, answer)) != sorted(keys) or not all(isinstance(key, str) for key in answer):
         raise Unreadable(
             _("{what} should have the keys {keys}; yours has {found}").format(
-                what=what, keys=", ".join(keys), found=", ".join(brief(key, 20) for key in answer) or "{}"
+                what=what, keys=listed(keys), found=listed(brief(key, 20) for key in answer) or "{}"
             )
         )
     for key in keys:
         if not (isinstance(answer[key], str) and answer[key] in values):
             raise Unreadable(
                 _("{what} maps {key} to {value}; each value should be one of {values}").format(
-                    what=what, key=key, value=brief(answer[key], 40), values=", ".join(values)
+                    what=what, key=key, value=brief(answer[key], 40), values=listed(values)
                 )
             )
     return {key: answer[key] for key in keys}

@@ -8,7 +8,7 @@ shows both what GPT-2 has and what this model keeps.
 
 import html
 
-from ..i18n import _
+from ..i18n import _, listed
 from ..inference import prepare
 from ..structure import BlockShape
 from .outputs import Svg
@@ -124,7 +124,7 @@ def _caption(n_blocks, heads, has):
         n=n_blocks, heads=heads
     )
     if kept:
-        text += _("; with {parts}").format(parts=", ".join(kept))
+        text += _("; with {parts}").format(parts=listed(kept))
     if missing:
-        text += _("; without {parts} (dashed)").format(parts=", ".join(missing))
+        text += _("; without {parts} (dashed)").format(parts=listed(missing))
     return text

@@ -13,7 +13,7 @@ from ..arguments import brief, chosen, css_class, file_name, function, number, t
 from ..cost import pass_flops
 from ..display import views as V
 from ..display.window import TABLE_SIDE
-from ..i18n import _
+from ..i18n import _, listed
 from .editors import LARGEST, MAX_BOXES
 
 MAX_CONTEXT_CHARS = 10_000  # what the context box accepts (the model reads the last n_ctx)
@@ -125,9 +125,9 @@ def left_out_note(left_out, shapes):
     """What the status line says at the start when parts are too large for a grid, or ""."""
     if not left_out:
         return ""
-    shown = ", ".join(f"{name} ({shapes[name][0]} x {shapes[name][1]})" for name in left_out[:3])
+    shown = [f"{name} ({shapes[name][0]} x {shapes[name][1]})" for name in left_out[:3]]
     return _("not edited here, more weights than a grid holds ({limit}): {parts}; with_part changes them").format(
-        limit=f"{MAX_BOXES:,}", parts=shown + (", …" if len(left_out) > 3 else "")
+        limit=f"{MAX_BOXES:,}", parts=listed(shown + ["…"] * (len(left_out) > 3))
     )
 
 

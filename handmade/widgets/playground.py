@@ -22,7 +22,7 @@ from ..display import views as V
 from ..display.labelled import fmt
 from ..display.outputs import Html
 from ..display.trace import trace, weight_tables
-from ..i18n import _
+from ..i18n import _, listed
 from ..inference import prepare
 from ..names import T
 from ..weights import NonFiniteError, WeightsError, check_weights
@@ -345,4 +345,6 @@ def _first_context(task, params):
 
 def _shape_summary(shapes, limit=4):
     items = [f"{name} {rows}x{cols}" for name, (rows, cols) in shapes.items()]
-    return ", ".join(items[:limit]) + (f", … ({len(items)} parts)" if len(items) > limit else "")
+    if len(items) <= limit:
+        return listed(items)
+    return _("{parts}, … ({n} parts)").format(parts=listed(items[:limit]), n=len(items))

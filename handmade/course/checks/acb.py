@@ -126,7 +126,9 @@ def _acb_failures(f):
         )
         for r in f.wrong[:5]
     ]
-    return " ".join([_acb_score(f), _("The first failing contexts: {misses}.").format(misses="; ".join(misses))])
+    return _("{score} The first failing contexts: {misses}.").format(
+        score=_acb_score(f), misses=listed(misses, clauses=True)
+    )
 
 
 ACB_MISTAKES = (
