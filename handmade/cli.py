@@ -27,7 +27,7 @@ import numpy as np
 from .arguments import MAX_MESSAGE, clip, shown_path
 from .blog import ALPHABET, blog_model
 from .files import NotWeightsFile, check_can_save, is_weights_file, load_weights, save_weights
-from .i18n import LANGUAGES, N_, _, from_environment, ngettext, set_language
+from .i18n import LANGUAGES, N_, _, from_environment, listed, ngettext, set_language
 from .inference import MAX_NEW_TOKENS, accuracy, complete, predict
 from .reasons import reason as said
 from .training import MAX_SEED, MAX_STEPS, train_task
@@ -75,6 +75,12 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message):  # argparse prints the usage too; one line is enough
         raise UsageError(_("{message} (see --help)").format(message=clip(message, MAX_MESSAGE - 50)))
+
+    def _check_value(self, action, value):  # argparse joins the choices with ", ", whatever the language
+        if action.choices is not None and value not in action.choices:
+            choices = listed(map(repr, action.choices))
+            message = _("invalid choice: %(value)r (choose from %(choices)s)") % {"value": value, "choices": choices}
+            raise argparse.ArgumentError(action, message)
 
     def _print_message(self, message, file=None):  # argparse drops a failed write: ours says so (_write)
         raise HelpShown(message)

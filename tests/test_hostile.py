@@ -1434,8 +1434,8 @@ def test_every_help_and_every_argument_error_of_every_command_is_chinese(environ
         status = cli.main([*extra, *argv])
         out, err = capsys.readouterr()
         assert [phrase for phrase in ENGLISH_ARGPARSE if phrase in out + err] == [], (argv, out + err)
-        # a Chinese heading ends in a full-width colon, and nothing follows one with a space
-        assert not (chinese and re.search(r"[\u4e00-\u9fff]:$|： ", out + err, re.M)), (argv, out + err)
+        # a Chinese heading ends in a full-width colon, nothing follows one with a space, choices take 、
+        assert not (chinese and re.search(r"[\u4e00-\u9fff]:$|： |'[^']*', '", out + err, re.M)), (argv, out + err)
         assert status == 0 if "--help" in argv else (status == cli.BAD_INPUT and err.count("\n") == 1), (argv, err)
 
 
