@@ -260,7 +260,7 @@ def weights_from_json(text, source=None):
         labels = labels_from_json(raw.pop("labels")) if "labels" in raw else None
         return check_weights(raw, labels)
     except WeightsError as error:
-        raise WeightsError(f"{source}: {error}") from None
+        raise WeightsError(_("{source}: {error}").format(source=source, error=error)) from None
 
 
 def load_weights(path):

@@ -153,13 +153,18 @@ def map_arrays(fn, params, *others):
     return function(fn, _("fn must be a function of an array; found {value}"))(params, *others)
 
 
+def _meaning(shape, dims):
+    """What an array's shape means: "[n_ctx, n_embd], n_embd = 3 from wte" (，in Chinese)."""
+    return _("{shape}, {dims}").format(shape=shape, dims=dims)
+
+
 def _checked_arrays(params):
     """A fresh weights dict of float64 arrays from ``params``, every key, shape and number checked."""
     _check_keys(params, _("weights"), required=("wte", "wpe", "blocks"), allowed=TOP_KEYS)
     wte = _array(params["wte"], "wte", (None, None), "[n_vocab, n_embd]", limits=(MAX_N_VOCAB, MAX_WIDTH))
     n_embd = wte.shape[1]
     dims = _("n_embd = {n} from wte").format(n=n_embd)
-    wpe = _array(params["wpe"], "wpe", (None, n_embd), f"[n_ctx, n_embd], {dims}", limits=(MAX_N_CTX, None))
+    wpe = _array(params["wpe"], "wpe", (None, n_embd), _meaning("[n_ctx, n_embd]", dims), limits=(MAX_N_CTX, None))
     blocks = params["blocks"]
     if not isinstance(blocks, (list, tuple)):
         raise WeightsError(_("blocks must be a list of blocks; found {kind}").format(kind=type(blocks).__name__))
@@ -184,7 +189,11 @@ def _check_block(block, path, n_embd, dims):
     c_attn = attn["c_attn"]
     _check_keys(c_attn, f"{path}.attn.c_attn", required=("w", "b"), allowed=("w", "b"))
     w = _array(
-        c_attn["w"], f"{path}.attn.c_attn.w", (n_embd, None), f"[n_embd, 3*n_attn], {dims}", (None, 3 * MAX_WIDTH)
+        c_attn["w"],
+        f"{path}.attn.c_attn.w",
+        (n_embd, None),
+        _meaning("[n_embd, 3*n_attn]", dims),
+        (None, 3 * MAX_WIDTH),
     )
     if w.shape[1] % 3:
         raise WeightsError(
@@ -194,7 +203,7 @@ def _check_block(block, path, n_embd, dims):
         )
     n_attn = attention_width(w)
     attn_dims = _("{dims} and n_attn = {n} from c_attn.w").format(dims=dims, n=n_attn)
-    b = _array(c_attn["b"], f"{path}.attn.c_attn.b", (3 * n_attn,), f"[3*n_attn], {attn_dims}")
+    b = _array(c_attn["b"], f"{path}.attn.c_attn.b", (3 * n_attn,), _meaning("[3*n_attn]", attn_dims))
     checked = {
         "attn": {
             "c_attn": {"w": w, "b": b},
@@ -220,25 +229,27 @@ def _check_block(block, path, n_embd, dims):
 def _check_linear(layer, path, n_in, n_out, in_name, out_name, dims):
     _check_keys(layer, path, required=("w", "b"), allowed=("w", "b"))
     return {
-        "w": _array(layer["w"], f"{path}.w", (n_in, n_out), f"[{in_name}, {out_name}], {dims}"),
-        "b": _array(layer["b"], f"{path}.b", (n_out,), f"[{out_name}], {dims}"),
+        "w": _array(layer["w"], f"{path}.w", (n_in, n_out), _meaning(f"[{in_name}, {out_name}]", dims)),
+        "b": _array(layer["b"], f"{path}.b", (n_out,), _meaning(f"[{out_name}]", dims)),
     }
 
 
 def _check_norm(norm, path, n_embd, dims):
     _check_keys(norm, path, required=("g", "b"), allowed=("g", "b"))
-    return {key: _array(norm[key], f"{path}.{key}", (n_embd,), f"[n_embd], {dims}") for key in "gb"}
+    return {key: _array(norm[key], f"{path}.{key}", (n_embd,), _meaning("[n_embd]", dims)) for key in "gb"}
 
 
 def _check_mlp(mlp, path, n_embd, dims):
     _check_keys(mlp, path, required=("c_fc", "c_proj"), allowed=("c_fc", "c_proj"))
     c_fc = mlp["c_fc"]
     _check_keys(c_fc, f"{path}.c_fc", required=("w", "b"), allowed=("w", "b"))
-    w = _array(c_fc["w"], f"{path}.c_fc.w", (n_embd, None), f"[n_embd, n_hidden], {dims}", limits=(None, MAX_WIDTH))
+    w = _array(
+        c_fc["w"], f"{path}.c_fc.w", (n_embd, None), _meaning("[n_embd, n_hidden]", dims), limits=(None, MAX_WIDTH)
+    )
     n_hidden = w.shape[1]
     hidden = _("{dims} and n_hidden = {n} from c_fc.w").format(dims=dims, n=n_hidden)
     return {
-        "c_fc": {"w": w, "b": _array(c_fc["b"], f"{path}.c_fc.b", (n_hidden,), f"[n_hidden], {hidden}")},
+        "c_fc": {"w": w, "b": _array(c_fc["b"], f"{path}.c_fc.b", (n_hidden,), _meaning("[n_hidden]", hidden))},
         "c_proj": _check_linear(mlp["c_proj"], f"{path}.c_proj", n_hidden, n_embd, "n_hidden", "n_embd", hidden),
     }
 

@@ -287,16 +287,20 @@ INTERFACE = [
     "Link to this heading",
     "Home",
 ]
+# Furo's icons' titles, which a screen reader says (tools/site/templates/partials/icons.html)
+ICON_TITLES = ["Contents", "Menu", "Expand", "Light mode", "Dark mode", "Auto light/dark"]
 
 
 def test_the_chinese_edition_speaks_chinese_in_its_interface(site):
     """Outside the notebooks' own content (code and its English names stay), a Chinese page's words
-    are Chinese: Furo's, Sphinx's, MyST-NB's; and what search says (its translations.js)."""
+    are Chinese: Furo's (its icons' titles too), Sphinx's, MyST-NB's; and what search says (its
+    translations.js)."""
     for page in (p for p in pages(site) if p.startswith("zh/")):
         text = (site / page).read_text(encoding="utf-8")
         shown = re.sub(r"<(script|style)\b.*?</\1>|<svg\b.*?</svg>|<pre\b.*?</pre>", "", text, flags=re.S)
         words = set(re.findall(r">\s*([^<>]*?)\s*<|(?:aria-label|title)=\"([^\"]*)\"", shown))
         english = [w for pair in words for w in pair if w in INTERFACE or w.startswith(tuple(INTERFACE[6:9]))]
+        english += [w for w in re.findall(r"<title>([^<]*)</title>", text) if w.startswith(tuple(ICON_TITLES))]
         assert not english, (page, sorted(set(english)))
     translations = (site / "zh" / "_static" / "translations.js").read_text(encoding="utf-8")
     messages = json.loads(translations[translations.index("(") + 1 : translations.rindex(")")])["messages"]

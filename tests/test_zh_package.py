@@ -593,3 +593,24 @@ def test_the_librarys_lists_in_chinese_use_the_chinese_separator(zh):
         check_alphabet("abca")
     said.append(str(error.value))
     assert all(", " not in _prose(text) for text in said) and any("、" in text for text in said), said
+
+
+def printed_lines(path):
+    """Every line a notebook's stored outputs print as text."""
+    for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+        for output in cell.get("outputs", []):
+            text = output.get("text") or output.get("data", {}).get("text/plain", "")
+            yield from ("".join(text) if isinstance(text, list) else text).splitlines()
+
+
+def listed_with_a_comma(line):
+    """A Chinese line that joins items with an ASCII comma outside code (a Python list, a tuple, a
+    quoted string, a formula such as n=5, d=8)."""
+    words = re.sub(r"\[[^\]]*\]|\([^)]*\)|'[^']*'|\"[^\"]*\"|\w+=\S+", "", line)
+    return bool(re.search(f"[{CJK}]", line)) and ", " in words
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "notebooks" / "zh").glob("*.ipynb")), ids=lambda p: p.name[:2])
+def test_no_chinese_notebook_prints_a_list_joined_with_an_ascii_comma(path):
+    assert listed_with_a_comma("ret 之前有 8 条指令：mov, cmp, jne") and not listed_with_a_comma("形状 n=5, d=8")
+    assert [line for line in printed_lines(path) if listed_with_a_comma(line)] == []
