@@ -188,13 +188,8 @@ def _check_block(block, path, n_embd, dims):
     _check_keys(attn, f"{path}.attn", required=("c_attn", "c_proj"), allowed=("c_attn", "c_proj"))
     c_attn = attn["c_attn"]
     _check_keys(c_attn, f"{path}.attn.c_attn", required=("w", "b"), allowed=("w", "b"))
-    w = _array(
-        c_attn["w"],
-        f"{path}.attn.c_attn.w",
-        (n_embd, None),
-        _meaning("[n_embd, 3*n_attn]", dims),
-        (None, 3 * MAX_WIDTH),
-    )
+    meaning = _meaning("[n_embd, 3*n_attn]", dims)
+    w = _array(c_attn["w"], f"{path}.attn.c_attn.w", (n_embd, None), meaning, (None, 3 * MAX_WIDTH))
     if w.shape[1] % 3:
         raise WeightsError(
             _(
