@@ -1,4 +1,4 @@
-"""Run the notebooks of both editions under the conditions that vary from one machine to the next,
+"""Run the notebooks under the conditions that vary from one machine to the next,
 comparing every stored output with nbval, as CI does:
 
     python3 tools/conditions.py threads          # (b) one BLAS thread, an older processor's instructions
@@ -15,7 +15,8 @@ README's test command itself. A stored output passes only if it is the same unde
   their last bits, as they would on another machine.
 - floors: a separate environment, `.venv-floors`, with the lowest version of every requirement that
   requirements.txt states (its comments say why each floor is what it is), and the test tools. It
-  runs the notebooks, then opens the playground in JupyterLab in Chromium (skipped without one) and
+  runs the Chinese edition's notebooks (the same code as the English ones', which draw nothing the
+  Chinese ones do not), then opens the playground in JupyterLab in Chromium (skipped without one) and
   checks it with axe-core, so the floors of JupyterLab, ipywidgets and anywidget are tried where they
   matter.
 - nudged: the notebooks that train, with every array of every starting point multiplied by
@@ -47,7 +48,8 @@ FLOOR_UI_TESTS = "09_playground or lg_takes_exactly or accessibility"
 
 
 def notebook_command(python, paths=("notebooks",)):
-    return [str(python), "-m", "pytest", *map(str, paths), "-q", "-p", "no:cacheprovider"]
+    # one process (no workers: the conditions run side by side), in an environment with or without xdist
+    return [str(python), "-m", "pytest", *map(str, paths), "-q", "-o", "addopts=", "-p", "no:cacheprovider"]
 
 
 def newer_instruction_sets(python):
@@ -150,8 +152,10 @@ def floors_condition():
     python = make_floors_venv()
     versions = installed_versions(python, list(floors()))
     described = ", ".join(f"{k} {v}" for k, v in versions.items())
-    ui = [str(python), "-m", "pytest", "tests/ui", "-q", "-p", "no:cacheprovider", "-k", FLOOR_UI_TESTS]
-    return f"floors ({described})", [notebook_command(python), ui], {}
+    ui = [*notebook_command(python, ["tests/ui"]), "-k", FLOOR_UI_TESTS]
+    # The Chinese edition: its code is the English one's (tests/test_editions.py), so it makes every call
+    # the English edition makes with these versions, and draws with the Chinese font besides.
+    return f"floors ({described})", [notebook_command(python, ["notebooks/zh"]), ui], {}
 
 
 def nudged():
