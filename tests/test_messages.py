@@ -17,6 +17,18 @@ def test_every_message_of_the_code_is_translated_with_the_same_placeholders_and_
     assert messages.problems("zh") == []
 
 
+def test_a_compiled_catalogue_is_judged_by_its_messages_not_by_the_babel_that_wrote_it(monkeypatch):
+    import babel.messages.catalog
+
+    catalog = messages.read("zh")
+    compiled = messages.mo_messages(messages.mo_bytes(catalog))
+    monkeypatch.setattr(babel.messages.catalog, "VERSION", "9.99.0")  # another babel's header
+    assert messages.mo_messages(messages.mo_bytes(messages.read("zh"))) == compiled
+    changed = next(m for m in catalog if m.id and isinstance(m.id, str))
+    changed.string += "!"
+    assert messages.mo_messages(messages.mo_bytes(catalog)) != compiled
+
+
 def test_the_catalogue_holds_the_sentences_the_code_uses():
     ids = {m.id for m in messages.extract() if m.id}
     assert "cannot tokenize {char} at position {position} of {where}: the alphabet is {alphabet}" in ids

@@ -16,6 +16,7 @@ or a notebook defines it (also inside a task file a cell writes): the Chinese no
 is the catalogue's translation, word for word (``tests/test_editions.py``)."""
 
 import ast
+import gettext
 import inspect
 import io
 import json
@@ -162,6 +163,14 @@ def mo_bytes(catalog):
     return out.getvalue()
 
 
+def mo_messages(data):
+    """What a compiled catalogue says: {msgid (or (singular, n)): translation}, whichever babel wrote it
+    (its header names babel's version: that line left out)."""
+    messages = dict(gettext.GNUTranslations(io.BytesIO(data))._catalog)
+    messages[""] = re.sub(r"^Generated-By: .*\n", "", messages.get("", ""), flags=re.M)
+    return messages
+
+
 def compile_all():
     for language in LANGUAGES:
         path = po_path(language).with_suffix(".mo")
@@ -196,9 +205,11 @@ def problems(language):
         for translation in strings(message.string):
             if placeholders(translation) != placeholders(ids[0]):
                 found.append(f"placeholders differ: {msgid!r} -> {translation!r}")
-    stale = mo_bytes(catalog) != po_path(language).with_suffix(".mo").read_bytes()
+    stale = mo_messages(mo_bytes(catalog)) != mo_messages(po_path(language).with_suffix(".mo").read_bytes())
     if stale:
-        found.append(f"{po_path(language).with_suffix('.mo').relative_to(ROOT)} is older than its .po: compile it")
+        found.append(
+            f"{po_path(language).with_suffix('.mo').relative_to(ROOT)} does not say what its .po says: compile it"
+        )
     return found
 
 
