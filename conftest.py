@@ -28,3 +28,22 @@ def pytest_runtest_setup(item):
     notebook = getattr(item, "parent", None)
     if type(notebook).__name__ == "IPyNbFile" and getattr(notebook, "_handmade_data", None) is None:
         notebook._handmade_data = os.environ["HANDMADE_DATA"] = tempfile.mkdtemp(prefix="handmade-progress-")
+
+
+# The files that take longest (the website in Chromium, JupyterLab in Chromium, the hostile inputs),
+# handed to the workers first, so that none of them starts when the others are nearly done; every
+# file keeps its own tests in order (a notebook's cells run in order in one kernel).
+FIRST = (
+    "tests/test_site.py",
+    "tests/ui/test_widgets_in_lab.py",
+    "tests/ui/test_accessibility_in_lab.py",
+    "tests/test_hostile.py",
+)
+
+
+def pytest_collection_modifyitems(items):
+    def rank(item):
+        path = item.nodeid.split("::")[0]
+        return FIRST.index(path) if path in FIRST else len(FIRST)
+
+    items.sort(key=rank)  # stable: the order within each file, and of the other files, is kept
