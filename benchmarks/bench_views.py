@@ -11,24 +11,17 @@ Prints, measured in this one run:
     python benchmarks/bench_views.py
 """
 
+import sys
 import time
+from pathlib import Path
 
-import handmade.training as training
 from handmade.display import views as V
 from handmade.display.trace import trace
 from handmade.widgets import Playground, blog_playground
 from handmade.widgets.options import MAX_CELLS, MAX_PASS_FLOPS, shown_cells
 
-CJK = "".join(chr(0x4E00 + i) for i in range(1024))
-MODELS = {
-    "1,024 positions, width 16": lambda: training.init_params(2, 1024, 16, rng=0, alphabet="ab"),
-    "1,024 tokens": lambda: training.init_params(1024, 16, 8, rng=0, alphabet=CJK),
-    "1,024 directions": lambda: training.init_params(2, 16, 1024, rng=0, alphabet="ab"),
-    "16 blocks": lambda: training.init_params(2, 64, 8, rng=0, n_layer=16, alphabet="ab"),
-    "16 heads, an MLP, layer norms": lambda: training.init_params(
-        3, 64, 64, rng=0, n_head=16, mlp=True, ln=True, ln_f=True, alphabet="abc"
-    ),
-}
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from helpers import AT_THE_LIMITS  # noqa: E402  (tests/helpers.py: a model at each of the package's limits)
 
 
 def html_of(playground):
@@ -59,12 +52,12 @@ def edit_seconds(playground, repeats=5):
 
 def main():
     print(f"bounds: {MAX_CELLS:,} numbers drawn at each edit, a pass of at most {MAX_PASS_FLOPS:.0e} operations")
-    big = MODELS["1,024 positions, width 16"]()
+    big = AT_THE_LIMITS["1,024 positions"]()
     for label, length in (("512 letters", 512), ("48 letters", 48)):
         _p, said = attempt(big, ("ab" * 512)[:length])
         print(f"the issue's model (1,024 positions, width 16), {label}: {said}")
     largest = None
-    for name, build in MODELS.items():
+    for name, build in AT_THE_LIMITS.items():
         params = build()
         for label, length in (("2 letters", 2), ("64 letters", 64)):
             text = (params.labels.alphabet * 64)[:length]

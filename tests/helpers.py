@@ -5,6 +5,7 @@ import os
 import numpy as np
 import pytest
 
+import handmade.training as training
 from handmade.structure import BlockShape, Structure
 
 posix_only = pytest.mark.skipif(
@@ -49,3 +50,16 @@ def own_model(name):
     mine = parts.with_parts(model, {n: 2 * parts.get(model, n) for n in names})
     assert grade(name, mine, diagnose=False).passed
     return mine
+
+
+# a model at each of the package's limits (tests/test_hostile.py, benchmarks/bench_views.py)
+CJK = "".join(chr(0x4E00 + i) for i in range(1024))  # an alphabet of 1,024 characters
+AT_THE_LIMITS = {  # a model at each of the package's limits, and its alphabet
+    "1,024 positions": lambda: training.init_params(2, 1024, 16, rng=0, alphabet="ab"),
+    "1,024 tokens": lambda: training.init_params(1024, 16, 8, rng=0, alphabet=CJK),
+    "1,024 directions": lambda: training.init_params(2, 16, 1024, rng=0, alphabet="ab"),
+    "16 blocks": lambda: training.init_params(2, 64, 8, rng=0, n_layer=16, alphabet="ab"),
+    "16 heads, an MLP, layer norms": lambda: training.init_params(
+        3, 64, 64, rng=0, n_head=16, mlp=True, ln=True, ln_f=True, alphabet="abc"
+    ),
+}

@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import posix_only, random_params
+from helpers import AT_THE_LIMITS, posix_only, random_params
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -2130,16 +2130,6 @@ def test_a_save_without_a_file_name_says_so_in_place_of_what_was_said_before(tmp
 
 # ---- 16. every view bounded: a model at each limit, a context as long as it reads ---------------------
 
-CJK = "".join(chr(0x4E00 + i) for i in range(1024))  # an alphabet of 1,024 characters
-AT_THE_LIMITS = {  # a model at each of the package's limits, and its alphabet
-    "1,024 positions": lambda: training.init_params(2, 1024, 16, rng=0, alphabet="ab"),
-    "1,024 tokens": lambda: training.init_params(1024, 16, 8, rng=0, alphabet=CJK),
-    "1,024 directions": lambda: training.init_params(2, 16, 1024, rng=0, alphabet="ab"),
-    "16 blocks": lambda: training.init_params(2, 64, 8, rng=0, n_layer=16, alphabet="ab"),
-    "16 heads, an MLP, layer norms": lambda: training.init_params(
-        3, 64, 64, rng=0, n_head=16, mlp=True, ln=True, ln_f=True, alphabet="abc"
-    ),
-}
 CONTEXTS = {"short": 2, "64 letters": 64, "as long as the model reads": None, "the context box's limit": 10_000}
 MAX_VIEW_HTML = 2_500_000  # characters of HTML the views of one playground hold: MAX_CELLS numbers at most
 

@@ -53,6 +53,12 @@ aab.reference(blog_model)  # the blog's own model
 abc.reference(abc_model)  # notebook 14's design, built there in the open
 
 
+def one_hot_model(basis, letters, places, blocks, labels):
+    """A model whose letters and positions each write a direction of their own (one-hot wte and wpe
+    rows), then ``blocks``."""
+    return Weights({"wte": basis.one_hot_rows(letters), "wpe": basis.one_hot_rows(places), "blocks": blocks}, labels)
+
+
 @alternate.reference
 def alternate_model():
     """No block at all: the position embedding writes the answer straight into the token directions."""
@@ -141,13 +147,8 @@ def two_back_model():
     k = POSITIONS_ABC.matrix({(p, p): 1 for p in places})
     v = POSITIONS_ABC.matrix({(t, t): 1 for t in letters})
     c_proj_w = POSITIONS_ABC.matrix({(t, t): LG for t in letters})
-    return Weights(
-        {
-            "wte": POSITIONS_ABC.one_hot_rows(letters),
-            "wpe": POSITIONS_ABC.one_hot_rows(places),
-            "blocks": [attention_block(q, k, v, c_proj_w, POSITIONS_ABC.vector({}))],
-        },
-        two_back.labels,
+    return one_hot_model(
+        POSITIONS_ABC, letters, places, [attention_block(q, k, v, c_proj_w, POSITIONS_ABC.vector({}))], two_back.labels
     )
 
 
@@ -179,13 +180,8 @@ def xor_model():
             "b": XOR_BASIS.vector({"T1": LG / 2}),
         },
     }
-    return Weights(
-        {
-            "wte": XOR_BASIS.one_hot_rows(bits),
-            "wpe": XOR_BASIS.one_hot_rows(places),
-            "blocks": [attention_block(q, k, v, c_proj_w, XOR_BASIS.vector({}), mlp=mlp)],
-        },
-        xor.labels,
+    return one_hot_model(
+        XOR_BASIS, bits, places, [attention_block(q, k, v, c_proj_w, XOR_BASIS.vector({}), mlp=mlp)], xor.labels
     )
 
 
@@ -241,15 +237,14 @@ def induction_model():
     k1 = basis.matrix({**{(name, name): 1 for name in previous.values()}, ("P0", "P0"): 1})
     v1 = basis.matrix({(t, t): 1 for t in letters})
     c_proj1 = basis.matrix({(t, t): LG for t in letters})
-    model = Weights(
-        {
-            "wte": basis.one_hot_rows(letters),
-            "wpe": basis.one_hot_rows(places),
-            "blocks": [
-                attention_block(q0, k0, v0, c_proj0, basis.vector({})),
-                attention_block(q1, k1, v1, c_proj1, basis.vector({})),
-            ],
-        },
+    model = one_hot_model(
+        basis,
+        letters,
+        places,
+        [
+            attention_block(q0, k0, v0, c_proj0, basis.vector({})),
+            attention_block(q1, k1, v1, c_proj1, basis.vector({})),
+        ],
         induction.labels,
     )
     return with_part(model, "blocks[1].q.b", basis.vector({"P0": -LG}))  # nobody matches position 0
@@ -274,15 +269,14 @@ def after_last_c_model():
     q1_bias = basis.vector({"prev c": LG, "P0": -LG, **{p: LG / 16 for p in places[1:]}})
     v1 = basis.matrix({(t, t): 1 for t in letters})
     c_proj1 = basis.matrix({(t, t): LG for t in letters})
-    model = Weights(
-        {
-            "wte": basis.one_hot_rows(letters),
-            "wpe": basis.one_hot_rows(places),
-            "blocks": [
-                attention_block(q0, k0, v0, c_proj0, basis.vector({})),
-                attention_block(basis.matrix({}), k1, v1, c_proj1, basis.vector({})),
-            ],
-        },
+    model = one_hot_model(
+        basis,
+        letters,
+        places,
+        [
+            attention_block(q0, k0, v0, c_proj0, basis.vector({})),
+            attention_block(basis.matrix({}), k1, v1, c_proj1, basis.vector({})),
+        ],
         after_last_c.labels,
     )
     return with_part(model, "blocks[1].q.b", q1_bias)
