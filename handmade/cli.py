@@ -33,6 +33,7 @@ from .reasons import reason as said
 from .training import MAX_SEED, MAX_STEPS, train_task
 
 PROG = "python -m handmade"
+MAX_LINE = len(PROG) + 10 + MAX_MESSAGE  # a line on stderr: the program, "error:", and the library's one line whole
 BAD_INPUT, CANNOT_WRITE, INTERRUPTED, PIPE_CLOSED, TERMINATED = 2, 3, 130, 141, 143  # and 0, or grade's 0 or 1
 
 # argparse's own sentences, which it looks up through ``argparse._`` and ``argparse.ngettext`` when it
@@ -321,7 +322,10 @@ def _main(argv, saved):
         return _write(shown.args[0].rstrip("\n"), 0)
     except NotWeightsFile as error:
         return _fail(
-            _("'{path}' exists and is not a weights file; choose another name, or replace it with --force"), error
+            _(
+                "{prog}: error: '{path}' exists and is not a weights file; choose another name, or replace it with --force"
+            ),
+            error,
         )
     except (UsageError, ValueError, TypeError, FloatingPointError, OSError, RecursionError, MemoryError) as error:
         return _fail(_("{prog}: error: {error}"), error)
@@ -375,7 +379,13 @@ def _argparse_speaks():
 
 def _write(output, status):
     """Print ``output`` (None: only flush what is printed) and return ``status``: PIPE_CLOSED, quietly,
-    when the reader went away; CANNOT_WRITE, in one line, when the output could not be written."""
+    when the reader went away; CANNOT_WRITE, in one line, when the output could not be written (or
+    there is no standard output at all: started with it closed, ``>&-``)."""
+    if sys.stdout is None:
+        reason = _("the standard output is closed")
+        return _say(
+            _("{prog}: error: could not write the output ({reason})").format(prog=PROG, reason=reason), CANNOT_WRITE
+        )
     try:
         if output is not None:
             print(output)
@@ -400,9 +410,12 @@ def _to_nowhere(stream):
 
 
 def _say(line, status):
-    """Write one line on stderr, clipped; return ``status``. A stderr that cannot be written is left."""
+    """Write one line on stderr, clipped; return ``status``. A stderr that cannot be written (or that
+    is closed) is left."""
+    if sys.stderr is None:
+        return status
     try:
-        print(clip(line), file=sys.stderr)
+        print(clip(line, MAX_LINE), file=sys.stderr)
         sys.stderr.flush()
     except OSError:
         _to_nowhere(sys.stderr)
@@ -420,6 +433,7 @@ def _utf8_when_redirected():
 
 
 def _fail(sentence, error):
-    """Bad input: one line on stderr, with the error's own sentence cut short where it is long."""
-    shown = clip(error, MAX_MESSAGE - len(PROG) - 10)
-    return _say(sentence.format(prog=PROG, error=shown, path=getattr(error, "path", "")), BAD_INPUT)
+    """Bad input: one line on stderr, with the error's own sentence whole (the library keeps it within
+    MAX_MESSAGE) or, from elsewhere, cut short where it is long."""
+    shown = clip(error, MAX_MESSAGE)
+    return _say(sentence.format(prog=PROG, error=shown, path=shown_path(getattr(error, "path", ""))), BAD_INPUT)

@@ -19,6 +19,7 @@ import numpy as np
 from .arguments import SHOWN_PATH, file_name, is_whole, shown_path, text_of, whole, writable
 from .basis import Basis, Labels, brief
 from .i18n import _
+from .reasons import not_text
 from .reasons import reason as said
 from .weights import WeightsError, check_weights
 
@@ -224,8 +225,8 @@ def read_bounded(path, limit=MAX_FILE_BYTES):
         if len(data) > limit:
             raise _cannot_read(path, _("it is larger than {limit} bytes").format(limit=limit))
         return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise _cannot_read(path, _("it is not UTF-8 text")) from None
+    except UnicodeDecodeError as error:
+        raise _cannot_read(path, not_text(error)) from None
     except OSError as error:
         raise _cannot_read(path, said(error)) from None
 

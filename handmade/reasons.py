@@ -68,6 +68,13 @@ def reason(error):
     return _("{said} ({original})").format(said=_(said), original=original)
 
 
+def not_text(error):
+    """What a UnicodeDecodeError means, in a sentence of the current language: which byte, where."""
+    return _("it is not text in {encoding}: byte {byte} at position {position} is not a character there").format(
+        encoding=error.encoding, byte=f"0x{error.object[error.start]:02x}", position=error.start
+    )
+
+
 def _original(error):
     if isinstance(error, OSError) and error.strerror:
         return error.strerror

@@ -247,6 +247,7 @@ VALID = {  # a valid value for each parameter name: what every other argument is
     "n_context": lambda tmp: 3,
     "alphabet": lambda tmp: "ab",
     "names": lambda tmp: ["Ta", "Tb"],
+    "limit": lambda tmp: 100,
     "letter": lambda tmp: "a",
     "n": lambda tmp: 3,
 }
@@ -561,7 +562,10 @@ def test_every_command_meets_a_failing_output_with_its_own_status(workspace, cap
         if status == cli.PIPE_CLOSED:
             assert err == "", label
         else:
-            assert err.count("\n") == 1 and "could not write the output" in err and len(err) <= 201, (label, err)
+            assert err.count("\n") == 1 and "could not write the output" in err and len(err) <= cli.MAX_LINE + 1, (
+                label,
+                err,
+            )
 
 
 def run_into(stdout, *args, cwd=None):
@@ -581,6 +585,25 @@ def closed_pipe():
 
 PIPED = [["tasks"], ["predict", "aabaabaab"], ["--help"], ["train", "--help"]]
 FILLED = [["tasks"], ["complete", "aab"], ["--help"]]
+
+
+def test_every_command_without_a_standard_output_says_so_in_one_line_with_3(workspace, capsys, monkeypatch):
+    """Started with its standard output closed (``>&-``: Python's sys.stdout is None), every command
+    and every --help ends with one line and 3, never a traceback."""
+    for label, argv in every_argv(workspace).items():
+        monkeypatch.setattr(sys, "stdout", None)
+        assert cli.main(argv) == cli.CANNOT_WRITE, label
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "standard output is closed" in err and "Traceback" not in err, (label, err)
+
+
+@posix_only
+@pytest.mark.parametrize("args", FILLED)
+def test_a_closed_standard_output_is_one_line_and_status_3_in_the_real_process(args):
+    result = subprocess.run([sys.executable, "-m", "handmade", *args], stderr=subprocess.PIPE, timeout=60,
+                            preexec_fn=lambda: os.close(1))  # fmt: skip
+    err = result.stderr.decode("utf-8")
+    assert result.returncode == cli.CANNOT_WRITE and err.count("\n") == 1 and "standard output is closed" in err, err
 
 
 @posix_only
@@ -794,7 +817,10 @@ def test_malformed_labels_are_one_line_from_the_loader_and_from_every_command(tm
         status = cli.main([*argv, "--weights", str(path)])
         out, err = capsys.readouterr()
         if not loaded:
-            assert status == cli.BAD_INPUT and out == "" and err.count("\n") == 1 and len(err) <= 201, (command, err)
+            assert status == cli.BAD_INPUT and out == "" and err.count("\n") == 1 and len(err) <= cli.MAX_LINE + 1, (
+                command,
+                err,
+            )
         else:  # labels that are allowed (null attention, no alphabet): the command runs or says why not
             assert status in (0, 1, cli.BAD_INPUT) and err.count("\n") <= 1, (command, err)
 
@@ -1084,7 +1110,7 @@ def test_a_request_too_costly_is_refused_before_any_pass_with_its_estimate(monke
     handmade.save_weights(params, tmp_path / "big.json")
     assert cli.main(["complete", "a" * 1024, "-n", str(n + 1), "--weights", str(tmp_path / "big.json")]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "operations" in err and "ask for fewer" in err and len(err) <= 201
+    assert err.count("\n") == 1 and "operations" in err and "ask for fewer" in err and len(err) <= cli.MAX_LINE + 1
 
 
 UNWRITABLE_OUT = {  # --out: what is there, and a phrase of the one line
@@ -1107,7 +1133,7 @@ def test_train_refuses_an_out_it_cannot_write_before_a_single_step(tmp_path, mon
     monkeypatch.chdir(tmp_path)
     assert cli.main(["train", "abc", "--steps", "100000", "--out", name]) == cli.BAD_INPUT
     err = capsys.readouterr().err
-    assert phrase in err and err.count("\n") == 1 and len(err) <= 201
+    assert phrase in err and err.count("\n") == 1 and len(err) <= cli.MAX_LINE + 1
     assert not list(tmp_path.glob(".*.tmp"))
 
 
@@ -1507,6 +1533,12 @@ PROGRESS_FILES = {  # what the progress file (or its folder, or its lock) is mad
     "a link to /dev/zero": lambda data: (data / progress.FILE).symlink_to("/dev/zero"),
     "a folder": lambda data: (data / progress.FILE).mkdir(),
     "a lone surrogate": lambda data: (data / progress.FILE).write_text('{"passed": ["\\udcff"]}', encoding="utf-8"),
+    "a lone surrogate in a fingerprint": lambda data: (data / progress.FILE).write_text(
+        '{"passed": [{"task": "xor", "fingerprint": "\\ud800abcdefghijklmno"}]}', encoding="utf-8"
+    ),
+    "a fingerprint that is not hex": lambda data: (data / progress.FILE).write_text(
+        '{"passed": [{"task": "xor", "fingerprint": "0123456789abcdeX"}]}', encoding="utf-8"
+    ),
     "a number of 5000 digits": lambda data: (data / progress.FILE).write_text(
         '{"passed": [' + "9" * 5000 + "]}", encoding="utf-8"
     ),
@@ -1543,6 +1575,8 @@ def test_the_progress_file_is_read_bounded_and_any_problem_said_in_one_line(tmp_
         last = out.splitlines()[-1]  # the summary, or the sentence on the file: in Chinese, naming it
         own_words = re.sub(r"（[^（）]*(（[^（）]*）[^（）]*)*）", "", last)  # what the system said stays, in brackets
         assert "Exceeds" not in out and progress.FILE in last and not re.search("[a-z]{3,} [a-z]{3,}", own_words), last
+    started = progress.reset()  # the way the sentence offers: a new file, or one line saying why not
+    assert (started is None and progress.read().passed == ()) or ("\n" not in started and "could not" in started)
 
 
 # ---- 14. the widgets' API: every constructor, function, method and control of handmade.widgets and
@@ -2266,7 +2300,7 @@ def _refused(argv, capsys, named):
     """The builder refuses ``argv`` as bad input: one line on stderr naming ``named``, status 2."""
     status = site_tool.main(argv)
     out, err = capsys.readouterr()
-    assert status == 2 and out == "" and err.count("\n") == 1 and len(err) <= MAX_MESSAGE + 1, (argv, status, err)
+    assert status == 2 and out == "" and err.count("\n") == 1 and len(err) <= cli.MAX_LINE + 1, (argv, status, err)
     assert "Traceback" not in err and (named is None or named in err), (argv, err)
     return err
 
@@ -2650,7 +2684,7 @@ def test_a_teachers_code_runs_bounded_and_its_failure_is_one_line_of_its_own(
         assert result == (1 if surface == "grade --json" else 0) and err == "", err
         assert surface == "tasks" or ("cannot be shown" in revealed and phrase in revealed), revealed
     else:
-        assert result == 2 and err.count("\n") == 1 and len(err) <= MAX_MESSAGE + 1 and phrase in err, err
+        assert result == 2 and err.count("\n") == 1 and len(err) <= cli.MAX_LINE + 1 and phrase in err, err
         assert where in err and "Traceback" not in err
         assert out == "" if place == "top" or surface != "tasks" else out.startswith("fine: Say a.")
     if place in ("rule", "extra", "reference") and phrase:  # the file's other task still works
@@ -2806,31 +2840,59 @@ def test_every_grade_is_estimated_before_any_pass_and_refused_over_the_limit(mon
             grader.grade(task, params, diagnose=diagnose)
         message = str(error.value)
         assert not ran and f"about {cost:.1e} operations ({passes} passes of up to {longest} positions" in message
-        assert len(message) <= MAX_MESSAGE and "\n" not in message and "more than the 1e+11 allowed" in message
+        assert len(message) <= MAX_MESSAGE and "\n" not in message and "; at most 1e+11 are allowed" in message
     elif not diagnose:  # the explanations run passes of their own: the benchmark times them
         grader.grade(task, params, diagnose=False)
         assert (len(ran), max(ran)) == (passes, longest)
 
 
-def test_the_issues_grade_of_minutes_is_refused_at_once_by_the_command(tmp_path):
+LONG_NAMES = {  # (folder of the teacher's file, the task's name): the estimate is said whole with either
+    "short": ("", "long"),
+    "long": (
+        "week_three_assignments/long_context_tasks/",
+        "say_the_letter_that_came_right_after_the_last_d_in_the_text_ab",
+    ),
+}
+
+
+@pytest.mark.parametrize("names", list(LONG_NAMES))
+def test_the_issues_grade_of_minutes_is_refused_at_once_by_the_command(tmp_path, names):
     """1,000 extra examples of 1,024 characters (the most allowed), a 185 KB model of 1,024
-    positions: minutes of passes before; now one line with the estimate, before any pass."""
-    (tmp_path / "long.py").write_text(
+    positions: minutes of passes before; now one line with the estimate, before any pass, whole
+    however long the file's and the task's names are (they are clipped, never the estimate)."""
+    folder, name = LONG_NAMES[names]
+    (tmp_path / folder).mkdir(parents=True, exist_ok=True)
+    (tmp_path / folder / "long.py").write_text(
         "import random\n\nimport handmade\n\nrng = random.Random(1)\n"
         f"pairs = [(''.join(rng.choice('ab') for _ in range(1024)), 'a') for _ in range({task_options.MAX_EXTRA})]\n\n"
         '@handmade.task(alphabet="ab", n_ctx=2, n_embd=8, extra_examples=pairs)\n'
-        'def long(context):\n    """Say a."""\n    return "a"\n',
+        f'def {name}(context):\n    """Say a."""\n    return "a"\n',
         encoding="utf-8",
     )
     model = training.init_params(2, 1024, 8, rng=0, alphabet="ab")
     handmade.save_weights(model, tmp_path / "model.json")
     assert (tmp_path / "model.json").stat().st_size < 200_000
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "handmade", "grade", "long", "--weights", "model.json", "--tasks",
-                           "long.py"], cwd=tmp_path, capture_output=True, timeout=60)  # fmt: skip
+    done = subprocess.run([sys.executable, "-m", "handmade", "grade", name, "--weights", "model.json", "--tasks",
+                           folder + "long.py"], cwd=tmp_path, capture_output=True, timeout=60)  # fmt: skip
     err = done.stderr.decode("utf-8")
-    assert done.returncode == 2 and err.count("\n") == 1 and "operations (1000 passes of up to 1024 positions" in err
+    estimate = re.search(r"would take about \d\.\de\+\d\d operations \(1000 passes of up to 1024 positions, "
+                         r"explained\); at most 1e\+11 are allowed\n$", err)  # fmt: skip
+    assert done.returncode == 2 and err.count("\n") == 1 and estimate, err
+    assert len(err) <= cli.MAX_LINE + 1 and err.count("…") == (names == "long") * 2, err  # the name and the file
     assert time.perf_counter() - start < 30  # not a timing claim: a hang (minutes) would be far beyond
+
+
+WHOLE_LINES = [1, 150, 172, 173, MAX_MESSAGE]  # lengths of a library's line, up to the most it may have
+
+
+@pytest.mark.parametrize("length", WHOLE_LINES)
+def test_the_command_line_shows_the_librarys_one_line_whole(capsys, length):
+    """A line the library keeps within MAX_MESSAGE reaches the command line's stderr whole, after
+    the program's name: nothing in its middle (an estimate, a limit) is cut to make room."""
+    message = "".join(chr(ord("a") + i % 26) for i in range(length))
+    assert cli._fail(handmade.i18n._("{prog}: error: {error}"), ValueError(message)) == cli.BAD_INPUT
+    assert capsys.readouterr().err == f"{cli.PROG}: error: {message}\n"
 
 
 # ---- the figures in README.md ("Reliability"): python tests/test_hostile.py ------------------------
@@ -2842,7 +2904,10 @@ def counts(tmp):
     allowed = len(ALLOWED["lr"]) * len(ALLOWED["betas"]) * len(ALLOWED["eps"])
     dtypes = 2 * 3 * len(INTEGER_DTYPES) + 2 * len(INTEGER_DTYPES)  # inputs and targets by 3 checks; 2 batchers
     return {
-        "1. output streams": len(STREAM_FAULTS) * len(every_argv(tmp)) + len(PIPED) + len(FILLED),
+        "1. output streams": (len(STREAM_FAULTS) + 1) * len(every_argv(tmp))  # and no standard output at all
+        + len(PIPED)
+        + 2 * len(FILLED)
+        + len(WHOLE_LINES),
         "2. files that look like weights": len(LOOK_ALIKES) * len(_writers(tmp / "x", None)) + 3,
         "3. malformed labels": len(MALFORMED_LABELS) * (1 + len(READERS)) + 2 + graded,
         "4. non-finite training": 2 * len(TRAINING_SHAPES) * len(TOO_LARGE) + 2 * len(BAD_SETTINGS) + allowed + dtypes,
@@ -2856,13 +2921,13 @@ def counts(tmp):
         "9. the Chinese command line": len(SAMPLE_USAGES) * len(LANGUAGE_SETTINGS)
         + len(EVERY_USAGE_SETTINGS) * len(every_usage(tmp)),
         "10. the playground's save": len(KEPT_BY_THE_PLAYGROUND) + 1,
-        "11. the progress file": len(PROGRESS_FILES) * 3,  # the library, tasks and a passing grade
+        "11. the progress file": len(PROGRESS_FILES) * 4,  # the library, tasks, a passing grade and reset()
         "12. teachers' files": len(TEACHER_CASES)
         + sum(phrase is not None and "4 GB" not in c for c, (_s, phrase) in TEACHERS_CODE.items())
         + len(INTEGER_DTYPES_OF_TASKS) * len(WHOLE_OPTIONS)
         + len(BROKEN_REFERENCES)
         + 5,  # not UTF-8, Ctrl-C, SIGTERM, the real bound, a closed pipe
-        "13. grading time": len(GRADING_CASES) + 1,
+        "13. grading time": len(GRADING_CASES) + len(LONG_NAMES),
         "14. the widgets' API": len(SURFACE_CASES) * len(HOSTILE)
         + sum(len(_values(EVERY_CONTROL[widget, label])) for _language, widget, label in TYPED_IN)
         + 2 * len(BUTTON_CASES)

@@ -26,6 +26,7 @@ import hashlib
 import html
 import json
 import os
+import re
 import secrets
 import stat
 import sys
@@ -37,6 +38,7 @@ import numpy as np
 
 from ..arguments import SURROGATE, brief
 from ..i18n import _
+from ..reasons import not_text
 from ..reasons import reason as said
 
 FILE = "progress.json"
@@ -46,6 +48,7 @@ MAX_TASKS = 1000  # passes recorded at most
 MAX_NAME = 64  # characters of a task's name
 LOCK_WAIT = 10.0  # seconds a writer waits for another one to finish, at most
 FINGERPRINT = 16  # hex digits of a fingerprint: 64 bits, enough to tell a class's tasks apart
+HEX = re.compile(f"[0-9a-f]{{{FINGERPRINT}}}")  # a fingerprint as the file holds it, and nothing else
 
 
 def folder():
@@ -142,7 +145,9 @@ def read():
         data = json.loads(text, parse_int=_number, parse_float=_number, parse_constant=_number)  # none is wanted
     except FileNotFoundError:
         return Passes(())
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
+    except UnicodeDecodeError as error:
+        return Passes((), _problem(where, not_text(error)))
+    except (OSError, ValueError, RecursionError) as error:
         reason = _("it is nested too deeply") if isinstance(error, RecursionError) else said(error)[:160]
         return Passes((), _problem(where, reason))
     entries = data.get("passed") if isinstance(data, dict) else None
@@ -168,7 +173,7 @@ def _entry(item):
         return None
     name, fingerprint = item.get("task"), item.get("fingerprint")
     named = isinstance(name, str) and 0 < len(name) <= MAX_NAME and not SURROGATE.search(name)
-    fingerprinted = fingerprint is None or (isinstance(fingerprint, str) and len(fingerprint) == FINGERPRINT)
+    fingerprinted = fingerprint is None or (isinstance(fingerprint, str) and HEX.fullmatch(fingerprint) is not None)
     return (name, fingerprint) if named and fingerprinted else None
 
 

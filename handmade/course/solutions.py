@@ -16,9 +16,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..arguments import UnknownName, brief
-from ..i18n import _, language, listed
-from .tasks import NoReferences, references_off
+from ..arguments import MAX_MESSAGE, UnknownName, brief
+from ..i18n import _, language
+from .tasks import NoReferences, references_off, whole_names
 
 FOLDER = Path(__file__).parent / "answers"
 PLACEHOLDER = "# YOUR CODE HERE"  # where a solution goes in an answer cell (nbgrader's own words)
@@ -85,9 +85,7 @@ def solution(name):
     if not isinstance(name, str):
         raise TypeError(_("name must be the name of a challenge; found {value}").format(value=brief(name)))
     if name not in every:
-        raise UnknownName(
-            _("there is no solution called {name}; the solutions are {names}").format(
-                name=brief(name, 40), names=listed(every)
-            )
-        )
+        sentence, shown = _("there is no solution called {name}; the solutions are {names}"), brief(name, 40)
+        room = MAX_MESSAGE - len(sentence.format(name=shown, names=""))
+        raise UnknownName(sentence.format(name=shown, names=whole_names(list(every), room)))
     return every[name]

@@ -16,6 +16,7 @@ import tokenize
 
 from ..arguments import file_name, shown_path
 from ..i18n import _
+from ..reasons import not_text
 from ..reasons import reason as said
 from . import user_code
 from .task_options import TaskError
@@ -97,12 +98,7 @@ def _text(path, data):
     try:
         return data.decode(encoding)
     except UnicodeDecodeError as error:
-        raise _file_error(
-            path,
-            _("it is not text in {encoding}: byte {byte} at position {position} is not a character there").format(
-                encoding=encoding, byte=f"0x{error.object[error.start]:02x}", position=error.start
-            ),
-        ) from None
+        raise _file_error(path, not_text(error)) from None
 
 
 def _source(path):

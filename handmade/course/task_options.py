@@ -22,7 +22,8 @@ from ..tokenizer import MAX_ALPHABET, check_alphabet
 from ..weights import MAX_BLOCKS, MAX_HEADS, MAX_N_CTX, MAX_WIDTH
 from . import user_code
 
-MAX_TEXTS = 20_000  # strings of 1 to n_ctx characters one task may ask its rule about: well under a second
+MAX_TEXTS = 100_000  # strings of 1 to n_ctx characters one task may ask its rule about: about a second;
+# what grading them costs is bounded by the estimate (tasks.check_grading), not by their number
 MAX_EXTRA = 1000  # extra examples of one task: hand-picked cases (the blog's are 27), not data
 MAX_EXTRA_LENGTH = MAX_N_CTX  # characters of one extra example's context: no model sees more positions
 MLP_WIDTH = 4  # mlp=True: 4 * n_embd hidden units in each block, as in GPT-2, unless labels name them

@@ -47,7 +47,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..arguments import UnknownName, brief, text_of, yes_or_no
+from ..arguments import MAX_MESSAGE, UnknownName, brief, shown_path, strings, text_of, whole, yes_or_no
 from ..basis import Labels
 from ..cost import grading_operations, passes
 from ..i18n import _, listed, ngettext
@@ -65,7 +65,7 @@ from .task_options import OptionError, TaskError, options
 
 MAX_GRADING = 10**11  # operations one grade may cost (cost.grading_operations): seconds, not minutes
 NO_REFERENCES = "HANDMADE_NO_REFERENCES"  # set to 1: an install for learners, without the answers
-SHOWN_NAMES = 172  # characters of an unknown task's message: the command line's 200, but for its prefix
+SHOWN_NAME = 32  # characters of a task's name, and of its file's, in a message naming it
 
 TASKS = {}
 """Every built-in task by name, easiest first (``builtin_tasks`` fills it; imported at the end)."""
@@ -335,10 +335,10 @@ def _graded_tokens(task):
 
 def _called(task):
     """How a message names ``task``: "task shift", or "task shift in 'homework.py'" for a teacher's file's."""
-    name = task.name if len(task.name) <= 40 else task.name[:39] + "…"
+    name = task.name if len(task.name) <= SHOWN_NAME else task.name[: SHOWN_NAME - 1] + "…"
     if task.source is None:
         return _("task {name}").format(name=name)
-    return _("task {name} in '{path}'").format(name=name, path=task.source)
+    return _("task {name} in '{path}'").format(name=name, path=shown_path(task.source, SHOWN_NAME))
 
 
 # ---- what grading a task costs ----------------------------------------------------------------
@@ -374,15 +374,15 @@ def check_grading(task, structure, explained=True, designed=False):
         return
     if designed:
         sentence = _(
-            "{task} cannot be graded: a model of its shape would take about {cost:.1e} operations ({passes} passes of up to {longest} positions, each context explained), more than the {limit:.0e} allowed"
+            "{task} cannot be graded: its shape would take about {cost:.1e} operations ({passes} passes of up to {longest} positions, explained); at most {limit:.0e} are allowed"
         )
     elif explained:
         sentence = _(
-            "grading {task} would take these weights about {cost:.1e} operations ({passes} passes of up to {longest} positions, each context explained), more than the {limit:.0e} allowed"
+            "grading {task} would take about {cost:.1e} operations ({passes} passes of up to {longest} positions, explained); at most {limit:.0e} are allowed"
         )
     else:
         sentence = _(
-            "grading {task} would take these weights about {cost:.1e} operations ({passes} passes of up to {longest} positions), more than the {limit:.0e} allowed"
+            "grading {task} would take about {cost:.1e} operations ({passes} passes of up to {longest} positions); at most {limit:.0e} are allowed"
         )
     raise ValueError(sentence.format(task=_called(task), cost=cost, passes=runs, longest=longest, limit=MAX_GRADING))
 
@@ -420,20 +420,27 @@ def _unknown(name, tasks):
     theirs = [n for n, t in tasks.items() if TASKS.get(n) is not t]
     names = [*theirs, *(n for n in tasks if n not in theirs)]
     close = difflib.get_close_matches(name, names, n=1)
-    if close:
+    if close and theirs:  # a file was read: the name is in none of its tasks
+        sentence = _("there is no task {name}; did you mean {close}? The tasks are {names}")
+    elif close:
         sentence = _(
-            "there is no task {name}; did you mean {close}? The tasks are {names}; a teacher's task needs --tasks FILE.py"
+            "there is no task {name}; did you mean {close}? The tasks are {names}; a teacher's task is read from its file (--tasks FILE.py)"
         )
+    elif theirs:
+        sentence = _("there is no task {name}; the tasks are {names}")
     else:
-        sentence = _("there is no task {name}; the tasks are {names}; a teacher's task needs --tasks FILE.py")
+        sentence = _(
+            "there is no task {name}; the tasks are {names}; a teacher's task is read from its file (--tasks FILE.py)"
+        )
     found = {"name": brief(name, 24), "close": close[0] if close else ""}
-    room = SHOWN_NAMES - len(sentence.format(**found, names=""))
-    return sentence.format(**found, names=_whole_names(names, room))
+    room = MAX_MESSAGE - len(sentence.format(**found, names=""))
+    return sentence.format(**found, names=whole_names(names, room))
 
 
-def _whole_names(names, limit):
+def whole_names(names, limit):
     """``names`` joined with commas, as many whole names as fit in ``limit`` characters, then how many
     more there are: never a name cut in the middle."""
+    names, limit = strings(names, "names"), whole(limit, "limit", 1, MAX_MESSAGE)
     for count in range(len(names), 0, -1):
         shown, more = listed(names[:count]), len(names) - count
         if more:
