@@ -521,3 +521,32 @@ def test_grade_reveal_shows_the_reference_only_when_asked(tmp_path):
     assert "reference" not in run("grade", "abc", "--weights", str(path))[1]
     code, out, _err = run("grade", "abc", "--weights", str(path), "--reveal")
     assert code == 1 and "the reference solution, on the same context" in out and "blocks[0].head0 1024" in out
+
+
+OVER_A_LIMIT_IN_A_FILE = {  # a task of the file over a limit, and a phrase of the one line refusing it
+    "too many texts": ('alphabet="abcdefgh", n_ctx=9, n_embd=8', "more than 100000 texts"),
+    "too costly to grade": ('alphabet="ab", n_ctx=13, n_embd=256, n_layer=16, mlp=True', "cannot be graded"),
+    "too many extra examples": (
+        'alphabet="abc", n_ctx=3, n_embd=8, extra_examples=[("ab", "c")] * 1001',
+        "more than 1000 extra examples",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(OVER_A_LIMIT_IN_A_FILE))
+def test_a_file_with_one_task_over_a_limit_keeps_its_other_tasks_working(tmp_path, case):
+    """The big one is refused in one line when it is used, naming it and its file; the file's other
+    task is listed, blanked and graded as ever."""
+    options, phrase = OVER_A_LIMIT_IN_A_FILE[case]
+    big = f"\n\n@handmade.task({options})\ndef big(context):\n    " + '"""Say a."""\n    return "a"\n'
+    (tmp_path / "homework.py").write_text(SHIFT + big, encoding="utf-8")
+    code, out, err = run("tasks", "--tasks", "homework.py", cwd=tmp_path)
+    assert code == 2 and out.startswith("shift: ") and "big:" not in out, (out, err)
+    assert err.count("\n") == 1 and "task big in 'homework.py'" in err and phrase in err, err
+    assert run("blank", "shift", "shift.json", "--tasks", "homework.py", cwd=tmp_path)[0] == 0
+    code, out, _err = run("grade", "shift", "--weights", "shift.json", "--tasks", "homework.py", cwd=tmp_path)
+    assert code == 1 and out.startswith("task shift: FAIL")
+    for argv in (["blank", "big", "big.json"], ["grade", "big", "--weights", "shift.json"]):
+        code, out, err = run(*argv, "--tasks", "homework.py", cwd=tmp_path)
+        assert (code, out) == (2, "") and err.count("\n") == 1 and phrase in err and "'homework.py'" in err, err
+    assert not (tmp_path / "big.json").exists()

@@ -48,7 +48,7 @@ from . import progress
 from .explain import explain, lagging, margin_direction, missing, read_window, shares
 from .path import follow
 from .shown_models import shown_model
-from .tasks import TASKS, check_grading, get_task, graded_tokens, reference, withheld
+from .tasks import TASKS, check_grading, get_task, graded_tokens, reference, usable, withheld
 from .tasks import examples as task_examples
 
 # A logit gap of 1 makes the right token at least e = 2.7 times as likely as any wrong one, and
@@ -274,8 +274,8 @@ def grade(task, params, *, diagnose=True, reveal=False):
     a pass of the learner's own in the progress file. A grade that would cost more than
     ``tasks.MAX_GRADING`` operations is refused before any pass, with its estimate.
     """
-    task = get_task(task)
-    examples, graded = task_examples(task), graded_tokens(task)  # a task that cannot be used says so first
+    task = usable(task)  # a task that cannot be used (a limit it is over) says so first, whatever the weights
+    examples, graded = task_examples(task), graded_tokens(task)
     params = submission(task, params)
     check_grading(task, params.structure, explained=bool(diagnose))
     logits = logits_per_context([tokens for tokens, _right in graded], params)  # [n_examples, n_vocab]
@@ -305,7 +305,7 @@ def handed_in(task, params, *, reveal=False):
     """Grade a model the learner hands in (the command line's ``grade``, a task's playground): the
     Report, and a pass of the learner's own recorded in the progress file (the report's last line
     says when a pass is not recorded, and why)."""
-    task = get_task(task)
+    task = usable(task)  # a task over a limit says so before the weights are read for it
     params = submission(task, params)
     report = grade(task, params, reveal=reveal)
     if not report.passed:
@@ -356,7 +356,7 @@ def graded(task, params):
     that does not pass raises AssertionError, so the cell earns no points. In a learner's notebook
     it says "not yet" and Run All goes on; a pass of the learner's own is recorded in the progress
     file (a model the course shows is not: ``shown_models``)."""
-    task = get_task(task)
+    task = usable(task)
     params = submission(task, params)
     report = grade(task, params, diagnose=False)
     if os.environ.get(NBGRADER):
