@@ -521,9 +521,9 @@ def checked_repository(value, name="--repository"):
         return value
     raise SiteError(
         _(
-            "{name} must be OWNER/NAME as on GitHub: an OWNER of letters, digits and inner hyphens (at most 39), "
-            "a NAME of letters, digits, '.', '_' and '-' (at most 100); found {value}"
-        ).format(name=name, value=brief(value, 40))
+            "{name} must be OWNER/NAME as on GitHub (OWNER: letters, digits, inner hyphens, at most 39; "
+            "NAME: letters, digits, '.', '_', '-', at most 100); found {value}"
+        ).format(name=name, value=brief(value, 24))
     )
 
 
@@ -887,7 +887,7 @@ def main(argv=None):
     try:
         lines, status = run(sys.argv[1:] if argv is None else list(argv))
     except SiteError as error:
-        print(clip(_("{prog}: error: {error}").format(prog=PROG, error=error)), file=sys.stderr)
+        print(_("{prog}: error: {error}").format(prog=PROG, error=clip(error)), file=sys.stderr)  # the line whole
         return error.status
     print("\n".join(lines))
     return status
