@@ -420,18 +420,16 @@ def _unknown(name, tasks):
     theirs = [n for n, t in tasks.items() if TASKS.get(n) is not t]
     names = [*theirs, *(n for n in tasks if n not in theirs)]
     close = difflib.get_close_matches(name, names, n=1)
-    if close and theirs:  # a file was read: the name is in none of its tasks
-        sentence = _("there is no task {name}; did you mean {close}? The tasks are {names}")
-    elif close:
-        sentence = _(
+    sentence = {  # (a close name, a file was read): a file that was read does not hold the name
+        (True, True): _("there is no task {name}; did you mean {close}? The tasks are {names}"),
+        (True, False): _(
             "there is no task {name}; did you mean {close}? The tasks are {names}; a teacher's task is read from its file (--tasks FILE.py)"
-        )
-    elif theirs:
-        sentence = _("there is no task {name}; the tasks are {names}")
-    else:
-        sentence = _(
+        ),
+        (False, True): _("there is no task {name}; the tasks are {names}"),
+        (False, False): _(
             "there is no task {name}; the tasks are {names}; a teacher's task is read from its file (--tasks FILE.py)"
-        )
+        ),
+    }[bool(close), bool(theirs)]
     found = {"name": brief(name, 24), "close": close[0] if close else ""}
     room = MAX_MESSAGE - len(sentence.format(**found, names=""))
     return sentence.format(**found, names=whole_names(names, room))

@@ -230,8 +230,9 @@ def softmax_story(row, scale=1.0):
     """A table: a row, scaled, its exponentials after subtracting the max, and the softmax."""
     row, scale = real_array(row, "row", 1, TABLE_SIDE), number(scale, "scale", -math.inf, math.inf, False, False)
     x = scaled(row, scale, "row")
-    shifted = x - x.max()
-    steps = np.vstack([x, shifted, np.exp(shifted), softmax(x)])
+    with np.errstate(over="ignore"):  # a gap wider than float64 holds is -inf after the shift: exp gives 0, rightly
+        shifted = x - x.max()
+        steps = np.vstack([x, shifted, np.exp(shifted), softmax(x)])
     labels = [f"x × {fmt(scale)}", _("minus the max"), "exp", _("softmax: divided by the sum")]
     cols = [f"x{i}" for i in range(len(x))]
     return LabelledMatrix(steps, labels, cols, title=_("softmax step by step"))
