@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .i18n import _
+from .i18n import _, listed, ngettext
 
 NUMBER_KINDS = "iuf"  # numpy's kinds for integers and floats: not booleans, complex numbers or text
 MAX_MESSAGE = 200  # characters of an error message: enough to name the problem, never a wall of text
@@ -56,10 +56,17 @@ def fmt(x, digits=4):
     return f"{x:.{digits}g}"
 
 
-def few(names, between=", ", limit=80):
-    """``names`` joined for a message, cut after ``limit`` characters with an ellipsis."""
-    shown = between.join(map(str, names))
-    return shown if len(shown) <= limit else shown[: limit - 1] + "…"
+def few(names, between=None, limit=80):
+    """``names`` joined for a message (by ``between``, else as the language lists), as many whole
+    names as fit in ``limit`` characters, then how many more there are: never a name cut in two."""
+    names = [str(n) for n in names]
+    for count in range(len(names), 0, -1):
+        shown, more = (listed if between is None else between.join)(names[:count]), len(names) - count
+        if more:
+            shown = ngettext("{names} and {n} more", "{names} and {n} more", more).format(names=shown, n=more)
+        if len(shown) <= limit:
+            return shown
+    return ngettext("{n} name", "{n} names", len(names)).format(n=len(names)) if names else ""
 
 
 def is_whole(value):

@@ -247,7 +247,6 @@ VALID = {  # a valid value for each parameter name: what every other argument is
     "n_context": lambda tmp: 3,
     "alphabet": lambda tmp: "ab",
     "names": lambda tmp: ["Ta", "Tb"],
-    "limit": lambda tmp: 100,
     "letter": lambda tmp: "a",
     "n": lambda tmp: 3,
 }

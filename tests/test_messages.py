@@ -1,12 +1,16 @@
 """Every sentence the package shows a learner has a Chinese translation, and choosing the language works."""
 
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import hypothesis
+import hypothesis.strategies as st
 import pytest
 
 import handmade
+from handmade.arguments import few
 from handmade.i18n import language, set_language
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
@@ -107,3 +111,27 @@ def test_a_chinese_heatmap_draws_its_labels_without_a_missing_glyph(chinese):
         warnings.simplefilter("error")  # matplotlib warns "Glyph ... missing from font(s)"
         weights.heatmap(xlabel="key").figure.canvas.draw()
     plt.close("all")
+
+
+@hypothesis.given(
+    names=st.lists(st.text("abcdefgh_", min_size=1, max_size=30), max_size=40),
+    limit=st.integers(10, 200),
+    language=st.sampled_from(["en", "zh"]),
+)
+def test_a_list_in_a_message_names_whole_names_and_how_many_more(names, limit, language):
+    """``few``, which every message that lists names uses: never a name cut in two, within its limit."""
+    set_language(language)
+    try:
+        shown = few(names, limit=limit)
+    finally:
+        set_language("en")
+    separator, more = (", ", " and ") if language == "en" else ("、", " 以及另外 ")
+    if not names:
+        assert shown == ""
+        return
+    if re.fullmatch(r"\d+ (names?|个名字)", shown):  # not one name fits
+        assert len(names[0]) + (len(names) > 1) * len(f"{more}{len(names) - 1} more") > limit, (names, shown)
+        return
+    assert len(shown) <= limit and "…" not in shown
+    whole = shown.split(more)[0] if more in shown else shown
+    assert all(n in names for n in whole.split(separator)), (names, shown)

@@ -16,9 +16,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..arguments import MAX_MESSAGE, UnknownName, brief
+from ..arguments import MAX_MESSAGE, UnknownName, brief, few
 from ..i18n import _, language
-from .tasks import NoReferences, references_off, whole_names
+from .tasks import NoReferences, references_off
 
 FOLDER = Path(__file__).parent / "answers"
 PLACEHOLDER = "# YOUR CODE HERE"  # where a solution goes in an answer cell (nbgrader's own words)
@@ -87,5 +87,5 @@ def solution(name):
     if name not in every:
         sentence, shown = _("there is no solution called {name}; the solutions are {names}"), brief(name, 40)
         room = MAX_MESSAGE - len(sentence.format(name=shown, names=""))
-        raise UnknownName(sentence.format(name=shown, names=whole_names(list(every), room)))
+        raise UnknownName(sentence.format(name=shown, names=few(every, limit=room)))
     return every[name]

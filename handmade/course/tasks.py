@@ -47,10 +47,10 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..arguments import MAX_MESSAGE, UnknownName, brief, shown_path, strings, text_of, whole, yes_or_no
+from ..arguments import MAX_MESSAGE, UnknownName, brief, few, shown_path, text_of, yes_or_no
 from ..basis import Labels
 from ..cost import grading_operations, passes
-from ..i18n import _, listed, ngettext
+from ..i18n import _, ngettext
 from ..inference import Example
 from ..structure import Structure
 from ..tokenizer import tokenize
@@ -270,6 +270,7 @@ def examples(task):
 
 
 @functools.cache
+@user_code.failures_remembered
 def _examples(task):
     if task.refused:
         raise ValueError(_("{task}: {problem}").format(task=_called(task), problem=task.refused))
@@ -432,20 +433,7 @@ def _unknown(name, tasks):
     }[bool(close), bool(theirs)]
     found = {"name": brief(name, 24), "close": close[0] if close else ""}
     room = MAX_MESSAGE - len(sentence.format(**found, names=""))
-    return sentence.format(**found, names=whole_names(names, room))
-
-
-def whole_names(names, limit):
-    """``names`` joined with commas, as many whole names as fit in ``limit`` characters, then how many
-    more there are: never a name cut in the middle."""
-    names, limit = strings(names, "names"), whole(limit, "limit", 1, MAX_MESSAGE)
-    for count in range(len(names), 0, -1):
-        shown, more = listed(names[:count]), len(names) - count
-        if more:
-            shown = ngettext("{names} and {n} more", "{names} and {n} more", more).format(names=shown, n=more)
-        if len(shown) <= limit:
-            return shown
-    return ngettext("{n} task", "{n} tasks", len(names)).format(n=len(names))
+    return sentence.format(**found, names=few(names, limit=room))
 
 
 # ---- blank models and reference solutions ---------------------------------------------------
@@ -488,6 +476,11 @@ def reference(task):
                 name=task.name
             )
         )
+    return _built(task)
+
+
+@user_code.failures_remembered
+def _built(task):
     try:
         built = user_code.run_bounded(task.build)
     except user_code.Failed as failed:

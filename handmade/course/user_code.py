@@ -20,6 +20,7 @@ A run inside a run (a file's ``@task`` reading its extra examples) is bounded by
 """
 
 import contextlib
+import functools
 import io
 import os
 import signal
@@ -47,6 +48,24 @@ class Failed(Exception):
     def __init__(self, clause, error):
         super().__init__(clause)
         self.clause, self.error = clause, error
+
+
+def failures_remembered(function):
+    """``function(task)``, where a ValueError it raised once for a task is raised again at once: a
+    teacher's code that failed (a hang costs SECONDS) is not run again for the same task."""
+    failed = {}
+
+    @functools.wraps(function)
+    def remembered(task):
+        if task in failed:
+            raise failed[task].with_traceback(None)
+        try:
+            return function(task)
+        except ValueError as error:
+            failed[task] = error
+            raise
+
+    return remembered
 
 
 def run_bounded(function, *args, passing=()):
