@@ -911,3 +911,28 @@ def test_the_directions_of_a_task_without_labels_are_named_by_one_rule(alphabet,
 def test_a_teachers_labels_still_win():
     named = Labels("abc", Basis(["x", "y", "z"]))
     assert make(n_embd=None, labels=named).labels == named
+
+
+def test_a_teachers_code_that_failed_for_a_task_is_not_run_again():
+    """A reference or a rule that failed (a hang costs user_code.SECONDS) fails again at once, in the
+    same words: a playground's refresh or a second grade does not wait for it again."""
+    runs = {"rule": 0, "reference": 0}
+
+    def broken_rule(context):
+        """Say nothing."""
+        runs["rule"] += 1
+        raise RuntimeError("no")
+
+    def broken_reference():
+        runs["reference"] += 1
+        raise RuntimeError("no")
+
+    fine, broken = make(), make(broken_rule)
+    fine.reference(broken_reference)
+    said = []
+    for _ in range(3):
+        for use in (lambda: tasks.reference(fine), lambda: examples(broken)):
+            with pytest.raises(ValueError) as error:
+                use()
+            said.append(str(error.value))
+    assert runs == {"rule": 1, "reference": 1} and len(set(said)) == 2, (runs, said)
