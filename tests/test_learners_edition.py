@@ -3,8 +3,9 @@
 The notebooks are executed as a learner's Run All executes them (nbclient, a fresh kernel, a new
 progress folder), with the grader watched: every model a notebook grades that passes a built-in task
 must be one the course knows it shows (``handmade.course.shown_models``), no pass may be recorded,
-and the challenge notebooks may grade no solution at all. The solutions themselves are known to the
-test: no notebook holds half the lines of any of them.
+and the challenge notebooks may grade no solution at all; notebook 17, run where a learner's design and
+a teacher's homework file already are, keeps both. The solutions themselves are known to the test: no
+notebook holds half the lines of any of them, and no hint names a weight of a reference at its entry.
 """
 
 import re
