@@ -90,6 +90,52 @@ def save_weights(params, path, force=False):
     return _("wrote the weights to '{path}'").format(path=path)
 
 
+def save_new_weights(params, path):
+    """Write ``params`` to ``path`` unless it holds weights already (a design of the learner's,
+    perhaps), which is then kept: a sentence saying which. A file there that is not weights is kept
+    too, as ``save_weights`` keeps it (NotWeightsFile)."""
+    if is_weights_file(file_name(path)):
+        return _("kept '{path}': it holds weights already, perhaps your own design, and nothing was written").format(
+            path=shown_path(path)
+        )
+    return save_weights(params, path)
+
+
+def write_new_text(text, path, instead):
+    """Write ``text`` to ``path`` unless another file is there (a person's, perhaps), which is kept:
+    then to ``instead``, by the same rule. A file that holds ``text`` already is left as it is.
+    Returns (the path that holds ``text`` now, a sentence saying which); WeightsError, naming both,
+    when both hold other files."""
+    text = writable(text_of(text, "text", MAX_FILE_BYTES), "text")
+    path, instead = file_name(path), file_name(instead, "instead")
+    for target in (path, instead):
+        held = _held_text(target, text)
+        if held is None:
+            write_atomically(target, text)
+        if held != "other":
+            break
+    else:
+        raise WeightsError(
+            _(
+                "'{path}' and '{instead}' hold other files, perhaps a person's: both are kept, and nothing was written"
+            ).format(path=shown_path(path), instead=shown_path(instead))
+        )
+    if target == instead:
+        said = _("'{path}' holds another file, perhaps a person's: it is kept, and this text is in '{instead}'")
+    else:
+        said = _("wrote '{path}'") if held is None else _("'{path}' holds this text already")
+    return target, said.format(path=shown_path(path), instead=shown_path(instead))
+
+
+def _held_text(path, text):  # None: no file there; "same": it holds text; "other": anything else
+    if not os.path.lexists(path):
+        return None
+    try:
+        return "same" if read_bounded(path, len(text.encode("utf-8"))) == text else "other"
+    except WeightsError:  # larger than text, not UTF-8, not a regular file, unreadable
+        return "other"
+
+
 class NotWeightsFile(WeightsError):
     """A file that is there and is not a weights file: kept unless the caller is told to replace it."""
 

@@ -12,6 +12,8 @@ from helpers import posix_only
 
 import handmade
 from handmade import files
+from handmade.arguments import shown_path
+from handmade.course import tasks
 from handmade.weights import WeightsError
 
 
@@ -74,6 +76,37 @@ def test_a_file_that_is_not_weights_is_replaced_only_when_forced(tmp_path):
         handmade.save_weights(handmade.blog_model(), path)
     assert path.read_text(encoding="utf-8") == '{"title": "not weights"}'
     assert "replaced" in handmade.save_weights(handmade.blog_model(), path, force=True)
+
+
+def test_a_new_blank_is_written_only_where_no_weights_are(tmp_path):
+    path, blank = tmp_path / "echo.json", tasks.blank("repeat")
+    assert files.save_new_weights(blank, path) == f"wrote the weights to '{path}'"
+    handmade.save_weights(handmade.with_parts(blank, {"wte": 2 * np.eye(3)}), path)  # the learner's design
+    before = path.read_bytes()
+    assert files.save_new_weights(blank, path).startswith(f"kept '{shown_path(path)}': it holds weights already")
+    assert path.read_bytes() == before
+    essay = tmp_path / "essay.json"
+    essay.write_text("my notes", encoding="utf-8")
+    with pytest.raises(WeightsError, match="exists and is not a weights file"):
+        files.save_new_weights(blank, essay)
+    assert essay.read_text(encoding="utf-8") == "my notes"
+
+
+def test_a_text_is_written_where_no_other_file_is_and_elsewhere_keeps_what_is_there(tmp_path):
+    first, second, text = tmp_path / "homework.py", tmp_path / "notebook_17_homework.py", "print('echo')\n"
+    assert files.write_new_text(text, first, second) == (first, f"wrote '{shown_path(first)}'")
+    assert files.write_new_text(text, first, second) == (first, f"'{shown_path(first)}' holds this text already")
+    first.write_text("a teacher's homework\n", encoding="utf-8")
+    found = files.write_new_text(text, first, second)
+    assert found[0] == second and "it is kept" in found[1] and second.read_text(encoding="utf-8") == text
+    second.write_text("edited by the learner\n", encoding="utf-8")
+    with pytest.raises(WeightsError, match="hold other files, perhaps a person's: both are kept"):
+        files.write_new_text(text, first, second)
+    assert first.read_text(encoding="utf-8") == "a teacher's homework\n"
+    assert second.read_text(encoding="utf-8") == "edited by the learner\n"
+    longer = tmp_path / "longer.py"
+    longer.write_text(text + "# and more\n", encoding="utf-8")  # starts with the text: another file still
+    assert files.write_new_text(text, longer, tmp_path / "other.py")[0] == tmp_path / "other.py"
 
 
 @pytest.mark.parametrize("target", ["folder", pytest.param("/dev/null", marks=posix_only)])

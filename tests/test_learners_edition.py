@@ -3,19 +3,22 @@
 The notebooks are executed as a learner's Run All executes them (nbclient, a fresh kernel, a new
 progress folder), with the grader watched: every model a notebook grades that passes a built-in task
 must be one the course knows it shows (``handmade.course.shown_models``), no pass may be recorded,
-and the challenge notebooks may grade no solution at all. The solutions themselves are known to the
-test: no notebook holds half the lines of any of them.
+and the challenge notebooks may grade no solution at all; notebook 17, run where a learner's design and
+a teacher's homework file already are, keeps both. The solutions themselves are known to the test: no
+notebook holds half the lines of any of them, and no hint names a weight of a reference at its entry.
 """
 
+import re
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import nbformat
+import numpy as np
 import pytest
 
-from handmade.course.shown_models import SHOWN
+from handmade.course.shown_models import BUILT_WITH_YOU, SHOWN
 from handmade.course.solutions import solutions
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -66,6 +69,36 @@ def test_every_pass_a_notebook_grades_is_a_model_the_course_knows_it_shows(runs,
             assert task == "abc"
 
 
+ECHO_DESIGN = {"wte": 2 * np.eye(3), "wpe": np.zeros((3, 3)), "blocks": []}  # passes echo: the letter read, by 4
+TEACHERS_HOMEWORK = """import handmade
+
+
+@handmade.task(alphabet="ab", n_ctx=2, n_embd=2, n_layer=0)
+def mirror(context):
+    '''Say the first letter again.'''
+    return context[0]
+"""
+
+
+@needs_nbclient
+@pytest.mark.parametrize("lang", EDITIONS)
+def test_run_all_of_17_keeps_a_learners_design_and_a_teachers_homework(lang, tmp_path):
+    """Notebook 17 writes a task file and a blank for it, as a teacher's homework is used: in a folder
+    that holds a passing echo.json of the learner's and a homework.py of a teacher's, Run All keeps
+    both as they were, writes its task file under its own name, and grades the learner's design."""
+    import handmade
+
+    folder, data = tmp_path / "notebooks", tmp_path / "data"
+    folder.mkdir()
+    handmade.save_weights(ECHO_DESIGN, folder / "echo.json")
+    (folder / "homework.py").write_text(TEACHERS_HOMEWORK, encoding="utf-8")
+    before = {path.name: path.read_bytes() for path in folder.iterdir()}
+    found = shown_models.watched_run(EDITIONS[lang] / "17_challenges_tokens_and_positions.ipynb", data, folder)
+    assert {name: (folder / name).read_bytes() for name in before} == before
+    assert "def echo(context):" in (folder / "notebook_17_homework.py").read_text(encoding="utf-8")
+    assert [name for name, _ in found["recorded"]] == ["echo"]  # the learner's own design, graded: theirs
+
+
 def test_the_package_knows_every_reference_and_blog_model_it_shows():
     for task, prints in shown_models.package_models().items():
         assert prints.items() <= SHOWN[task].items(), f"{task}: run tools/shown_models.py --write"
@@ -90,3 +123,135 @@ def test_no_notebook_holds_a_solution(lang):
             shared = [line for line in lines if line in text]
             assert len(shared) < len(lines) / 2, (path.name, name, shared)
         assert "BEGIN SOLUTION" not in text and "END SOLUTION" not in text
+
+
+# ---- the hints lead to a design and name none of the reference's weights -------------------------
+
+CHALLENGES = ("17_challenges_tokens_and_positions", "18_challenges_attention", "19_challenges_mlp_heads_blocks")
+CLAUSE_END = re.compile(r"(?<=[.;!?])\s+|[。；！？]|\n\s*\n")
+CODE_SPAN = re.compile(r"`([^`]*)`")
+NUMBER = r"(?<![\w.·/]){}(?![\w·/]|\.\d)"
+PART_WORDS = {  # how a hint may call a part: its name in code, the layer's, or the words for it
+    "wte": r"\bwte\b|token embedding|词元嵌入",
+    "wpe": r"\bwpe\b|position(?:al)? embedding|位置嵌入",
+    "q": r"`q[`\[]|\bq\[|\bquer(?:y|ies)\b|查询",
+    "k": r"`k[`\[]|\bk\[|\bkeys?\b|键",
+    "v": r"`v[`\[]|\bv\[|\bvalues?\b|值",
+    "q.b": r"\bq\.b\b|\bbias\b|偏置",
+    "c_proj.w": r"\bc_proj\b",
+    "c_proj.b": r"\bc_proj\b|\bbias\b|偏置",
+    "mlp.c_fc.w": r"\bc_fc\b",
+    "mlp.c_proj.w": r"\bmlp\.c_proj\b",
+    "mlp.c_proj.b": r"\bmlp\.c_proj\b|\bbias\b|偏置",
+}
+
+
+def direction_pattern(label):
+    """A regex for a direction's name as a hint may write it: itself, or the family it belongs to
+    (``Tx`` for every letter's, ``Pi`` or ``P(i−1)`` for every position's, ``h0·x``, ``prev x``)."""
+    if re.fullmatch(r"T\w", label):
+        return r"(?<!\w)T\w(?!\w)"
+    if re.fullmatch(r"P\d", label):
+        return r"(?<!\w)P(?:\w|\([a-z] ?[−-] ?1\))(?!\w)"
+    if re.fullmatch(r"h\d·\w+", label):
+        return re.escape(label[:3]) + r"\w+"
+    if label.startswith("prev "):
+        return r"\bprev \w\b"
+    return None  # a word (first, V, s>0): named only in code, below
+
+
+def value_pattern(value):
+    """A regex for ways of writing ``value``: the number, Lg for a strength, one-hot for a 1."""
+    forms = [NUMBER.format(r"[+\-−]?" + re.escape(f"{abs(value):g}"))]
+    if abs(value) >= 8:  # a strength: Lg, or some part of it
+        forms.append(r"\bL[gG]\b")
+    if value == 1:
+        forms.append(r"one-hot|独热")
+    return "|".join(forms)
+
+
+def reference_entries(name):
+    """(part, the directions' patterns, the value's pattern, value) of every non-zero weight of the reference."""
+    from handmade.course.tasks import TASKS, reference
+    from handmade.display.trace import weight_tables
+
+    found = []
+    for part, table in weight_tables(reference(TASKS[name])).items():
+        local = part.split(".", 1)[1] if part.startswith("blocks[") else part
+        if local not in PART_WORDS:  # the whole c_attn.w: its q, k and v are checked as parts
+            continue
+        for i, j in zip(*np.nonzero(table.values)):
+            labels = [table.cols[j]] + ([table.rows[i]] if local not in ("wte", "wpe") and ".b" not in local else [])
+            found.append((part, local, labels, table.values[i, j]))
+    return found
+
+
+def named_weights(name, text):
+    """[(part, directions, value, clause)] for every clause of ``text`` that names a weight of the
+    reference of ``name`` at its entry: the part, one of its directions and its value, together."""
+    named = []
+    for clause in CLAUSE_END.split(text):
+        code = " ".join(CODE_SPAN.findall(clause))
+        for part, local, labels, value in reference_entries(name):
+            direction = any(
+                re.search(direction_pattern(label), clause)
+                if direction_pattern(label)
+                else re.search(rf"(?<![\w>]){re.escape(label)}(?![\w<>])", code)
+                for label in labels
+            )
+            if direction and re.search(PART_WORDS[local], clause) and re.search(value_pattern(value), clause):
+                named.append((part, labels, float(value), clause.strip()))
+    return named
+
+
+def hints(lang):
+    """{task: the text of its hints} of every built-in task in the challenge notebooks of ``lang``."""
+    from handmade.course.tasks import TASKS
+
+    found = {}
+    for notebook in CHALLENGES:
+        for cell in nbformat.read(EDITIONS[lang] / f"{notebook}.ipynb", as_version=4).cells:
+            asked = re.search(r'solution\("(\w+)"\)', cell.source)
+            if cell.cell_type == "markdown" and "<details><summary>" in cell.source and asked:
+                found.update({asked.group(1): cell.source} if asked.group(1) in TASKS else {})
+    return found
+
+
+@pytest.mark.parametrize("lang", EDITIONS)
+def test_the_hints_name_no_weight_of_the_reference(lang):
+    from handmade.course.tasks import TASKS
+
+    found = hints(lang)
+    assert sorted(found) == sorted(name for name in solutions(lang) if name in TASKS)  # every challenge's
+    for name, text in found.items():
+        assert named_weights(name, text) == [], name
+
+
+def test_the_hint_check_finds_a_weight_named_at_its_entry():
+    named = [
+        "`k[first, first] = 1`; the rest stays 0.",
+        "`q.b` is Lg on `first`.",
+        "`wte` one-hot on `Ta Tb Tc`.",
+        "c_proj writes the letter found into `Tx` with Lg.",
+        "c_proj 在 `Tx` 上为 Lg。",
+    ]
+    unnamed = [
+        "The key offers `first`; every query asks for it through the query's bias.",
+        "Make the gap tens of units: softmax leaves each of the others about e^(−gap) of the attention.",
+        "The letter just read adds 1 to its own logit, through `wte`.",
+    ]
+    assert all(named_weights("first", text) for text in named)
+    assert not any(named_weights("first", text) for text in unnamed)
+
+
+@needs_nbclient
+def test_a_reference_said_to_be_built_with_the_learner_is_built_there(runs):
+    """shown_models says that abc's reference is the model notebook 14 builds with the learner: it is."""
+    from handmade.course.grader import submission
+    from handmade.course.progress import model_fingerprint
+    from handmade.course.tasks import TASKS, reference
+
+    for name, notebook in BUILT_WITH_YOU.items():
+        where = next(n for n in DESIGNS_AND_CHALLENGES if n.startswith(notebook))
+        fingerprint = model_fingerprint(submission(TASKS[name], reference(name)))
+        assert all([name, fingerprint] in runs[(lang, where)]["passes"] for lang in EDITIONS), (name, notebook)

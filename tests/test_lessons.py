@@ -39,7 +39,7 @@ def test_each_task_has_three_hints_each_folded_alone_then_its_answer(path):
             if cell["cell_type"] == "markdown"
         ]
         found = [n for numbers in hints for n in numbers]
-        assert found[-3:] == [1, 2, 3], (path.name, answer, found)  # a nudge, the idea, nearly the solution
+        assert found[-3:] == [1, 2, 3], (path.name, answer, found)  # a nudge, the idea, the design step by step
         text = "".join("".join(cell["source"]) for cell in notebook[start:answer] if cell["cell_type"] == "markdown")
         assert text.count("<details>") == text.count("</details>")  # each hint opened on its own
         assert "jupyter" not in notebook[answer]["metadata"]  # the answer cell, open and the learner's

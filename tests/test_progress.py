@@ -2,6 +2,7 @@
 once, atomically and within limits that are said when they are reached; never replaced when it cannot
 be read unless the learner asks."""
 
+import dataclasses
 import json
 import os
 import re
@@ -14,8 +15,12 @@ import pytest
 import handmade
 from handmade.course import progress
 from handmade.course.grader import grade, graded, handed_in
+from handmade.course.shown_models import BUILT_WITH_YOU
+from handmade.course.solutions import solutions
 from handmade.course.tasks import TASKS, blank, load_tasks, reference
+from handmade.i18n import set_language
 from handmade.parts import with_parts
+from handmade.structure import BlockShape, Structure
 
 
 @pytest.fixture
@@ -49,6 +54,26 @@ def test_a_model_the_course_shows_passes_but_is_not_recorded(data, name):
     assert progress.read().passed == ()
 
 
+@pytest.mark.parametrize("name", sorted(TASKS))
+def test_a_references_note_says_truly_where_the_learner_meets_it(data, name):
+    """A challenge's reference is the solution that solution() shows; a task without a challenge
+    (abc: no hints, no solution) has the model that a notebook builds with the learner."""
+    answers = solutions("en")
+    assert (name in answers) != (name in BUILT_WITH_YOU), name  # the one or the other
+    note = handed_in(name, reference(name)).progress_note
+    if name in answers:
+        assert f'solution("{name}")' in note and f"python -m handmade solution {name}" in note
+        assert "notebook" not in note
+    else:
+        assert f"the model notebook {BUILT_WITH_YOU[name]} builds with you" in note and "solution(" not in note
+    set_language("zh")
+    try:
+        chinese = handed_in(name, reference(name)).progress_note
+    finally:
+        set_language("en")
+    assert chinese != note and (f'solution("{name}")' in chinese) == (name in answers)
+
+
 def test_the_blogs_models_are_not_the_learners(data):
     passing = [build for build in (handmade.blog_model, handmade.literal_model, handmade.two_head_model)]
     notes = {handed_in("aab", build()).progress_note for build in passing if grade("aab", build()).passed}
@@ -74,6 +99,44 @@ def test_a_teachers_task_called_like_another_is_another_task(data, tmp_path):
     assert progress.read().has(first) and not progress.read().has(second)
     assert "0 of 1 tasks passed" in progress.shown({"any_c": second}).text
     assert progress.read().has(load_tasks(tmp_path / "homework3.py")["any_c"])  # loaded again: the same task
+
+
+# Each built-in task's fingerprint, as learners' progress files hold it: a change loses their passes.
+FINGERPRINTS = {
+    "alternate": "df706dca69a8df8c",
+    "repeat": "d1e22db6d97ae2d1",
+    "seen_b": "64f7ce22093e2bf7",
+    "majority": "60a794793cad91df",
+    "abc": "a24cedf1383733dd",
+    "first": "87f24211a8334d58",
+    "two_back": "d927dddc5afab29c",
+    "aab": "fc5bf50400d20615",
+    "abb": "223903cb44f7913a",
+    "xor": "4965d2d3dfb25e1a",
+    "first_not_last": "d6244d647726e1c1",
+    "induction": "32b57f4785813667",
+    "after_last_c": "60687e51203428fb",
+}
+
+
+def test_the_built_in_tasks_keep_their_fingerprints():
+    found = {name: progress.identity(task)[1] for name, task in TASKS.items()}
+    changed = sorted(name for name in FINGERPRINTS if found.get(name) != FINGERPRINTS[name])
+    assert found.keys() == FINGERPRINTS.keys() and not changed, (
+        f"the fingerprint of {changed} changed: every learner's recorded pass of it would be lost without a word. "
+        "A fingerprint may change only with what defines the task (its alphabet, n_ctx, shape or answers)"
+    )
+
+
+def test_a_field_added_to_the_shape_changes_no_fingerprint():
+    wider = dataclasses.make_dataclass("Wider", [("dropout", float, 0.5)], bases=(Structure,), frozen=True)
+    block = dataclasses.make_dataclass("Block", [("rotary", bool, True)], bases=(BlockShape,), frozen=True)
+    for task in TASKS.values():
+        shape = task.structure
+        blocks = tuple(block(**dataclasses.asdict(b)) for b in shape.blocks)
+        again = dataclasses.replace(task, structure=wider(shape.n_vocab, shape.n_ctx, shape.n_embd, blocks, shape.ln_f))
+        assert dataclasses.astuple(again.structure) != dataclasses.astuple(shape)  # the shape has more fields
+        assert progress.identity(again) == progress.identity(task), task.name
 
 
 def test_a_file_of_names_alone_still_counts_for_the_built_in_tasks(data):

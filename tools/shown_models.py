@@ -48,9 +48,10 @@ print("WATCHED " + _json.dumps({"passes": _passes, "recorded": list(_progress.re
 """
 
 
-def watched_run(path, data):
+def watched_run(path, data, folder=None):
     """Run the notebook at ``path`` top to bottom with the grader watched and the progress file in
-    ``data``: {"passes": [[task, fingerprint], ...], "recorded": [...]}. Raises if a cell fails."""
+    ``data``, in ``folder`` (a new empty one by default: what the notebook writes goes there, never
+    beside the notebook): {"passes": [[task, fingerprint], ...], "recorded": [...]}. Raises if a cell fails."""
     import nbformat
     from nbclient import NotebookClient
 
@@ -58,8 +59,9 @@ def watched_run(path, data):
     notebook.cells.insert(0, nbformat.v4.new_code_cell(WATCH))
     notebook.cells.append(nbformat.v4.new_code_cell(REPORT))
     client = NotebookClient(notebook, timeout=300, kernel_name="python3", shutdown_kernel="immediate")
-    client.resources = {"metadata": {"path": str(path.parent)}}
-    client.execute(env={**os.environ, "HANDMADE_DATA": str(data)})  # the kernel's own progress folder
+    with tempfile.TemporaryDirectory() as fresh:
+        client.resources = {"metadata": {"path": str(folder or fresh)}}
+        client.execute(env={**os.environ, "HANDMADE_DATA": str(data)})  # the kernel's own progress folder
     text = "".join(o.get("text", "") for o in notebook.cells[-1].outputs if o.output_type == "stream")
     return json.loads(text[text.index("WATCHED ") + len("WATCHED ") :])
 

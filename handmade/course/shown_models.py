@@ -29,6 +29,11 @@ SHOWN = {
 }
 # ---- end of what tools/shown_models.py makes ----
 
+BUILT_WITH_YOU = {"abc": "14"}
+"""The built-in tasks whose reference solution is not a challenge's answer but the model a notebook
+builds with the learner, by that notebook: no hint and no ``solution()`` shows it. Every other built-in
+task is a challenge, whose reference is the solution that ``solution()`` shows when asked."""
+
 
 def shown_model(task, params, their_reference=None):
     """Sentences saying that the pass of ``params`` is not recorded and why: which model the course
@@ -46,9 +51,13 @@ def shown_model(task, params, their_reference=None):
         source = "their reference" if theirs else None
     if source is None:
         return None
+    if source == "reference" and task.name in BUILT_WITH_YOU:
+        return _(
+            "This pass is not recorded in your progress: these weights are, number for number, the reference solution of {task}, the model notebook {notebook} builds with you. Your progress records designs of your own: another passing model of yours (another strength will do) is recorded."
+        ).format(task=task.name, notebook=BUILT_WITH_YOU[task.name])
     if source == "reference":
         return _(
-            "This pass is not recorded in your progress: these weights are, number for number, the reference solution of {task}, which its hints and solution() spell out. Your progress records designs of your own: another passing model of yours (another strength will do) is recorded."
+            'This pass is not recorded in your progress: these weights are, number for number, the reference solution of {task}, the answer that solution("{task}") shows when asked (python -m handmade solution {task} in a terminal). Your progress records designs of your own: another passing model of yours (another strength will do) is recorded.'
         ).format(task=task.name)
     if source == "their reference":
         return _(
