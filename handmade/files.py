@@ -20,7 +20,7 @@ from .arguments import SHOWN_PATH, file_name, is_whole, shown_path, text_of, who
 from .basis import Basis, Labels, brief
 from .i18n import _
 from .reasons import reason as said
-from .weights import WeightsError, check_weights
+from .weights import WeightsError, check_weights, walk
 
 MAX_FILE_BYTES = 10_000_000  # a weights file of this series is at most a few hundred kilobytes
 MAX_LABELS = 4096  # names in one list of labels
@@ -29,17 +29,11 @@ MAX_LABELS = 4096  # names in one list of labels
 # ---- writing ------------------------------------------------------------------------------
 
 
-def _to_jsonable(params):
-    if isinstance(params, dict):
-        return {key: _to_jsonable(value) for key, value in params.items() if value is not None}
-    if isinstance(params, (list, tuple)):
-        return [_to_jsonable(value) for value in params]
-    if is_whole(params):
-        return int(params)
-    return np.asarray(params, dtype=np.float64).tolist()
+def _jsonable(path, leaf):  # a leaf of the weights (``walk``) as JSON has it: n_head an int, an array nested lists
+    return int(leaf) if is_whole(leaf) else np.asarray(leaf, dtype=np.float64).tolist()
 
 
-def _number(x):  # exact: repr() of a float reads back as the same float
+def _json_number(x):  # exact: repr() of a float reads back as the same float
     if x.is_integer() and abs(x) < 2**53 and math.copysign(1, x) > 0:
         return str(int(x))  # 1024 rather than 1024.0, for files people edit by hand
     return repr(x)
@@ -56,16 +50,16 @@ def _format(value, indent):
     if isinstance(value, list) and value and isinstance(value[0], str):
         return json.dumps(value, ensure_ascii=False)  # a list of names
     if isinstance(value, list):
-        return "[" + ", ".join(_number(x) for x in value) + "]"
+        return "[" + ", ".join(_json_number(x) for x in value) + "]"
     if isinstance(value, (int, str)) or value is None:
         return json.dumps(value, ensure_ascii=False)  # n_head, an alphabet
-    return _number(value)
+    return _json_number(value)
 
 
 def weights_to_json(params):
     """JSON text for a weights dict (and its labels): one matrix row per line, numbers exact."""
     checked = check_weights(params)
-    data = _to_jsonable(dict(checked))
+    data = walk(_jsonable, dict(checked))
     data["labels"] = checked.labels.to_json()
     return _format(data, 0) + "\n"
 

@@ -68,7 +68,7 @@ NO_REFERENCES = "HANDMADE_NO_REFERENCES"  # set to 1: an install for learners, w
 SHOWN_NAMES = 172  # characters of an unknown task's message: the command line's 200, but for its prefix
 
 TASKS = {}
-"""Every built-in task by name, easiest first (``builtin_tasks`` fills it; imported at the end)."""
+"""Every built-in task by name, easiest first (``builtin_tasks`` fills it as ``handmade.course`` is imported)."""
 
 
 class NoReferences(ValueError):
