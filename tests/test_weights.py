@@ -225,4 +225,4 @@ def test_checked_weights_carry_their_structure_and_a_change_unchecks_them():
     del again["wpe"]
     assert not again.checked
     with pytest.raises(WeightsError, match="missing 'wpe'"):
-        again.structure
+        _ = again.structure
