@@ -225,7 +225,7 @@ def token_ids(ids, what):  # -> int64 [n_seq] or [B, n_seq], the shape given; or
         array = np.asarray(ids)
     except ValueError:  # rows of different lengths
         return None
-    given = () if isinstance(ids, np.ndarray) else np.asarray(ids, dtype=object).ravel()  # as typed: bools show
+    given = () if isinstance(ids, np.ndarray) else ids if array.ndim == 1 else np.asarray(ids, dtype=object).flat
     if array.dtype.kind not in "iu" or not all(map(is_whole, given)):
         return None
     if array.dtype.kind == "u" and array.size and array.max() > np.iinfo(np.int64).max:
@@ -240,12 +240,14 @@ def token_ids(ids, what):  # -> int64 [n_seq] or [B, n_seq], the shape given; or
 def tokens_for(inputs, n_vocab, n_ctx, cached=0):  # -> [n_seq] int64
     """``inputs`` as the token ids one pass of a model of ``n_vocab`` tokens and ``n_ctx`` positions runs,
     after ``cached`` ones: a flat list of whole numbers from 0 to n_vocab - 1, with room for them all."""
-    try:
-        flat = not isinstance(inputs, (str, bytes, dict, set)) and np.ndim(inputs) == 1
-    except ValueError:  # rows of different lengths
-        flat = False
-    if not flat:
-        raise ValueError(_("token ids are a flat list of whole numbers; found {value}").format(value=brief(inputs)))
+    ids = token_ids(inputs, _("token ids"))  # None: not whole numbers, all of them
+    if ids is None or ids.ndim != 1:
+        try:
+            flat = ids is None and not isinstance(inputs, (str, bytes, dict, set)) and np.ndim(inputs) == 1
+        except ValueError:  # rows of different lengths
+            flat = False
+        if not flat:
+            raise _not_flat(inputs)
     n = len(inputs)
     if n == 0:
         raise ValueError(_("cannot run an empty context: give at least one token"))
@@ -263,21 +265,27 @@ def tokens_for(inputs, n_vocab, n_ctx, cached=0):  # -> [n_seq] int64
                 n=n, limit=n_ctx
             )
         )
-    ids = token_ids(inputs, _("token ids"))
     if ids is None or ids.min() < 0 or ids.max() >= n_vocab:
-        position = next(i for i, token in enumerate(inputs) if not is_whole(token) or not 0 <= token < n_vocab)
-        token = inputs[position]
-        found = (
-            brief(token)
-            if is_whole(token)
-            else _("{value} (a {kind})").format(value=brief(token), kind=type(token).__name__)
-        )
-        raise ValueError(
-            _(
-                "token ids are whole numbers from 0 to {top} (n_vocab = {n}); found {found} at position {position}"
-            ).format(top=n_vocab - 1, n=n_vocab, found=found, position=position)
-        )
+        raise _not_an_id(inputs, n_vocab)
     return ids
+
+
+def _not_flat(inputs):
+    return ValueError(_("token ids are a flat list of whole numbers; found {value}").format(value=brief(inputs)))
+
+
+def _not_an_id(inputs, n_vocab):
+    """The error that names the first of ``inputs`` (a flat sequence) that is not a token id of ``n_vocab``."""
+    position = next((i for i, t in enumerate(inputs) if not is_whole(t) or not 0 <= t < n_vocab), None)
+    if position is None:  # whole numbers, all of them, in an array numpy holds as objects
+        return _not_flat(inputs)
+    token = inputs[position]
+    kind = _("{value} (a {kind})").format(value=brief(token), kind=type(token).__name__)
+    return ValueError(
+        _("token ids are whole numbers from 0 to {top} (n_vocab = {n}); found {found} at position {position}").format(
+            top=n_vocab - 1, n=n_vocab, found=brief(token) if is_whole(token) else kind, position=position
+        )
+    )
 
 
 def number_array(value, path, ndim, meaning, error=ValueError):  # -> float64 array

@@ -179,7 +179,7 @@ def map_arrays(fn, params, *others):
     return walk(each, params)
 
 
-def dotted(path):
+def _dotted(path):
     """A path of ``walk`` as the package writes it: ``("blocks", 0, "attn", "c_attn", "w")`` is ``blocks[0].attn.c_attn.w``."""
     return "".join(f"[{key}]" if isinstance(key, int) else f".{key}" for key in path).removeprefix(".")
 
@@ -433,7 +433,7 @@ def first_not_finite(params):
 
 def iter_matrices(params):
     """[(path, array)] for every array of a weights dict, in its order: ``("blocks[0].attn.c_attn.w", array)``."""
-    return [(dotted(path), np.asarray(array, dtype=np.float64)) for path, array in arrays_of(params).items()]
+    return [(_dotted(path), np.asarray(array, dtype=np.float64)) for path, array in arrays_of(params).items()]
 
 
 def largest_weight(params):
