@@ -194,9 +194,10 @@ def _umask():
 # ---- reading ------------------------------------------------------------------------------
 
 
-def read_bounded(path, limit=MAX_FILE_BYTES):
-    """The text of a regular file of at most ``limit`` bytes, or WeightsError; never blocks."""
-    path, limit = file_name(path), whole(limit, "limit", 0, MAX_FILE_BYTES)
+def read_bounded(path, limit=None):
+    """The text of a regular file of at most ``limit`` bytes (None: MAX_FILE_BYTES), or WeightsError; never blocks."""
+    path = file_name(path)
+    limit = MAX_FILE_BYTES if limit is None else whole(limit, "limit", 0, MAX_FILE_BYTES)
     try:
         info = path.stat()
     except FileNotFoundError:
@@ -231,7 +232,11 @@ def _cannot_read(path, reason):
 def weights_from_json(text, source=None):
     """Checked weights (with their labels, if the JSON has them) from JSON text."""
     source = _("the JSON text") if source is None else text_of(source, "source", 2 * SHOWN_PATH)
-    text = text_of(text, "text", MAX_FILE_BYTES)
+    return _weights_in(text_of(text, "text", MAX_FILE_BYTES), source)
+
+
+def _weights_in(text, source):
+    """Checked weights from JSON ``text`` (a string of at most MAX_FILE_BYTES) that ``source`` names."""
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as error:
@@ -260,7 +265,7 @@ def weights_from_json(text, source=None):
 def load_weights(path):
     """Read weights saved by ``save_weights`` (or written by hand); nothing half-loaded."""
     path = file_name(path)
-    return weights_from_json(read_bounded(path), source=f"'{shown_path(path)}'")
+    return _weights_in(read_bounded(path), f"'{shown_path(path)}'")
 
 
 def labels_from_json(labels):
