@@ -4,17 +4,24 @@ Runs the command line's ``main`` in this process, on a failing model (the task's
 grader explains from its own numbers and compares with the reference) and on a passing one (the
 reference), with ``sys.setprofile`` listening, and prints, for each:
 
-- the distinct functions of the package that run (each function or method once, however often it
-  is called; the code objects of comprehensions and generator expressions, which Python 3.12 no
-  longer makes, are not counted), the modules they are in, and how many calls there are in all
-  (targets for the failing model: at most 80 functions in at most 11 modules);
+- the distinct functions of the package that run (each function, method or lambda once, however
+  often it is called), the modules they are in, and how many calls there are in all (targets for
+  the failing model: at most 80 functions in at most 11 modules). Comprehensions and generator
+  expressions are not counted as functions: each is an expression inside the function that holds
+  it, read as part of it. Python 3.12 inlines list, dict and set comprehensions into that function
+  (PEP 709), so counting them would make the figure depend on the version; generator expressions
+  still run in a frame of their own on every version, so how many distinct ones run is printed
+  beside the functions, with the total they make together;
 - how many times a weights dict is checked, that is, validated array by array
   (``handmade.weights._checked_arrays``): the learner's once (target), and the reference's once
   when the grader compares with it;
 - how many times the Structure is read off weights (``Structure.of``) and how many passes run.
 
 Every module of the package is imported first: what is measured is the way the call goes, not
-the imports. The progress file goes to a temporary folder.
+the imports. The weights file is written in the same process just before (``tasks.blank`` or
+``tasks.reference``), which enumerates the task's contexts and caches them, as a second grade in a
+notebook finds them: the trace is of grading them, not of enumerating them. The progress file goes
+to a temporary folder.
 
     python benchmarks/bench_grade_path.py
 """
@@ -33,7 +40,8 @@ from pathlib import Path
 import handmade
 
 PACKAGE = str(Path(handmade.__file__).resolve().parent) + os.sep
-COMPREHENSIONS = ("<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>")
+COMPREHENSIONS = ("<listcomp>", "<dictcomp>", "<setcomp>")  # inlined into their function from Python 3.12
+GENERATORS = "<genexpr>"  # a frame of its own on every version: counted apart
 COUNTED = {"_checked_arrays": "weights checked", "Structure.of": "structures read", "gpt": "passes"}
 
 
@@ -44,14 +52,15 @@ def import_everything():
 
 
 def traced(argv):
-    """(exit status, Counter of (file, first line, qualified name) -> calls) of ``main(argv)``."""
+    """(exit status, Counter of (file, first line, qualified name) -> calls) of ``main(argv)``: its
+    functions, and the generator expressions among them (their name ends in ``<genexpr>``)."""
     from handmade.cli import main
 
     calls = collections.Counter()
 
     def listen(frame, event, arg):
         code = frame.f_code
-        if event == "call" and code.co_filename.startswith(PACKAGE) and not code.co_name.startswith(COMPREHENSIONS):
+        if event == "call" and code.co_filename.startswith(PACKAGE) and code.co_name not in COMPREHENSIONS:
             calls[(code.co_filename, code.co_firstlineno, code.co_qualname)] += 1
 
     with contextlib.redirect_stdout(io.StringIO()):
@@ -64,15 +73,22 @@ def traced(argv):
 
 
 def report(label, status, calls):
+    generators = {key for key in calls if key[2].endswith(GENERATORS)}
+    functions = {key: n for key, n in calls.items() if key not in generators}
     modules = {file for file, _line, _name in calls}
     by_name = collections.Counter()
     for (_file, _line, name), n in calls.items():
         by_name[name] += n
     print(f"{label} (exit status {status}):")
-    print(f"  {len(calls)} distinct functions in {len(modules)} modules, {sum(calls.values())} calls")
+    print(
+        f"  {len(functions)} distinct functions in {len(modules)} modules, {sum(functions.values())} calls; "
+        f"and {len(generators)} generator expressions ({len(functions) + len(generators)} with them)"
+    )
     print("  " + ", ".join(f"{what} {by_name[name]}" for name, what in COUNTED.items()))
     print("  modules: " + ", ".join(sorted(file[len(PACKAGE) : -len(".py")] for file in modules)))
-    return len(calls), len(modules), by_name["_checked_arrays"]
+    per_module = collections.Counter(file[len(PACKAGE) : -len(".py")] for file, _line, _name in functions)
+    print("  functions by module: " + ", ".join(f"{module} {n}" for module, n in per_module.most_common()))
+    return len(functions), len(modules), by_name["_checked_arrays"]
 
 
 def one(kind, folder):

@@ -69,9 +69,12 @@ def few(names, between=None, limit=80):
     return ngettext("{n} name", "{n} names", len(names)).format(n=len(names)) if names else ""
 
 
-def is_whole(value):
-    """An int or numpy integer, never a boolean."""
-    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+def is_whole(value, floats=False):
+    """An int or numpy integer, never a boolean; with ``floats``, also a float of a whole value (3.0,
+    as a learner may type a count). The one test of a whole number, for every check below and beyond."""
+    if isinstance(value, (bool, np.bool_)):
+        return False
+    return isinstance(value, (int, np.integer)) or (floats and isinstance(value, float) and value.is_integer())
 
 
 def yes_or_no(value, name):
@@ -192,6 +195,150 @@ def real_array(value, name, ndim, limit):
             )
         )
     return array.astype(np.float64)
+
+
+# ---- what a model reads: an alphabet, token ids, arrays of weights ---------------------------
+
+MAX_ALPHABET = 1024  # characters of an alphabet: a model has at most as many tokens
+
+
+def check_alphabet(alphabet):
+    """``alphabet`` if it is a string of 1 to MAX_ALPHABET distinct characters, each one that can be shown."""
+    if not isinstance(alphabet, str) or not 0 < len(alphabet) <= MAX_ALPHABET:
+        raise (ValueError if isinstance(alphabet, str) else TypeError)(
+            _("an alphabet is a string of 1 to {limit} distinct characters; found {value}").format(
+                limit=MAX_ALPHABET, value=brief(alphabet)
+            )
+        )
+    writable(alphabet, _("the alphabet"))
+    if len(set(alphabet)) != len(alphabet):
+        repeated = sorted({c for c in alphabet if alphabet.count(c) > 1})
+        raise ValueError(
+            _("the alphabet {alphabet} repeats {chars}; each character must appear once").format(
+                alphabet=brief(alphabet), chars=listed(map(repr, repeated))
+            )
+        )
+    return alphabet
+
+
+def token_ids(ids, what):  # -> int64 [n_seq] or [B, n_seq], the shape given; or None
+    """``ids`` (a list, or an array, of whole numbers: never bools, which numpy would take for 1 and 0) as
+    an int64 array of the shape given, a sequence [n_seq] or a batch [B, n_seq]; None when they are not
+    whole numbers (rows of different lengths, text, floats), for the caller to say what it expected.
+    ValueError naming ``what`` for an id too large for int64, which would wrap round to -1 ("no target")."""
+    if isinstance(ids, (str, bytes, dict, set)):
+        return None
+    try:
+        array = np.asarray(ids)
+    except ValueError:  # rows of different lengths
+        return None
+    given = () if isinstance(ids, np.ndarray) else ids if array.ndim == 1 else np.asarray(ids, dtype=object).flat
+    if array.dtype.kind not in "iu" or not all(map(is_whole, given)):
+        return None
+    if array.dtype.kind == "u" and array.size and array.max() > np.iinfo(np.int64).max:
+        raise ValueError(
+            _("{what} hold the token id {value}, too large for any model (they have at most {limit} tokens)").format(
+                what=what, value=int(array.max()), limit=MAX_ALPHABET
+            )
+        )
+    return array.astype(np.int64, copy=False)
+
+
+def tokens_for(inputs, n_vocab, n_ctx, cached=0):  # -> [n_seq] int64
+    """``inputs`` as the token ids one pass of a model of ``n_vocab`` tokens and ``n_ctx`` positions runs,
+    after ``cached`` ones: a flat list of whole numbers from 0 to n_vocab - 1, with room for them all."""
+    ids = token_ids(inputs, _("token ids"))  # None: not whole numbers, all of them
+    if ids is None or ids.ndim != 1:
+        try:
+            flat = ids is None and not isinstance(inputs, (str, bytes, dict, set)) and np.ndim(inputs) == 1
+        except ValueError:  # rows of different lengths
+            flat = False
+        if not flat:
+            raise _not_flat(inputs)
+    n = len(inputs)
+    if n == 0:
+        raise ValueError(_("cannot run an empty context: give at least one token"))
+    if cached and cached + n > n_ctx:
+        raise ValueError(
+            ngettext(
+                "cannot run {n} more token after {cached} cached: this model has room for {limit} (its n_ctx)",
+                "cannot run {n} more tokens after {cached} cached: this model has room for {limit} (its n_ctx)",
+                n,
+            ).format(n=n, cached=cached, limit=n_ctx)
+        )
+    if n > n_ctx:
+        raise ValueError(
+            _("cannot run a context of {n} tokens: this model has room for {limit} (its n_ctx)").format(
+                n=n, limit=n_ctx
+            )
+        )
+    if ids is None or ids.min() < 0 or ids.max() >= n_vocab:
+        raise _not_an_id(inputs, n_vocab)
+    return ids
+
+
+def _not_flat(inputs):
+    return ValueError(_("token ids are a flat list of whole numbers; found {value}").format(value=brief(inputs)))
+
+
+def _not_an_id(inputs, n_vocab):
+    """The error that names the first of ``inputs`` (a flat sequence) that is not a token id of ``n_vocab``."""
+    position = next((i for i, t in enumerate(inputs) if not is_whole(t) or not 0 <= t < n_vocab), None)
+    if position is None:  # whole numbers, all of them, in an array numpy holds as objects
+        return _not_flat(inputs)
+    token = inputs[position]
+    kind = _("{value} (a {kind})").format(value=brief(token), kind=type(token).__name__)
+    return ValueError(
+        _("token ids are whole numbers from 0 to {top} (n_vocab = {n}); found {found} at position {position}").format(
+            top=n_vocab - 1, n=n_vocab, found=brief(token) if is_whole(token) else kind, position=position
+        )
+    )
+
+
+def number_array(value, path, ndim, meaning, error=ValueError):  # -> float64 array
+    """``value`` (an array, or nested lists of plain numbers: never bools, text or complex ones) as a
+    float64 array of at most ``ndim`` dimensions, for weights and the parts of them (``path`` names
+    where they go, ``meaning`` what is expected there); else ``error`` naming the first entry that is
+    not a number, by its index. Nested lists are walked without recursion: no nesting exhausts the stack."""
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind not in NUMBER_KINDS:
+            raise error(
+                _("{path} holds {kind} values; weights are real numbers (expected {meaning})").format(
+                    path=path, kind=value.dtype.name, meaning=meaning
+                )
+            )
+        return value.astype(np.float64)
+    stack = [(value.item() if isinstance(value, (np.number, np.bool_)) else value, [])]
+    while stack:
+        item, index = stack.pop()
+        if isinstance(item, (list, tuple)):
+            if len(index) >= ndim:
+                raise error(
+                    _("{path}{index} is a list where a number should be (expected {meaning})").format(
+                        path=path, index=index or "", meaning=meaning
+                    )
+                )
+            stack.extend((x, [*index, i]) for i, x in enumerate(item))
+        elif isinstance(item, bool) or not isinstance(item, (int, float, np.integer, np.floating)):
+            raise error(
+                _("{path}{index} is {value}, not a number (expected {meaning})").format(
+                    path=path, index=index or "", value=brief(item), meaning=meaning
+                )
+            )
+        elif isinstance(item, int) and abs(item) > 1e308:
+            raise error(
+                _(
+                    "{path}{index} is a whole number of {digits} digits, too large for a float; every weight must be a finite number"
+                ).format(path=path, index=index or "", digits=len(str(abs(item))))
+            )
+    try:
+        return np.array(value, dtype=np.float64)
+    except ValueError:
+        raise error(
+            _("{path} is not a table of numbers: its rows have different lengths (expected {meaning})").format(
+                path=path, meaning=meaning
+            )
+        ) from None
 
 
 def css_class(value, name):

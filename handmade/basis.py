@@ -11,9 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .arguments import UnknownName, brief, few, is_real, writable
+from .arguments import UnknownName, brief, check_alphabet, few, is_real, writable
 from .i18n import _
-from .tokenizer import check_alphabet
 
 MAX_DIRECTION_NAME = 40  # characters in one direction's name
 MAX_NAMES = 4096  # names in one basis

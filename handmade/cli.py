@@ -21,6 +21,7 @@ import os
 import re
 import signal
 import sys
+from functools import partial
 
 import numpy as np
 
@@ -95,23 +96,18 @@ class UsageError(Exception):
     """Bad arguments: reported in one line with status 2."""
 
 
-def _whole(low, high):
-    """An argparse type: a whole number from ``low`` to ``high`` (the limits are in the message)."""
-
-    def parse(text):
-        try:
-            n = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(
-                _("invalid whole number: {text}").format(text=clip(repr(text), 40))
-            ) from None
-        if not low <= n <= high:
-            raise argparse.ArgumentTypeError(
-                _("must be a whole number from {low} to {high}; found {n}").format(low=low, high=high, n=clip(text, 40))
-            )
-        return n
-
-    return parse
+def _whole(low, high, text):
+    """An argparse type, its limits given first (``partial``): ``text`` as a whole number
+    from ``low`` to ``high`` (the limits are in the message)."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(_("invalid whole number: {text}").format(text=clip(repr(text), 40))) from None
+    if not low <= n <= high:
+        raise argparse.ArgumentTypeError(
+            _("must be a whole number from {low} to {high}; found {n}").format(low=low, high=high, n=clip(text, 40))
+        )
+    return n
 
 
 def build_parser():
@@ -136,7 +132,11 @@ def build_parser():
     sub = commands.add_parser("complete", parents=[weights], help=_("continue TEXT greedily: TEXT :: CONTINUATION"))
     sub.add_argument("text", metavar="TEXT")
     sub.add_argument(
-        "-n", type=_whole(0, MAX_NEW_TOKENS), default=10, metavar="N", help=_("how many tokens to add (default: 10)")
+        "-n",
+        type=partial(_whole, 0, MAX_NEW_TOKENS),
+        default=10,
+        metavar="N",
+        help=_("how many tokens to add (default: 10)"),
     )
     sub = commands.add_parser("predict", parents=[weights], help=_("the prediction at every position of TEXT"))
     sub.add_argument("text", metavar="TEXT")
@@ -181,10 +181,10 @@ def _task_commands(commands):
     )
     sub.add_argument("task", metavar="TASK")
     sub.add_argument(
-        "--steps", type=_whole(1, MAX_STEPS), default=300, metavar="N", help=_("training steps (default: 300)")
+        "--steps", type=partial(_whole, 1, MAX_STEPS), default=300, metavar="N", help=_("training steps (default: 300)")
     )
     sub.add_argument(
-        "--seed", type=_whole(0, MAX_SEED), default=0, metavar="S", help=_("the random start (default: 0)")
+        "--seed", type=partial(_whole, 0, MAX_SEED), default=0, metavar="S", help=_("the random start (default: 0)")
     )
     sub.add_argument("--out", metavar="FILE.json", required=True, help=_("where to save the trained weights"))
     sub.add_argument("--force", action="store_true", help=_("replace FILE.json if it exists"))

@@ -9,10 +9,9 @@ before it runs a single pass.
 
 Grading runs many small passes, where numpy's fixed cost per call outweighs the arithmetic, and
 long ones, where the attention scores (an entry per query and key) are elementwise work that costs
-more than its count: ``pass_operations`` adds ``CALL_OPERATIONS`` for each array a pass taps and
-``SCORE_OPERATIONS`` for each score of each head, and ``grading_operations``
-adds up the passes grading runs (``passes``: one per longest window) and the explanations of the
-contexts that fail, for ``handmade.course.tasks`` to refuse a grade too costly before it starts.
+more than its count: ``grading_operations`` estimates it in one closed formula, over the passes
+grading runs (``passes``: one per longest window) and the explanations of the contexts that fail,
+for ``handmade.course.tasks`` to refuse a grade too costly before it starts.
 """
 
 
@@ -75,16 +74,6 @@ SCORE_OPERATIONS = 300  # one attention score: scaled, masked, exponentiated, no
 EXPLAINING = 3  # explaining a failing context: a recorded pass over its window, its shares and its words
 
 
-def pass_operations(structure, n_seq):
-    """What a pass of ``n_seq`` positions (from position 0) costs, in operations: its arithmetic,
-    CALL_OPERATIONS for each array it taps and SCORE_OPERATIONS for each attention score of each
-    head (fitted on this machine's timings; benchmarks/bench_grader.py measures them against time)."""
-    scores = sum(block.n_head for block in structure.blocks) * n_seq * n_seq
-    return (
-        pass_flops(structure, n_seq) + CALL_OPERATIONS * len(structure.taps(derived=False)) + SCORE_OPERATIONS * scores
-    )
-
-
 def passes(windows):
     """[(window to run, [the windows its pass answers])]: the logits after every one of ``windows``
     (tuples of token ids) from the fewest passes. A causal pass over a window gives the logits after
@@ -100,7 +89,18 @@ def passes(windows):
 
 
 def grading_operations(structure, runs, explained):
-    """What grading costs a model of ``structure``: ``runs`` and ``explained`` count passes and
-    explained contexts by their number of positions ({n_seq: how many}, e.g. a Counter)."""
-    total = sum(n * pass_operations(structure, n_seq) for n_seq, n in runs.items())
-    return total + sum(n * EXPLAINING * pass_operations(structure, n_seq) for n_seq, n in explained.items())
+    """What grading costs a model of ``structure``, in operations: ``runs`` and ``explained`` count the
+    passes and the explained contexts by their positions ({n_seq: how many}, e.g. a Counter).
+
+    A pass of n positions costs, in closed form, 2 n W for the W weights of its matrices that each
+    position goes through (wte's too, for the logits), 4 n² for each direction of attention (q @ k.T
+    and weights @ v), SCORE_OPERATIONS for each score of each head, and CALL_OPERATIONS for each
+    array it taps (numpy's fixed cost per call, which outweighs small arithmetic; the constants are
+    fitted on this machine's timings, and benchmarks/bench_grader.py measures them against time).
+    Explaining a context costs EXPLAINING passes over its window."""
+    d, blocks = structure.n_embd, structure.blocks
+    weights = structure.n_vocab * d + sum(4 * d * b.n_attn + 2 * d * b.n_hidden for b in blocks)
+    per_score = sum(4 * b.n_attn + SCORE_OPERATIONS * b.n_head for b in blocks)
+    calls = CALL_OPERATIONS * len(structure.taps(derived=False))
+    counts = {n: runs.get(n, 0) + EXPLAINING * explained.get(n, 0) for n in {*runs, *explained}}
+    return sum(k * (2 * n * weights + n * n * per_score + calls) for n, k in counts.items())

@@ -21,7 +21,7 @@ from .basis import Basis, Labels, brief
 from .i18n import _
 from .reasons import not_text
 from .reasons import reason as said
-from .weights import WeightsError, check_weights
+from .weights import WeightsError, check_weights, walk
 
 MAX_FILE_BYTES = 10_000_000  # a weights file of this series is at most a few hundred kilobytes
 MAX_LABELS = 4096  # names in one list of labels
@@ -30,17 +30,11 @@ MAX_LABELS = 4096  # names in one list of labels
 # ---- writing ------------------------------------------------------------------------------
 
 
-def _to_jsonable(params):
-    if isinstance(params, dict):
-        return {key: _to_jsonable(value) for key, value in params.items() if value is not None}
-    if isinstance(params, (list, tuple)):
-        return [_to_jsonable(value) for value in params]
-    if is_whole(params):
-        return int(params)
-    return np.asarray(params, dtype=np.float64).tolist()
+def _jsonable(path, leaf):  # a leaf of the weights (``walk``) as JSON has it: n_head an int, an array nested lists
+    return int(leaf) if is_whole(leaf) else np.asarray(leaf, dtype=np.float64).tolist()
 
 
-def _number(x):  # exact: repr() of a float reads back as the same float
+def _json_number(x):  # exact: repr() of a float reads back as the same float
     if x.is_integer() and abs(x) < 2**53 and math.copysign(1, x) > 0:
         return str(int(x))  # 1024 rather than 1024.0, for files people edit by hand
     return repr(x)
@@ -57,16 +51,16 @@ def _format(value, indent):
     if isinstance(value, list) and value and isinstance(value[0], str):
         return json.dumps(value, ensure_ascii=False)  # a list of names
     if isinstance(value, list):
-        return "[" + ", ".join(_number(x) for x in value) + "]"
+        return "[" + ", ".join(_json_number(x) for x in value) + "]"
     if isinstance(value, (int, str)) or value is None:
         return json.dumps(value, ensure_ascii=False)  # n_head, an alphabet
-    return _number(value)
+    return _json_number(value)
 
 
 def weights_to_json(params):
     """JSON text for a weights dict (and its labels): one matrix row per line, numbers exact."""
     checked = check_weights(params)
-    data = _to_jsonable(dict(checked))
+    data = walk(_jsonable, dict(checked))
     data["labels"] = checked.labels.to_json()
     return _format(data, 0) + "\n"
 
@@ -247,9 +241,10 @@ def _umask():
 # ---- reading ------------------------------------------------------------------------------
 
 
-def read_bounded(path, limit=MAX_FILE_BYTES):
-    """The text of a regular file of at most ``limit`` bytes, or WeightsError; never blocks."""
-    path, limit = file_name(path), whole(limit, "limit", 0, MAX_FILE_BYTES)
+def read_bounded(path, limit=None):
+    """The text of a regular file of at most ``limit`` bytes (None: MAX_FILE_BYTES), or WeightsError; never blocks."""
+    path = file_name(path)
+    limit = MAX_FILE_BYTES if limit is None else whole(limit, "limit", 0, MAX_FILE_BYTES)
     try:
         info = path.stat()
     except FileNotFoundError:
@@ -284,7 +279,11 @@ def _cannot_read(path, reason):
 def weights_from_json(text, source=None):
     """Checked weights (with their labels, if the JSON has them) from JSON text."""
     source = _("the JSON text") if source is None else text_of(source, "source", 2 * SHOWN_PATH)
-    text = text_of(text, "text", MAX_FILE_BYTES)
+    return _weights_in(text_of(text, "text", MAX_FILE_BYTES), source)
+
+
+def _weights_in(text, source):
+    """Checked weights from JSON ``text`` (a string of at most MAX_FILE_BYTES) that ``source`` names."""
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as error:
@@ -313,7 +312,7 @@ def weights_from_json(text, source=None):
 def load_weights(path):
     """Read weights saved by ``save_weights`` (or written by hand); nothing half-loaded."""
     path = file_name(path)
-    return weights_from_json(read_bounded(path), source=f"'{shown_path(path)}'")
+    return _weights_in(read_bounded(path), f"'{shown_path(path)}'")
 
 
 def labels_from_json(labels):

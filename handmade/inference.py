@@ -10,13 +10,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .arguments import function, is_real, is_whole, seeded, text_of, whole
+from .arguments import check_alphabet, function, is_real, is_whole, seeded, text_of, whole
 from .basis import brief
 from .blog import TASK_TEXT, blog_model
 from .cost import generation_flops
 from .i18n import _
 from .model import KVCache, softmax
-from .tokenizer import check_alphabet, tokenize, untokenize
+from .tokenizer import tokenize, untokenize
 from .weights import WeightsError, check_weights, forward, with_alphabet
 
 MAX_NEW_TOKENS = 10_000  # tokens one completion may write
@@ -265,7 +265,7 @@ def accuracy(params=None, *, examples=None, alphabet=None):
     Examples whose last n_ctx tokens are the same are one question: each is asked once.
     """
     params = prepare(params, alphabet)
-    examples = prefix_examples() if examples is None else _examples(examples)
+    examples = prefix_examples() if examples is None else _scored_examples(examples)
     if not examples:
         raise ValueError(_("accuracy needs at least one example to score"))
     answers, failures = {}, []
@@ -278,7 +278,7 @@ def accuracy(params=None, *, examples=None, alphabet=None):
     return Score(len(examples) - len(failures), len(examples), tuple(failures))
 
 
-def _examples(examples):
+def _scored_examples(examples):
     """At most MAX_EXAMPLES of ``examples`` (Examples, or (context, next character) pairs), never more read."""
     wrong = _("examples must be a list of Examples or (context, next character) pairs; found {value}")
     if isinstance(examples, (str, bytes, dict)) or not isinstance(examples, Iterable):

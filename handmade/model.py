@@ -14,6 +14,8 @@ also takes a batch, [B, n_seq] tokens at once (each shape gains a leading B), wh
 ``handmade.training`` runs a whole batch through the same pass.
 """
 
+import contextlib
+
 import numpy as np
 
 
@@ -181,40 +183,30 @@ _unheard = {}.get  # ``tap`` while nobody listens: {}.get(name, array) is the ar
 tap = _unheard  # tap(name, array) returns array; `recording` makes it _heard, then puts it back
 
 
-class scope:
+@contextlib.contextmanager
+def scope(kind, i):
     """``with scope("blocks", 0):`` every array tapped inside is block 0's (``scope("head", 1)``: head 1's),
     and the Name it is heard under says so."""
-
-    __slots__ = ("kind", "i", "outer")
-
-    def __init__(self, kind, i):
-        self.kind, self.i = kind, i
-
-    def __enter__(self):
-        global _where
-        block, _head = self.outer = _where
-        _where = (self.i, None) if self.kind == "blocks" else (block, self.i)
-
-    def __exit__(self, *exc_info):
-        global _where
-        _where = self.outer
+    global _where
+    outer = _where
+    block, _head = outer
+    _where = (i, None) if kind == "blocks" else (block, i)
+    try:
+        yield
+    finally:
+        _where = outer
 
 
-class recording:
+@contextlib.contextmanager
+def recording(listener):
     """``with recording(listener):`` every tap inside calls ``listener(name, array)``.
 
     Recordings nest: an inner one replaces the outer one until it ends.
     """
-
-    def __init__(self, listener):
-        self.listener = listener
-
-    def __enter__(self):
-        global tap, _listener, _where
-        self.outer = (tap, _listener, _where)
-        tap, _listener, _where = _heard, self.listener, (None, None)
-        return self.listener
-
-    def __exit__(self, *exc_info):
-        global tap, _listener, _where
-        tap, _listener, _where = self.outer
+    global tap, _listener, _where
+    outer = (tap, _listener, _where)
+    tap, _listener, _where = _heard, listener, (None, None)
+    try:
+        yield listener
+    finally:
+        tap, _listener, _where = outer

@@ -15,8 +15,9 @@ Names follow the structure's one rule: ``blocks[0].q`` in full, and ``q`` where 
 
 import numpy as np
 
-from .arguments import NUMBER_KINDS, brief, is_whole
+from .arguments import brief, is_whole, number_array
 from .i18n import _
+from .model import Name
 from .structure import Part, part_name
 from .weights import WeightsError, check_weights, copied, first_not_finite
 
@@ -73,7 +74,8 @@ def with_parts(params, changes):
         )
     for name, values in changes.items():
         part = structure.part(name)
-        values = _numbers(values, name)
+        meaning = _("{rows}x{cols} numbers for {name}").format(rows=part.shape[0], cols=part.shape[1], name=name)
+        values = number_array(values, "values", 2, meaning, WeightsError)
         if values.shape not in (part.shape, part.shape[1:] if part.shape[0] == 1 else part.shape):
             raise WeightsError(
                 _("{name} is {rows}x{cols} ({row_names} by {col_names}); the new values have shape {shape}").format(
@@ -95,18 +97,6 @@ def with_parts(params, changes):
     return new  # still checked: finite numbers of the shapes there were went in
 
 
-def _numbers(values, name):
-    """``values`` as a float array, or WeightsError naming the part they were meant for."""
-    array = np.asarray(values) if not isinstance(values, (str, bytes, dict)) else None
-    if array is None or array.dtype.kind not in NUMBER_KINDS:
-        raise WeightsError(
-            _("the new values of {name} must be numbers, a matrix of them; found {value}").format(
-                name=name, value=brief(values)
-            )
-        )
-    return array.astype(float)
-
-
 def _names(basis, limit=4):
     names = list(basis)
     return " ".join(names) if len(names) <= limit else f"{' '.join(names[:limit])} …"
@@ -115,19 +105,21 @@ def _names(basis, limit=4):
 def qkv(params, block=0):
     """The q, k and v blocks of ``blocks[block]``'s c_attn.w: 3 of [n_embd, n_attn]."""
     params = check_weights(params)
-    _check_block(params, block)
-    return tuple(get(params, f"blocks[{block}].{x}") for x in "qkv")
+    block = _block_index(params, block)
+    return tuple(get(params, Name(x, block)) for x in "qkv")
 
 
 def with_qkv(params, block=0, *, q=None, k=None, v=None):
     """A checked copy of ``params`` with any of the q, k and v blocks of one block replaced."""
-    _check_block(params, block)
-    return with_parts(params, {f"blocks[{block}].{x}": m for x, m in (("q", q), ("k", k), ("v", v)) if m is not None})
+    block = _block_index(params, block)
+    return with_parts(params, {Name(x, block): m for x, m in (("q", q), ("k", k), ("v", v)) if m is not None})
 
 
-def _check_block(params, block):
+def _block_index(params, block):
+    """``block`` as an int, if ``params`` has a block of that index; else an error naming how many it has."""
     n = len(check_weights(params)["blocks"])
     if not is_whole(block) or not 0 <= block < n:
         raise (ValueError if is_whole(block) else TypeError)(
             _("this model has {n} block(s); there is no blocks[{block}]").format(n=n, block=brief(block))
         )
+    return int(block)

@@ -6,20 +6,22 @@ them through ``check_weights`` and ``forward``: a message names the matrix, the 
 and the shape it found, the token that does not fit, or the first intermediate that overflowed.
 What ``check_weights`` returns is checked ``Weights``, which carry the Structure read off them; every
 function after that edge takes them as they are, so a weights dict is checked once however far it
-goes (``tests/test_grader.py`` counts it for the grader; the token ids are ``handmade.tokenizer``'s).
+goes (``tests/test_grader.py`` counts it for the grader). The arrays, the token ids and the whole
+numbers are read by ``handmade.arguments``' validators, which every edge of the package uses.
 """
 
 import dataclasses
+import functools
+import operator
 
 import numpy as np
 
-from .arguments import NUMBER_KINDS, brief, function, is_whole
+from .arguments import brief, function, is_whole, number_array, tokens_for
 from .basis import Labels, default_labels
 from .i18n import _, listed
 from .model import KVCache, gpt, recording
 from .names import T
 from .structure import Structure, attention_width
-from .tokenizer import check_tokens
 
 TOP_KEYS = ("wte", "wpe", "blocks", "ln_f")
 BLOCK_KEYS = ("attn", "ln_1", "ln_2", "mlp", "n_head")
@@ -65,18 +67,19 @@ class Weights(dict):
             raise TypeError(_("labels must be a handmade.Labels; found {value}").format(value=brief(labels)))
         super().__init__(params)
         self.labels = labels
-        self._structure = self._checked_labels = None  # check_weights sets them
+        self._checked_labels = None  # the labels check_weights checked with these arrays; None: not checked
 
     @property
     def checked(self):
         """Whether ``check_weights`` made these weights and nothing has changed them at their top level
         (a key, the labels) since."""
-        return getattr(self, "_structure", None) is not None and self.labels is self._checked_labels
+        return self._checked_labels is not None and self.labels is self._checked_labels
 
-    @property
+    @functools.cached_property
     def structure(self):
-        """The model's ``Structure``: read once, when the weights were checked (checked now if they were not)."""
-        return self._structure if self.checked else check_weights(self).structure
+        """The model's ``Structure``, read once: when the weights were checked, else when first asked
+        for (checking them). A change at the top level forgets it, and it is read again."""
+        return check_weights(self).structure
 
     def __repr__(self):
         shape = ", ".join(f"{key}={np.shape(self[key])}" for key in ("wte", "wpe") if key in self)
@@ -88,7 +91,8 @@ def _unchecking(method):
     """``method`` of dict, which changes the weights: afterwards they are checked again where next used."""
 
     def changing(self, *args, **kwargs):
-        self._structure = None
+        self._checked_labels = None
+        self.__dict__.pop("structure", None)
         return method(self, *args, **kwargs)
 
     return changing
@@ -106,7 +110,7 @@ def labels_of(params):
 def _checked(arrays, labels, structure):
     """Weights of ``arrays`` that are checked already, with ``labels`` that fit ``structure``, read off them."""
     made = Weights(arrays, labels)
-    made._structure, made._checked_labels = structure, labels
+    made.structure, made._checked_labels = structure, labels
     return made
 
 
@@ -138,24 +142,46 @@ def copied(params):
     return _checked(map_arrays(np.copy, params), params.labels, params.structure)
 
 
+# ---- the one walk over a weights dict --------------------------------------------------------
+
+
+def walk(visit, tree, path=()):
+    """``tree`` (weights, gradients, or a part of them) in the same nesting, with ``visit(path, leaf)`` in
+    place of every leaf: the one walk over a weights dict. ``path`` is the keys and indices that reach
+    the leaf, ``("blocks", 0, "attn", "c_attn", "w")``; a leaf is an array (or nested lists of numbers)
+    or an ``n_head``. A list of blocks is walked into; a part left out (None) stays out."""
+    if isinstance(tree, dict):
+        return {key: walk(visit, value, (*path, key)) for key, value in tree.items() if value is not None}
+    if isinstance(tree, (list, tuple)) and all(isinstance(item, dict) for item in tree):  # the blocks
+        return [walk(visit, item, (*path, i)) for i, item in enumerate(tree)]
+    return visit(path, tree)
+
+
+def arrays_of(params):
+    """{path: array} of every array of ``params`` (``walk``'s paths), in their order; ``n_head``, a count, left out."""
+    found = {}
+    walk(found.__setitem__, params)
+    return {path: leaf for path, leaf in found.items() if path[-1:] != ("n_head",)}
+
+
 def map_arrays(fn, params, *others):
     """``fn(array, *arrays at the same place in others)`` for every array of ``params``, in its nesting.
 
     ``n_head`` is a count, not a weight: it is kept as it is.
     """
-    if isinstance(params, dict):
-        return {
-            key: value if key == "n_head" else map_arrays(fn, value, *(other[key] for other in others))
-            for key, value in params.items()
-        }
-    if isinstance(params, list):
-        return [map_arrays(fn, value, *(other[i] for other in others)) for i, value in enumerate(params)]
-    return function(fn, _("fn must be a function of an array; found {value}"))(params, *others)
+    function(fn, _("fn must be a function of an array; found {value}"))
+
+    def each(path, leaf):
+        if path[-1:] == ("n_head",):
+            return leaf
+        return fn(leaf, *(functools.reduce(operator.getitem, path, other) for other in others))
+
+    return walk(each, params)
 
 
-def _meaning(shape, dims):
-    """What an array's shape means: "[n_ctx, n_embd], n_embd = 3 from wte" (，in Chinese)."""
-    return _("{shape}, {dims}").format(shape=shape, dims=dims)
+def _dotted(path):
+    """A path of ``walk`` as the package writes it: ``("blocks", 0, "attn", "c_attn", "w")`` is ``blocks[0].attn.c_attn.w``."""
+    return "".join(f"[{key}]" if isinstance(key, int) else f".{key}" for key in path).removeprefix(".")
 
 
 def _checked_arrays(params):
@@ -164,7 +190,7 @@ def _checked_arrays(params):
     wte = _array(params["wte"], "wte", (None, None), "[n_vocab, n_embd]", limits=(MAX_N_VOCAB, MAX_WIDTH))
     n_embd = wte.shape[1]
     dims = _("n_embd = {n} from wte").format(n=n_embd)
-    wpe = _array(params["wpe"], "wpe", (None, n_embd), _meaning("[n_ctx, n_embd]", dims), limits=(MAX_N_CTX, None))
+    wpe = _array(params["wpe"], "wpe", (None, n_embd), "[n_ctx, n_embd]", dims, limits=(MAX_N_CTX, None))
     blocks = params["blocks"]
     if not isinstance(blocks, (list, tuple)):
         raise WeightsError(_("blocks must be a list of blocks; found {kind}").format(kind=type(blocks).__name__))
@@ -175,21 +201,21 @@ def _checked_arrays(params):
     checked = {
         "wte": wte,
         "wpe": wpe,
-        "blocks": [_check_block(b, f"blocks[{i}]", n_embd, dims) for i, b in enumerate(blocks)],
+        "blocks": [_checked_block(b, f"blocks[{i}]", n_embd, dims) for i, b in enumerate(blocks)],
     }
     if params.get("ln_f") is not None:
-        checked["ln_f"] = _check_norm(params["ln_f"], "ln_f", n_embd, dims)
+        checked["ln_f"] = _checked_norm(params["ln_f"], "ln_f", n_embd, dims)
     return checked
 
 
-def _check_block(block, path, n_embd, dims):
+def _checked_block(block, path, n_embd, dims):
+    """The weights of one block, at ``path`` (``blocks[1]``), checked against the stream's width ``n_embd``."""
     _check_keys(block, path, required=("attn",), allowed=BLOCK_KEYS)
     attn = block["attn"]
     _check_keys(attn, f"{path}.attn", required=("c_attn", "c_proj"), allowed=("c_attn", "c_proj"))
     c_attn = attn["c_attn"]
     _check_keys(c_attn, f"{path}.attn.c_attn", required=("w", "b"), allowed=("w", "b"))
-    meaning = _meaning("[n_embd, 3*n_attn]", dims)
-    w = _array(c_attn["w"], f"{path}.attn.c_attn.w", (n_embd, None), meaning, (None, 3 * MAX_WIDTH))
+    w = _array(c_attn["w"], f"{path}.attn.c_attn.w", (n_embd, None), "[n_embd, 3*n_attn]", dims, (None, 3 * MAX_WIDTH))
     if w.shape[1] % 3:
         raise WeightsError(
             _(
@@ -198,22 +224,22 @@ def _check_block(block, path, n_embd, dims):
         )
     n_attn = attention_width(w)
     attn_dims = _("{dims} and n_attn = {n} from c_attn.w").format(dims=dims, n=n_attn)
-    b = _array(c_attn["b"], f"{path}.attn.c_attn.b", (3 * n_attn,), _meaning("[3*n_attn]", attn_dims))
+    b = _array(c_attn["b"], f"{path}.attn.c_attn.b", (3 * n_attn,), "[3*n_attn]", attn_dims)
     checked = {
         "attn": {
             "c_attn": {"w": w, "b": b},
-            "c_proj": _check_linear(
+            "c_proj": _checked_linear(
                 attn["c_proj"], f"{path}.attn.c_proj", n_attn, n_embd, "n_attn", "n_embd", attn_dims
             ),
         }
     }
     if "n_head" in block:
-        checked["n_head"] = _check_n_head(block["n_head"], f"{path}.n_head", n_attn)
+        checked["n_head"] = _checked_n_head(block["n_head"], f"{path}.n_head", n_attn)
     for name in ("ln_1", "ln_2"):
         if block.get(name) is not None:
-            checked[name] = _check_norm(block[name], f"{path}.{name}", n_embd, dims)
+            checked[name] = _checked_norm(block[name], f"{path}.{name}", n_embd, dims)
     if block.get("mlp") is not None:
-        checked["mlp"] = _check_mlp(block["mlp"], f"{path}.mlp", n_embd, dims)
+        checked["mlp"] = _checked_mlp(block["mlp"], f"{path}.mlp", n_embd, dims)
     elif "ln_2" in checked:
         raise WeightsError(
             _("{path} has ln_2 but no mlp; ln_2 normalises the mlp's input, so give both or neither").format(path=path)
@@ -221,35 +247,33 @@ def _check_block(block, path, n_embd, dims):
     return checked
 
 
-def _check_linear(layer, path, n_in, n_out, in_name, out_name, dims):
+def _checked_linear(layer, path, n_in, n_out, in_name, out_name, dims):
     _check_keys(layer, path, required=("w", "b"), allowed=("w", "b"))
     return {
-        "w": _array(layer["w"], f"{path}.w", (n_in, n_out), _meaning(f"[{in_name}, {out_name}]", dims)),
-        "b": _array(layer["b"], f"{path}.b", (n_out,), _meaning(f"[{out_name}]", dims)),
+        "w": _array(layer["w"], f"{path}.w", (n_in, n_out), f"[{in_name}, {out_name}]", dims),
+        "b": _array(layer["b"], f"{path}.b", (n_out,), f"[{out_name}]", dims),
     }
 
 
-def _check_norm(norm, path, n_embd, dims):
+def _checked_norm(norm, path, n_embd, dims):
     _check_keys(norm, path, required=("g", "b"), allowed=("g", "b"))
-    return {key: _array(norm[key], f"{path}.{key}", (n_embd,), _meaning("[n_embd]", dims)) for key in "gb"}
+    return {key: _array(norm[key], f"{path}.{key}", (n_embd,), "[n_embd]", dims) for key in "gb"}
 
 
-def _check_mlp(mlp, path, n_embd, dims):
+def _checked_mlp(mlp, path, n_embd, dims):
     _check_keys(mlp, path, required=("c_fc", "c_proj"), allowed=("c_fc", "c_proj"))
     c_fc = mlp["c_fc"]
     _check_keys(c_fc, f"{path}.c_fc", required=("w", "b"), allowed=("w", "b"))
-    w = _array(
-        c_fc["w"], f"{path}.c_fc.w", (n_embd, None), _meaning("[n_embd, n_hidden]", dims), limits=(None, MAX_WIDTH)
-    )
+    w = _array(c_fc["w"], f"{path}.c_fc.w", (n_embd, None), "[n_embd, n_hidden]", dims, limits=(None, MAX_WIDTH))
     n_hidden = w.shape[1]
     hidden = _("{dims} and n_hidden = {n} from c_fc.w").format(dims=dims, n=n_hidden)
     return {
-        "c_fc": {"w": w, "b": _array(c_fc["b"], f"{path}.c_fc.b", (n_hidden,), _meaning("[n_hidden]", hidden))},
-        "c_proj": _check_linear(mlp["c_proj"], f"{path}.c_proj", n_hidden, n_embd, "n_hidden", "n_embd", hidden),
+        "c_fc": {"w": w, "b": _array(c_fc["b"], f"{path}.c_fc.b", (n_hidden,), "[n_hidden]", hidden)},
+        "c_proj": _checked_linear(mlp["c_proj"], f"{path}.c_proj", n_hidden, n_embd, "n_hidden", "n_embd", hidden),
     }
 
 
-def _check_n_head(n_head, path, n_attn):
+def _checked_n_head(n_head, path, n_attn):
     divisors = [d for d in range(1, min(n_attn, MAX_HEADS) + 1) if n_attn % d == 0]
     allowed = listed(divisors)
     if not is_whole(n_head):
@@ -291,9 +315,11 @@ def _check_keys(mapping, path, required, allowed):
             )
 
 
-def _array(value, path, shape, meaning, limits=()):
-    """``value`` as a float64 array of ``shape`` (None matches any length), or WeightsError."""
-    array = _numbers(value, path, len(shape), meaning)
+def _array(value, path, shape, names, dims=None, limits=()):
+    """``value`` as a float64 array of ``shape`` (None matches any length), or WeightsError saying what it
+    should be: ``names`` its axes, "[n_ctx, n_embd]", and ``dims`` where their sizes come from."""
+    meaning = names if dims is None else _("{shape}, {dims}").format(shape=names, dims=dims)  # ，in Chinese
+    array = number_array(value, path, len(shape), meaning, WeightsError)
     fits = array.ndim == len(shape) and all(want in (None, got) for want, got in zip(shape, array.shape))
     if not fits:
         expected = (
@@ -317,9 +343,8 @@ def _array(value, path, shape, meaning, limits=()):
                 path=path, found=array.shape, meaning=meaning
             )
         )
-    problem = not_finite(array, path)
-    if problem:
-        raise WeightsError(problem)
+    if not np.isfinite(array).all():
+        raise WeightsError(not_finite(array, path))
     return array
 
 
@@ -332,57 +357,6 @@ def not_finite(array, path):
     return _("{path}{index} is {value}; every weight must be a finite number").format(
         path=path, index=list(index), value=array[index]
     )
-
-
-def _numbers(value, path, ndim, meaning):
-    """A float64 array from an array or nested lists of plain numbers (never bools, text or complex)."""
-    if isinstance(value, np.ndarray):
-        if value.dtype.kind not in NUMBER_KINDS:
-            raise WeightsError(
-                _("{path} holds {kind} values; weights are real numbers (expected {meaning})").format(
-                    path=path, kind=value.dtype.name, meaning=meaning
-                )
-            )
-        return value.astype(np.float64)
-    if isinstance(value, (np.number, np.bool_)):
-        value = value.item()
-    _check_leaves(value, path, ndim, meaning)
-    try:
-        return np.array(value, dtype=np.float64)
-    except ValueError:
-        raise WeightsError(
-            _("{path} is not a table of numbers: its rows have different lengths (expected {meaning})").format(
-                path=path, meaning=meaning
-            )
-        ) from None
-
-
-def _check_leaves(value, path, ndim, meaning):
-    """Every leaf of nested lists, with its index, is a plain number, never deeper than ``ndim``
-    (walked without recursion, so no nesting can exhaust the stack)."""
-    stack = [(value, [])]
-    while stack:
-        item, index = stack.pop()
-        if isinstance(item, (list, tuple)):
-            if len(index) >= ndim:
-                raise WeightsError(
-                    _("{path}{index} is a list where a number should be (expected {meaning})").format(
-                        path=path, index=index, meaning=meaning
-                    )
-                )
-            stack.extend((x, [*index, i]) for i, x in enumerate(item))
-        elif isinstance(item, bool) or not isinstance(item, (int, float, np.integer, np.floating)):
-            raise WeightsError(
-                _("{path}{index} is {value}, not a number (expected {meaning})").format(
-                    path=path, index=index, value=brief(item), meaning=meaning
-                )
-            )
-        elif isinstance(item, int) and abs(item) > 1e308:
-            raise WeightsError(
-                _(
-                    "{path}{index} is a whole number of {digits} digits, too large for a float; every weight must be a finite number"
-                ).format(path=path, index=index, digits=len(str(abs(item))))
-            )
 
 
 # ---- the labels ---------------------------------------------------------------------------
@@ -420,7 +394,7 @@ def forward(inputs, params, cache=None):  # [n_seq] -> [n_seq, n_vocab], never i
             _("cache must be a handmade.inference.KVCache, or None; found {value}").format(value=brief(cache))
         )
     cached = 0 if cache is None else len(cache)
-    tokens = check_tokens(inputs, len(params["wte"]), len(params["wpe"]), cached)
+    tokens = tokens_for(inputs, len(params["wte"]), len(params["wpe"]), cached)
     with np.errstate(all="ignore"):  # reported below, by name, rather than as warnings
         logits = gpt(tokens, **params, cache=cache)
     if not np.isfinite(logits).all():
@@ -457,18 +431,9 @@ def first_not_finite(params):
     return next(filter(None, (not_finite(array, path) for path, array in iter_matrices(params))), None)
 
 
-def iter_matrices(params, path=""):
-    """Yield (path, array) for every array in a weights dict, in a stable order."""
-    if isinstance(params, dict):
-        for key, value in params.items():
-            yield from iter_matrices(value, f"{path}.{key}" if path else key)
-    elif isinstance(params, (list, tuple)) and params and not np.isscalar(params[0]):
-        for i, value in enumerate(params):
-            yield from iter_matrices(value, f"{path}[{i}]")
-    elif path.endswith("n_head") or params is None:
-        return
-    else:
-        yield path, np.asarray(params, dtype=np.float64)
+def iter_matrices(params):
+    """[(path, array)] for every array of a weights dict, in its order: ``("blocks[0].attn.c_attn.w", array)``."""
+    return [(_dotted(path), np.asarray(array, dtype=np.float64)) for path, array in arrays_of(params).items()]
 
 
 def largest_weight(params):
@@ -487,4 +452,4 @@ def largest_weight(params):
 
 def count_nonzero(params):
     """How many weights are not zero: the size of a hand-made solution."""
-    return int(sum(np.count_nonzero(array) for _path, array in iter_matrices(params)))
+    return int(sum(np.count_nonzero(array) for array in arrays_of(params).values()))

@@ -42,6 +42,7 @@ from hypothesis import strategies as st
 import handmade
 import handmade.training as training
 from handmade import cli, files, inference, parts, tokenizer
+from handmade.arguments import check_alphabet
 from handmade.basis import Basis, Labels
 from handmade.course import grader, progress, task_files, task_options, tasks, user_code
 from handmade.display.trace import trace, weight_tables
@@ -115,7 +116,6 @@ SKIPPED = {  # the public callables that are not called blindly, each with the r
         RECORD,
     ),
     "inference.next_logits": "continuation()'s loop, after continuation() has checked the tokens and the weights",
-    "tokenizer.check_tokens": "forward()'s check of the token ids, given the sizes of weights check_weights has checked",
     "course.grader.logits_per_context": "the grader's arithmetic on weights submission() has checked",
     "course.grader.margins_of": "the grader's arithmetic on the logits it computed",
     "course.progress.model_fingerprint": "the progress file's fingerprint of weights submission() has checked",
@@ -178,6 +178,7 @@ METHODS = {  # methods that take arguments from people: the bound method, from a
 FUNCTIONS = {
     **{name: (lambda f=f: f) for name, f in PUBLIC.items() if name not in SKIPPED and name != "course.tasks.task"},
     "course.tasks.task": lambda: _task,
+    "arguments.check_alphabet": lambda: check_alphabet,  # the tokenizer's, and every alphabet's
     **METHODS,
 }
 
@@ -447,7 +448,7 @@ ISSUE_CASES = {  # issue 19's examples: each raises the kind promised, naming wh
     "complete(123)": (lambda: handmade.complete(123), TypeError, "text must be a string"),
     "blank('x' * 100000)": (lambda: tasks.blank("x" * 100_000), ValueError, "the tasks are alternate"),
     "set_language('x' * 100000)": (lambda: handmade.set_language("x" * 100_000), ValueError, "choose from en, zh"),
-    "with_part(m, 'q', 'abc')": (lambda: handmade.with_part(handmade.blog_model(), "q", "abc"), ValueError, "of q"),
+    "with_part(m, 'q', 'abc')": (lambda: handmade.with_part(handmade.blog_model(), "q", "abc"), ValueError, "for q"),
     "with_part(m, ['q'], ...)": (lambda: handmade.with_part(handmade.blog_model(), ["q"], 0), TypeError, "part's name"),
     "blog_model(lg=nan)": (lambda: handmade.blog_model(math.nan), ValueError, "lg must be a number"),
 }

@@ -1,5 +1,6 @@
 """Weights enter through one check, and travel as exact JSON."""
 
+import dataclasses
 import json
 
 import numpy as np
@@ -8,6 +9,7 @@ from helpers import random_params
 
 import handmade
 from handmade import WeightsError, check_weights, load_weights, save_weights, weights_from_json, weights_to_json
+from handmade.structure import Structure
 from handmade.weights import iter_matrices, largest_weight
 
 
@@ -190,3 +192,37 @@ def test_a_file_that_is_not_text_is_a_clear_error(tmp_path):
     path.write_bytes(b"\xff\xfe\x00")
     with pytest.raises(WeightsError, match="cannot read weights from"):
         load_weights(path)
+
+
+# ---- the Structure travels with the weights --------------------------------------------------
+
+
+@pytest.mark.parametrize("made", ["blog_model", "a task's reference"])
+def test_unchecked_weights_read_their_structure_once_until_changed(monkeypatch, made):
+    """``blog_model()`` and ``tasks.reference()`` are Weights nobody has checked: their Structure is read
+    on the first ``.structure`` (checking them), kept for every read after, and read again after a change
+    at the top level, which may change it."""
+    from handmade.course import tasks
+
+    weights = handmade.blog_model() if made == "blog_model" else tasks.reference("abc")
+    reads, real = [], Structure.of.__func__
+    monkeypatch.setattr(Structure, "of", classmethod(lambda cls, params: reads.append(1) or real(cls, params)))
+    assert not weights.checked
+    first = weights.structure
+    assert all(weights.structure is first for _ in range(10)) and len(reads) == 1
+    weights["blocks"] = weights["blocks"][:0]  # no blocks now: another model
+    assert weights.structure.n_layer == 0 and len(reads) == 2
+    assert weights.structure.n_layer == 0 and len(reads) == 2
+    assert check_weights(weights).structure == weights.structure and not weights.checked
+
+
+def test_checked_weights_carry_their_structure_and_a_change_unchecks_them():
+    checked = check_weights(blog())
+    assert checked.checked and checked.structure == Structure.of(checked)
+    checked.labels = dataclasses.replace(checked.labels, alphabet="ba")  # other labels: checked again where used
+    assert not checked.checked and check_weights(checked).checked
+    again = check_weights(blog())
+    del again["wpe"]
+    assert not again.checked
+    with pytest.raises(WeightsError, match="missing 'wpe'"):
+        _ = again.structure

@@ -40,6 +40,7 @@ from ..arguments import SURROGATE, brief
 from ..i18n import _
 from ..reasons import not_text
 from ..reasons import reason as said
+from ..weights import walk
 
 FILE = "progress.json"
 LOCK = ".progress.lock"  # held while a pass is added: the file is read, extended and replaced under it
@@ -99,23 +100,13 @@ def _shape(structure):
 def model_fingerprint(params):
     """A fingerprint of a model's numbers (a checked weights dict, in its task's token order): equal
     for weights equal number for number (0 and -0 alike), whatever built them."""
-    digest = hashlib.sha256()
-    for name, array in _leaves(params, ""):
-        values = np.asarray(array, dtype="<f8") + 0.0  # + 0.0: -0.0 becomes 0.0
+    digest, found = hashlib.sha256(), {}
+    walk(found.__setitem__, params)  # every array and n_head, by its path
+    for path in sorted(found):  # /blocks/0/attn/c_attn/b, ...: keys sorted at every level
+        name, values = "".join(f"/{key}" for key in path), np.asarray(found[path], dtype="<f8") + 0.0  # -0.0 is 0.0
         digest.update(f"{name}{values.shape}".encode())
         digest.update(np.ascontiguousarray(values).tobytes())
     return digest.hexdigest()[:FINGERPRINT]
-
-
-def _leaves(tree, prefix):  # (path, array) of every array in a nested weights dict, in a fixed order
-    if isinstance(tree, dict):
-        for key in sorted(tree):
-            yield from _leaves(tree[key], f"{prefix}/{key}")
-    elif isinstance(tree, (list, tuple)):
-        for i, item in enumerate(tree):
-            yield from _leaves(item, f"{prefix}/{i}")
-    elif tree is not None:
-        yield prefix, tree
 
 
 # ---- reading ---------------------------------------------------------------------------------
@@ -213,7 +204,7 @@ def add(task):
                 return _(
                     "this pass is not recorded in your progress: the file holds {limit} passes, as many as it keeps"
                 ).format(limit=MAX_TASKS)
-            return _write([*current.passed, (name, fingerprint)])
+            return _save_passes([*current.passed, (name, fingerprint)])
     except _Busy:
         return _("could not record the pass in {path}: another program kept it busy for {seconds} s").format(
             path=path(), seconds=f"{LOCK_WAIT:g}"
@@ -227,7 +218,7 @@ def reset():
     consent. None, or a sentence saying why it could not."""
     try:
         with _locked():
-            return _write([])
+            return _save_passes([])
     except _Busy:
         return _("could not start a new progress file in {path}: another program kept it busy for {seconds} s").format(
             path=path(), seconds=f"{LOCK_WAIT:g}"
@@ -300,7 +291,7 @@ else:
         fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
-def _write(passed):
+def _save_passes(passed):
     """Write the passes atomically (the lock held); None, or a sentence saying why it could not."""
     where = path()
     entries = [{"task": name, "fingerprint": fingerprint} for name, fingerprint in passed]

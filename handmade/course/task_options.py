@@ -13,12 +13,11 @@ A task whose author names no directions gets the names the built-in tasks use (`
 import itertools
 from dataclasses import replace
 
-from ..arguments import brief, is_whole, whole
+from ..arguments import MAX_ALPHABET, brief, check_alphabet, is_whole, whole
 from ..basis import TOKEN_SHOWN, Basis, Labels
 from ..i18n import _
 from ..inference import Example
 from ..structure import BlockShape, Structure
-from ..tokenizer import MAX_ALPHABET, check_alphabet
 from ..weights import MAX_BLOCKS, MAX_HEADS, MAX_N_CTX, MAX_WIDTH
 from . import user_code
 

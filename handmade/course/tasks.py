@@ -68,7 +68,7 @@ NO_REFERENCES = "HANDMADE_NO_REFERENCES"  # set to 1: an install for learners, w
 SHOWN_NAME = 32  # characters of a task's name, and of its file's, in a message naming it
 
 TASKS = {}
-"""Every built-in task by name, easiest first (``builtin_tasks`` fills it; imported at the end)."""
+"""Every built-in task by name, easiest first (``builtin_tasks`` fills it as ``handmade.course`` is imported)."""
 
 
 class NoReferences(ValueError):

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..arguments import NUMBER_KINDS, brief, fmt
+from ..arguments import NUMBER_KINDS, brief, fmt, is_whole
 from ..i18n import _, listed
 from ..reasons import reason as said
 
@@ -158,7 +158,7 @@ def one_number(answer, what):
 def whole_number(answer, what, low, high):
     """``answer`` as an int from ``low`` to ``high``."""
     value = one_number(answer, what)
-    if not value.is_integer() or not low <= value <= high:
+    if not is_whole(value, floats=True) or not low <= value <= high:
         raise Unreadable(
             _("{what} should be a whole number from {low} to {high}; yours is {found}").format(
                 what=what, low=low, high=high, found=typed(value)

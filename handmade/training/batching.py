@@ -9,9 +9,9 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from ..basis import brief
+from ..arguments import brief, check_alphabet, is_whole, token_ids
 from ..i18n import _
-from ..tokenizer import check_alphabet, tokenize
+from ..tokenizer import tokenize
 from ..weights import MAX_N_CTX
 from .limits import MAX_BATCH_TOKENS, check_batch_size, check_whole, generator, token_array
 from .losses import IGNORE
@@ -109,11 +109,11 @@ def _example(example, alphabet, n_ctx):  # -> (context ids, next id), the contex
     context, following = pair
     if alphabet is not None:  # characters: ("aab", "a")
         context, following = tokenize(context, check_alphabet(alphabet)), tokenize(following, alphabet)
-    context, following = token_array(context, _("a context"))[0], np.ravel(following)
-    if following.size != 1 or following.dtype.kind not in "iu" or following[0] < 0:
+    context, following = token_array(context, _("a context"))[0], token_ids(following, _("next tokens"))
+    if following is None or following.size != 1 or following.ravel()[0] < 0:
         raise ValueError(_("the next token of an example is one token; found {value}").format(value=brief(pair[1])))
-    return context[-n_ctx:], int(token_array(following, _("next tokens"))[0, 0])  # never wrapped round to -1
+    return context[-n_ctx:], int(following.ravel()[0])
 
 
 def _sized(part):  # a context or next token as given: text, a list or array of ids, or one id
-    return isinstance(part, (str, list, tuple, np.ndarray, int, np.integer)) and not isinstance(part, bool)
+    return isinstance(part, (str, list, tuple, np.ndarray)) or is_whole(part)

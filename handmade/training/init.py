@@ -2,10 +2,10 @@
 
 import math
 
+from ..arguments import check_alphabet
 from ..basis import Basis, Labels, brief, default_alphabet
 from ..i18n import _
 from ..structure import BlockShape, Structure
-from ..tokenizer import check_alphabet
 from ..weights import MAX_BLOCKS, MAX_N_CTX, MAX_N_VOCAB, MAX_WIDTH, check_weights
 from .limits import check_number, check_whole, generator
 

@@ -6,12 +6,12 @@ TypeError for the wrong kind, a ValueError for a value out of bounds (``handmade
 
 import numpy as np
 
+from ..arguments import brief, token_ids
 from ..arguments import number as check_number  # noqa: F401  (the checks every argument of the package gets)
 from ..arguments import seeded as generator  # noqa: F401
 from ..arguments import whole as check_whole
-from ..basis import brief
 from ..i18n import _
-from ..weights import MAX_N_VOCAB, check_weights
+from ..weights import check_weights
 from .losses import IGNORE
 
 MAX_STEPS = 100_000  # steps one call to train() may take
@@ -32,23 +32,15 @@ def check_batch_size(batch_size, n_seq):
 
 
 def token_array(ids, what):  # [n_seq] or [B, n_seq] -> [B, n_seq] int64
-    try:
-        array = np.asarray(ids)
-    except ValueError:  # rows of different lengths
-        array = None
-    if array is None or array.dtype.kind not in "iu" or array.ndim not in (1, 2) or 0 in array.shape:
+    """``ids`` as a batch of token ids (one sequence is a batch of one): ``handmade.arguments.token_ids``."""
+    array = token_ids(ids, what)
+    if array is None or array.ndim not in (1, 2) or 0 in array.shape:
         raise ValueError(
             _("{what} must be token ids in a [batch, n_seq] array of whole numbers; found {value}").format(
                 what=what, value=brief(ids)
             )
         )
-    if array.dtype.kind == "u" and array.max() > np.iinfo(np.int64).max:  # would wrap round to -1, "no target"
-        raise ValueError(
-            _("{what} hold the token id {value}, too large for any model (they have at most {limit} tokens)").format(
-                what=what, value=int(array.max()), limit=MAX_N_VOCAB
-            )
-        )
-    return np.atleast_2d(array).astype(np.int64, copy=False)
+    return np.atleast_2d(array)
 
 
 def check_inputs(inputs, params):

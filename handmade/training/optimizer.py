@@ -12,20 +12,18 @@ import numpy as np
 from ..arguments import is_real
 from ..basis import brief
 from ..i18n import _
+from ..weights import arrays_of
 from .limits import MAX_LR, check_number
 
 MIN_EPS = 1e-30  # below this, m / (sqrt(v) + eps) can overflow where a tiny gradient's square rounds to 0
 
 
 def leaves(params):  # -> [array]: the arrays themselves, not copies
-    """Every array of a weights (or gradients) dict as a flat list, in the order of its keys sorted,
-    so that the weights and their gradients line up whatever order each was built in. ``n_head``,
-    a count, is left out."""
-    if isinstance(params, dict):
-        return [array for key in sorted(params) if key != "n_head" for array in leaves(params[key])]
-    if isinstance(params, list):
-        return [array for value in params for array in leaves(value)]
-    return [params]
+    """Every array of a weights (or gradients) dict as a flat list, in the order of their paths sorted
+    (``handmade.weights.arrays_of``), so that the weights and their gradients line up whatever order
+    each was built in. ``n_head``, a count, is left out."""
+    found = arrays_of(params)
+    return [found[path] for path in sorted(found)]
 
 
 @dataclass

@@ -5,6 +5,7 @@ from types import SimpleNamespace as Found
 
 import numpy as np
 
+from ...arguments import is_whole
 from ...blog import N_CTX, N_EMBD, N_VOCAB, blog_model
 from ...i18n import _
 from ...model import recording
@@ -49,7 +50,7 @@ def _other_length_hint(f):
     return _("that is the count for {m} tokens; this asks for {n}").format(m=m, n=f.n)
 
 
-def _left_out(f):  # the term of the formula table the learner's count lacks, if exactly one
+def _missing_term(f):  # the term of the formula table the learner's count lacks, if exactly one
     return next((part for part, flops in f.terms.items() if f.want - f.answer == flops), None)
 
 
@@ -60,9 +61,9 @@ FLOP_MISTAKES = (
     ),
     Mistake(lambda f: _other_length(f) is not None, _other_length_hint),
     Mistake(
-        lambda f: _left_out(f) is not None,
+        lambda f: _missing_term(f) is not None,
         lambda f: _("{diff} short: exactly the term {part} of the table; did you leave it out?").format(
-            diff=f.want - f.answer, part=repr(_left_out(f))
+            diff=f.want - f.answer, part=repr(_missing_term(f))
         ),
     ),
 )
@@ -80,7 +81,7 @@ def check_flop_count(n_seq, answer):
     """The operations of one forward pass of the blog model over ``n_seq`` tokens."""
     n = whole_number(n_seq, _("the context length"), 1, N_CTX)
     count = one_number(answer, _("your count"))
-    if not count.is_integer():
+    if not is_whole(count, floats=True):
         raise Unreadable(_("a count of operations is a whole number; yours is {found}").format(found=typed(count)))
     counts = {m: count_flops("a" * m).total for m in range(1, N_CTX + 1)}
     found = Found(n=n, answer=int(count), want=counts[n], counts=counts, dots=dot_products(n))
