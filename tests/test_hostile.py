@@ -252,12 +252,18 @@ VALID = {  # a valid value for each parameter name: what every other argument is
     "n": lambda tmp: 3,
 }
 
+FRESH = itertools.count()  # numbers for file names not used before
+
 VALID_FOR = {  # where a parameter's valid value depends on the function (or on its other arguments)
     "course.grader.grade": lambda tmp: {"params": tasks.reference("abc")},
     "course.grader.handed_in": lambda tmp: {"params": tasks.reference("abc")},
     "course.grader.graded": lambda tmp: {"params": tasks.reference("abc")},
     "course.grader.submission": lambda tmp: {"params": tasks.reference("abc")},
     "course.task_files.load_tasks": lambda tmp: {"path": _tasks_file(tmp)},
+    "files.write_new_text": lambda tmp: {  # files of their own each time: nothing there to keep
+        "path": str(tmp / f"homework_{next(FRESH)}.py"),
+        "instead": str(tmp / f"other_{next(FRESH)}.py"),
+    },
     "course.tasks.grading_cost": lambda tmp: {"structure": tasks.get_task("abc").structure},
     "course.tasks.check_grading": lambda tmp: {"structure": tasks.get_task("abc").structure},
     "course.task_options.options": lambda tmp: {
