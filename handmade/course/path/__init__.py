@@ -23,9 +23,8 @@ write centred, divided by the stream's spread at that position and scaled by the
 norm's b has a share of its own, as ``explain`` shares the margin out through ln_f: they add up exactly.
 """
 
-from .scores import head_step
 from .stream import PassView, PathStep, Read
-from .units import mlp_step
+from .units import step_on
 
 MAX_PATH_STEPS = 8  # steps followed at most (each goes to an earlier layer, so a path is rarely longer than its blocks)
 
@@ -35,7 +34,7 @@ def follow(reading, position, params, part, direction, reader):
     model = PassView(reading, params)
     read, steps = Read(part, position, direction, 1, reader), []
     while isinstance(read, Read) and len(steps) < MAX_PATH_STEPS:
-        step, read = (mlp_step if read.part.kind == "mlp" else head_step)(model, read)
+        step, read = step_on(model, read)
         steps.append(step)
     if isinstance(read, PathStep):  # the last step: nothing before writes what was read
         steps.append(read)

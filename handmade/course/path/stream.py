@@ -17,10 +17,17 @@ from ...arguments import fmt
 from ...i18n import N_, _, listed
 from ...model import Name
 from ...names import T
+from ...parts import part_values
 from ..explain import back_through, through_norm, tolerance, writers
 
 SHOWN_DIRECTIONS = 3  # directions of a head's output named in one sentence
 BLOCK_PARTS = (None, "mlp")  # the kinds of the parts that read the stream: heads (no kind) and MLPs
+BIASES = ("c_proj.b", "ln_1.b", "ln_2.b")  # the kinds of the stream's writers that are biases: a path ends at one
+
+
+def is_bias(name):
+    """Whether a writer of what a layer reads is a bias (c_proj.b, a layer norm's b): the same at every position."""
+    return name.kind in BIASES
 
 
 @dataclass(frozen=True)
@@ -110,6 +117,13 @@ class _Input:
         """The direction on the writers' own vectors whose product is their share of ``direction``."""
         return direction if self.norm is None else back_through(self.weights, self.spread, direction)
 
+    def along(self, writer, direction):
+        """The direction on ``writer``'s own vector whose product is its share of ``direction``: the norm's b
+        as it is (it is added after the norm), every other writer through the norm (``back``)."""
+        if self.norm is not None and writer == Name(f"{self.norm.kind}.b", self.norm.block):
+            return direction
+        return self.back(direction)
+
 
 def _layer_input(model, position, block, layer):
     vectors = writers(model.reading, position, model.params, (block, layer))
@@ -193,6 +207,25 @@ def written_by(model, read):
     )
     facts = {"directions": directions}
     return PathStep("unwritten", writers[-1][0], read.position, 0.0, facts, named, text)
+
+
+def bias_step(model, read):
+    """The last step, at a bias that wrote what the reader reads (c_proj.b of an earlier block, a layer
+    norm's b): what it gives the reader, and its entry that did the most of it."""
+    values = part_values(model.params, model.parts[read.part])[0]  # [n_embd]
+    pieces = values * read.direction  # [n_embd]: each entry's part of what the reader reads; they add up to it
+    amount = float(pieces.sum())
+    index = int(np.argmin(pieces) if amount < 0 else np.argmax(pieces))
+    named = (model.entry(read.part.kind, read.part.block, index, values[index]),)
+    text = _(
+        "At position {position}, {bias}, which writes the same at every position, {effect}, through {entries}."
+    ).format(
+        position=read.position,
+        bias=writer_said(read.part),
+        effect=effect_said(read, amount),
+        entries=entries_said(named),
+    )
+    return PathStep("bias", read.part, read.position, amount, {}, named, text), None
 
 
 WRITERS = {
@@ -311,10 +344,9 @@ def entries_said(named):
     said = [f"{name} = {fmt(value)}" for name, value in named]
     if not said:
         return _("its weights together")
-    text = said[0]
-    for more in said[1:]:
-        text = _("{first} and {second}").format(first=text, second=more)
-    return text
+    if len(said) == 1:
+        return said[0]
+    return _("{first} and {second}").format(first=listed(said[:-1]), second=said[-1])
 
 
 def both(first, second):
