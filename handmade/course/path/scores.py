@@ -214,7 +214,8 @@ def _term(model, read, view, pairs, term, side, case, rival, wanted):
         key=writer_said(b),
         entries=entries_said(named),
     )
-    apart = _unasked(model, view, p, rival, wanted)
+    upstream = a.kind in BLOCK_PARTS or b.kind in BLOCK_PARTS  # the term is what an earlier block wrote
+    apart = _unasked(model, view, p, rival, wanted, avoid=upstream)
     if apart is not None:  # what would tell the keys apart, that the query leaves alone
         named, sentence = named + apart[0], both(sentence, apart[1])
     return named, sentence, _next_of_term(view, pairs, a, b, side, case, p, rival, wanted)
@@ -317,18 +318,20 @@ def _silent(model, view, p, score, rival, wanted):
     return [*asks, found], sentence, None
 
 
-def _unasked(model, view, p, rival, wanted):
+def _unasked(model, view, p, rival, wanted, avoid=True):
     """(entries, sentence) when the two keys differ in a column the query asks nothing of (the wanted key has
-    more of it, or less): the entry of k that makes the difference, and the entries of q through which the
-    query could ask for it (or avoid it); else None."""
+    more of it, or, with ``avoid``, less): the entry of k that makes the difference, and the entries of q
+    through which the query could ask for it (or avoid it); else None."""
     asked, diff = view.q[p], view.k[wanted] - view.k[rival]  # [d_head] each
     free = np.abs(asked) <= tolerance([*asked, 1.0])  # the columns the query asks nothing of
     gaps = np.abs(diff) * free * view.scale
     if gaps.max() <= tolerance([*gaps, *view.k[wanted], 1.0]):
         return None
-    ask, avoid = gaps * (diff > 0), gaps * (diff < 0)
-    sign = 1 if ask.max() >= avoid.max() - tolerance(gaps) else -1  # of equal gaps, one to ask for
-    column = int(np.argmax(ask if sign > 0 else avoid))
+    asking, avoiding = gaps * (diff > 0), gaps * (diff < 0) * avoid
+    if max(asking.max(), avoiding.max()) <= tolerance([*gaps, *view.k[wanted], 1.0]):
+        return None
+    sign = 1 if asking.max() >= avoiding.max() - tolerance(gaps) else -1  # of equal gaps, one to ask for
+    column = int(np.argmax(asking if sign > 0 else avoiding))
     layer_in = layer_read(model, view.block, "attn")
     only = np.arange(len(asked)) == column
     k_entry = best_entry(model, "k", view, (layer_in[wanted] - layer_in[rival])[:, None] * view.wk * only, sign)
