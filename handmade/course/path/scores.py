@@ -268,15 +268,14 @@ def _nothing(model, read, view, pairs, rival, wanted):
     score = fmt(pairs.rival.sum())
     if np.abs(asked).max() <= tolerance([*asked, 1.0]):
         return _silent(model, view, p, score, rival, wanted)
-    apart = _unasked(model, view, p, rival, wanted)
+    column = _asked_column(asked, np.abs(view.wk).sum(axis=0))
+    named, said = _ask(model, view, p, column)
+    apart = _unasked(model, view, p, rival, wanted) if said["directions"] else None  # else: asks what k never makes
     if apart is not None:
-        named, sentence = apart
         opening = _("Position {rival} scores as much as position {wanted}, {score}.").format(
             rival=rival, wanted=wanted, score=score
         )
-        return named, both(opening, sentence), None  # the query's missing ask: q's own entries
-    column = _asked_column(asked, np.abs(view.wk).sum(axis=0))
-    named, said = _ask(model, view, p, column)
+        return apart[0], both(opening, apart[1]), None  # the query's missing ask: q's own entries
     sentence = (
         _(
             "Position {rival} scores as much as position {wanted}, {score}: the query {ask} (through {entries}), which k reads from {directions}, and neither key has more of it."
