@@ -183,7 +183,7 @@ def writers_before(model, upto):
 def written_by(model, read):
     """``read`` (whose part is a guess) made a Read of the head or MLP before it that can move its
     direction most; or, when none can, a last PathStep that says so, naming their empty columns; or None
-    when there is no head or MLP before it."""
+    when there is no head or MLP before it, or an embedding writes that direction."""
     upto = (read.reader[1], "mlp" if read.reader[0] == "unit" else "attn")
     writers = writers_before(model, upto)
     reach = {name: float(np.abs(matrix @ read.direction).max()) for name, matrix in writers}
@@ -191,8 +191,9 @@ def written_by(model, read):
     if best is not None and reach[best] > tolerance(read.direction):
         return Read(best, read.position, read.direction, read.sign, read.reader)
     directions = model.direction_names(read.direction)
-    if not writers or not directions:
-        return None
+    embedded = np.vstack([model.params["wte"], model.params["wpe"]]) @ read.direction  # [n_vocab + n_ctx]
+    if not writers or not directions or np.abs(embedded).max() > tolerance([*embedded, 1.0]):
+        return None  # an embedding writes it (a token's, a position's direction): not unwritten
     kinds = {None: "c_proj.w", "mlp": "mlp.c_proj.w"}
     named = tuple(
         (f"{model.short[Name(kinds[name.kind], name.block)]}[·, {directions[0]}]", 0.0) for name, _m in writers[-2:]
