@@ -10,7 +10,8 @@ Prints, from one run:
   kind, with the misses;
 - the time to grade (the text: the diagnosed context's path) and to make ``--json`` (every context under
   the margin explained, each with its path back) for failing models of the two largest tasks (``induction``
-  and ``after_last_c``: their blanks, and their solutions with block 0's flag gone).
+  and ``after_last_c``: their blanks, their solutions with block 0's flag gone, and seeded random weights of
+  their shape, whose paths are the longest).
 
     python benchmarks/bench_explain.py
 """
@@ -54,10 +55,17 @@ def figures():
     print(f"  missed: {', '.join(misses) or 'none'}")
 
 
+def random_weights(structure, seed=0):
+    normal = np.random.default_rng(seed).normal
+    return structure.weights(lambda n_in, n_out: normal(size=(n_in, n_out)), vector=lambda n: normal(size=n))
+
+
 def timings():
     for name in ("induction", "after_last_c"):
         flagless = with_parts(reference(name), {"blocks[0].v": 0 * get(reference(name), "blocks[0].v")})
-        for label, model in (("blank", blank(name)), ("without block 0's flag", flagless)):
+        models = {"blank": blank(name), "without block 0's flag": flagless}
+        models["random weights"] = random_weights(blank(name).structure)
+        for label, model in models.items():
             text, json = [], []
             for _ in range(3):
                 start = time.perf_counter()
