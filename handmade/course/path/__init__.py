@@ -38,7 +38,7 @@ def follow(reading, position, params, part, direction, reader):
     while isinstance(read, Read) and len(steps) < MAX_PATH_STEPS:
         step, read = step_on(model, read)
         steps.append(step)
-    if isinstance(read, PathStep):  # the last step: nothing before writes what was read
+    if isinstance(read, PathStep) and len(steps) < MAX_PATH_STEPS:  # the last: nothing before writes what was read
         steps.append(read)
     return tuple(steps)
 
