@@ -111,6 +111,15 @@ def test_a_bias_that_feeds_an_mlp_unit_ends_the_path_at_its_entry():
     assert "c_proj.b of block 0, which writes the same at every position, adds 512" in steps[1].text
 
 
+def test_a_bias_that_holds_a_unit_back_ends_the_path_at_its_entry():
+    """c_proj.b writing -0.6 into V: at '00' unit s>0 fires 409.6 instead of 1024, short of mlp.c_proj.b's 512."""
+    B = TASKS["xor"].labels.residual
+    steps = grade("xor", with_parts(reference("xor"), {"c_proj.b": B.vector({"V": -0.6})})).focus.path
+    assert [(s.kind, str(s.part)) for s in steps] == [("unit", "blocks[0].mlp"), ("bias", "blocks[0].c_proj.b")]
+    assert "takes 614.4 from the pre-activation of unit s>0" in steps[1].text
+    assert dict(steps[1].entries) == {"c_proj.b[V]": -0.6}
+
+
 def test_a_units_threshold_that_makes_it_fire_ends_the_path_at_the_unit():
     """mlp.c_fc.b + 256 on both units: at s = 0 both fire, and the step names the threshold's entry, then stops."""
     steps = grade("xor", with_parts(reference("xor"), {"mlp.c_fc.b": np.full(2, LG / 4)})).focus.path

@@ -324,8 +324,6 @@ def _unasked(model, view, p, rival, wanted, avoid=True):
     asked, diff = view.q[p], view.k[wanted] - view.k[rival]  # [d_head] each
     free = np.abs(asked) <= tolerance([*asked, 1.0])  # the columns the query asks nothing of
     gaps = np.abs(diff) * free * view.scale
-    if gaps.max() <= tolerance([*gaps, *view.k[wanted], 1.0]):
-        return None
     asking, avoiding = gaps * (diff > 0), gaps * (diff < 0) * avoid
     if max(asking.max(), avoiding.max()) <= tolerance([*gaps, *view.k[wanted], 1.0]):
         return None

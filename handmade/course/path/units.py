@@ -50,7 +50,7 @@ def mlp_step(model, read):
     if unit is None:  # the bias outweighs the units: at fault, unless what feeds the units is
         helper = int(np.argmax(units))
         if units[helper] > small and _held_back(model, read, helper):  # a threshold or a bias took from it
-            return _unit(model, read, facts, helper, units, bias, amount)
+            return _unit(model, read, facts, helper, units, bias, amount, held=True)
         if units[helper] > small:
             step, after = _unit(model, read, facts, helper, units, bias, amount, feed=True)
             if isinstance(after, Read) and (units.sum() < -bias / 2 or _faulty(model, after)):
@@ -101,13 +101,15 @@ def _faulty(model, read):
 def _held_back(model, read, unit):
     """Whether a threshold or a bias took from the pre-activation of ``unit`` (one that serves the reader, too
     little) the most of what any writer took from it."""
-    b, p = read.part.block, read.position
-    mlp = model.params["blocks"][b]["mlp"]
-    want = 1 if (mlp["c_proj"]["w"][unit] @ read.direction) > 0 else -1
-    shares = _pre_shares(model, b, p, unit)
+    want, shares = _want(model, read, unit), _pre_shares(model, read.part.block, read.position, unit)
     against = {n: want * v for n, v in shares.items() if n.kind in BLOCK_PARTS or _threshold_or_bias(n)}
     worst = min(against, key=against.get, default=None)
     return worst is not None and _threshold_or_bias(worst) and against[worst] < -tolerance(shares.values())
+
+
+def _want(model, read, unit):
+    """+1 when more of ``unit``'s activation serves the reader, else -1."""
+    return 1 if (model.params["blocks"][read.part.block]["mlp"]["c_proj"]["w"][unit] @ read.direction) > 0 else -1
 
 
 def _threshold_or_bias(name):
@@ -122,12 +124,13 @@ def _pre_shares(model, b, p, unit):
     return shares
 
 
-def _unit(model, read, facts, unit, units, bias, amount, feed=False):
+def _unit(model, read, facts, unit, units, bias, amount, feed=False, held=False):
     """The step on one unit (that works against the reader, or would serve it), and the next Read: the
-    writer that pushed its pre-activation the wrong way; with ``feed``, the one that fed it most."""
+    writer that pushed its pre-activation the wrong way (``held``: one that serves the reader, held back);
+    with ``feed``, the one that fed it most."""
     b, p = read.part.block, read.position
-    mlp, pre = model.params["blocks"][b]["mlp"], float(model.tapped[Name(T.mlp_pre, b)][p][unit])
-    want = 1 if (mlp["c_proj"]["w"][unit] @ read.direction) > 0 else -1  # raise the unit, or lower it
+    pre = float(model.tapped[Name(T.mlp_pre, b)][p][unit])
+    want = _want(model, read, unit)  # raise the unit, or lower it
     at = model.input(p, (b, "mlp"))
     shares = _pre_shares(model, b, p, unit)
     layer_in = layer_read(model, b, "mlp")[p]
@@ -159,7 +162,7 @@ def _unit(model, read, facts, unit, units, bias, amount, feed=False):
     if feed:
         return step, _next_of_unit(model, read, at, shares, unit, want, feed=True)
     helps = units[unit] >= -tolerance(units) and pre > 0  # it fires the right way, too little: its own weights
-    after = None if helps else _next_of_unit(model, read, at, shares, unit, want)
+    after = None if helps and not held else _next_of_unit(model, read, at, shares, unit, want)
     if pre > 0 and isinstance(after, Read) and units[unit] < 0 and not _misled(model, after):
         return step, None  # it fires on what it was given, and works against the reader: its own weights
     return step, after
