@@ -3,18 +3,22 @@
 Prints, from one run:
 
 - over the designs of ``tests/planted.py`` (every built-in task's solution, and four teacher's tasks
-  solved, each with one planted fault: a head's q, k, v or q.b, an MLP's c_fc.w, c_fc.b or threshold,
-  block 0's flag, c_proj.b), how many of those that fail have the planted part named in the report's
-  path (target: 95 %), and of the faults in q or k, how many have an entry of q or k named (target:
-  95 %), with the misses;
-- the time to grade, with every context under the margin explained and the first paths followed, a
-  failing model of the largest task (``induction``, its blank, and its solution with block 0's flag gone).
+  solved, each with one planted fault, chosen by kind: a head's q, k, v or q.b, c_proj's bias, an MLP's
+  c_fc.w, c_fc.b or c_proj.b, block 0's flag (v and c_proj.w) in two blocks, the embeddings of a design
+  without blocks), how many of those that fail have the planted part named in the report (target: 95 %),
+  and of the faults in q, k or q.b, how many have an entry of that part itself named (target: 95 %), by
+  kind, with the misses;
+- the time to grade (the text: the diagnosed context's path) and to make ``--json`` (every context under
+  the margin explained, each with its path back) for failing models of the two largest tasks (``induction``
+  and ``after_last_c``: their blanks, their solutions with block 0's flag gone, and seeded random weights of
+  their shape, whose paths are the longest).
 
     python benchmarks/bench_explain.py
 """
 
 import sys
 import time
+from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
@@ -28,28 +32,56 @@ from handmade.course.tasks import blank, reference  # noqa: E402
 from handmade.parts import get, with_parts  # noqa: E402
 
 
-def main():
+def kind_of(part):
+    """A fault's kind, as the table below groups them: ``q``, ``mlp.c_fc.b``, ``wte``."""
+    return part.split(".", 1)[-1] if part.startswith("blocks[") else part
+
+
+def figures():
     start = time.perf_counter()
-    found, named, qk, qk_named, misses = planted.measured()
+    found = planted.measured()
     took = time.perf_counter() - start
-    print(
-        f"planted faults that fail: {found}; the part planted named in the path: {named} ({100 * named / found:.1f} %)"
-    )
-    print(f"faults in q or k: {qk}; an entry of q or k named: {qk_named} ({100 * qk_named / qk:.1f} %)")
-    print(f"  ({took:.1f} s; missed: {', '.join(f'{task} {part} {how}' for task, part, how in misses) or 'none'})")
-    flagless = with_parts(reference("induction"), {"blocks[0].v": 0 * get(reference("induction"), "blocks[0].v")})
-    for label, model in (("blank", blank("induction")), ("without block 0's flag", flagless)):
-        times = []
-        for _ in range(3):
-            start = time.perf_counter()
-            report = grader.grade("induction", model)
-            times.append(time.perf_counter() - start)
-        data = report.to_json()
-        print(
-            f"grade induction, {label}: {np.median(times) * 1000:.0f} ms (median of 3), "
-            f"{len(data['failing'])} contexts under the margin explained, {data['paths']} paths followed"
-        )
+    faults, named, qk, qk_named = planted.figures(found)
+    print(f"planted faults that fail: {faults}; the part planted named: {named} ({100 * named / faults:.1f} %)")
+    print(f"faults in q, k or q.b: {qk}; an entry of that part named: {qk_named} ({100 * qk_named / qk:.1f} %)")
+    table = defaultdict(lambda: [0, 0, 0])
+    for _task, part, _how, hit, entry in found:
+        row = table[kind_of(part)]
+        row[0], row[1], row[2] = row[0] + 1, row[1] + hit, row[2] + bool(entry)
+    for kind, (n, hit, entry) in sorted(table.items()):
+        print(f"  {kind:14} {n:4} faults, {hit:4} named" + (f", {entry:4} by an entry of it" if entry else ""))
+    print(f"  tasks: {len({task for task, *_ in found})}; {took:.1f} s")
+    misses = [f"{task} {part} {how}" for task, part, how, hit, entry in found if not hit or entry is False]
+    print(f"  missed: {', '.join(misses) or 'none'}")
+
+
+def random_weights(structure, seed=0):
+    normal = np.random.default_rng(seed).normal
+    return structure.weights(lambda n_in, n_out: normal(size=(n_in, n_out)), vector=lambda n: normal(size=n))
+
+
+def timings():
+    for name in ("induction", "after_last_c"):
+        flagless = with_parts(reference(name), {"blocks[0].v": 0 * get(reference(name), "blocks[0].v")})
+        models = {"blank": blank(name), "without block 0's flag": flagless}
+        models["random weights"] = random_weights(blank(name).structure)
+        for label, model in models.items():
+            text, json = [], []
+            for _ in range(3):
+                start = time.perf_counter()
+                report = grader.grade(name, model)
+                str(report)
+                text.append(time.perf_counter() - start)
+                data = report.to_json()
+                json.append(time.perf_counter() - start)
+            steps = sum(len(case["path"]) for case in data["failing"])
+            print(
+                f"grade {name}, {label}: text {np.median(text) * 1000:.0f} ms, --json {np.median(json) * 1000:.0f} ms"
+                f" (medians of 3): {len(data['failing'])} contexts under the margin, {data['paths']} paths"
+                f" followed, {steps} steps"
+            )
 
 
 if __name__ == "__main__":
-    main()
+    figures()
+    timings()

@@ -1,12 +1,14 @@
 """Designs with one planted fault each, and whether a report's path back names the part planted.
 
 Every task with a solution (the built-in ones, and a few teacher's tasks the notebooks define, with
-their solutions written here) is broken in one part at a time: a head's query, key or value (q, k,
-v, q.b), an MLP's input weights or threshold (mlp.c_fc.w, mlp.c_fc.b, mlp.c_proj.b), block 0's flag
-in a two-block design (blocks[0].v and blocks[0].c_proj.w), a bias (c_proj.b). Each part is broken
-in several ways (zeroed, negated, weakened, one entry zeroed, one entry added), a fault that still
-passes is not a fault and is left out. ``benchmarks/bench_explain.py`` prints the figures,
-``tests/test_path.py`` holds them.
+their solutions written here) is broken in one part at a time, chosen by its kind (``faulted_parts``):
+a head's query, key or value (q, k, v, q.b), an MLP's input weights, threshold and output bias
+(mlp.c_fc.w, mlp.c_fc.b, mlp.c_proj.b), block 0's flag in a two-block design (blocks[0].v and
+blocks[0].c_proj.w), a bias (c_proj.b), and in a design without blocks its embeddings (wte, wpe). Each
+part is broken in several ways (zeroed, negated, weakened, two entries zeroed, one entry added; a part
+the design leaves at zero is set, everywhere and one entry at a time); a fault that still passes is not
+a fault and is left out. ``benchmarks/bench_explain.py`` prints the figures, ``tests/test_path.py``
+holds them.
 """
 
 import numpy as np
@@ -15,11 +17,12 @@ import handmade
 from handmade.course.builtin_tasks import induction
 from handmade.course.grader import grade
 from handmade.course.tasks import TASKS, get_task, reference
-from handmade.parts import get, parts, with_parts
+from handmade.parts import part_values, with_parts
 
 LG = 1024
-FAULTED = ("q", "k", "v", "q.b", "c_proj.b", "mlp.c_fc.w", "mlp.c_fc.b", "mlp.c_proj.b")
+FAULTED = ("q", "k", "v", "q.b", "c_proj.b", "mlp.c_fc.w", "mlp.c_fc.b", "mlp.c_proj.b")  # kinds of parts
 FLAG = ("v", "c_proj.w")  # what block 0 of two blocks writes its flag with
+EMBEDDINGS = ("wte", "wpe")  # the only parts of a design without blocks
 QK = ("q", "k", "q.b", "k.b")
 
 
@@ -92,8 +95,36 @@ def solved():
     return found
 
 
+def faulted_parts(structure):
+    """The Parts of a model of ``structure`` to break, chosen by their kind and block (never by how their
+    names are spelled): each head's q, k, v and q.b, c_proj's bias, an MLP's input weights, threshold and
+    output bias, and in a design of more than one block, block 0's flag (its v and c_proj.w); in a design
+    without blocks, its only parts, the embeddings."""
+    if structure.n_layer == 0:
+        return [part for part in structure.parts() if part.name.kind in EMBEDDINGS]
+    flag = structure.n_layer > 1
+    return [
+        part
+        for part in structure.parts()
+        if part.name.kind in FAULTED or (flag and part.name.block == 0 and part.name.kind in FLAG)
+    ]
+
+
 def faults(values, rng):
-    """(how, new values) for one part: zeroed, negated, weakened, one entry zeroed, one entry added."""
+    """([(how, new values)], [(how, new values)]) for one part: the faults planted (zeroed, negated, weakened,
+    two entries zeroed, one entry added), and those tried one at a time, in a seeded order, until SET_KEPT
+    fail (SET_TRIED at most). A part the design leaves at zero (a bias, a threshold, a query that asks for nothing) is set:
+    everywhere, either way, and one entry at a time, either way (a bias set alike everywhere may change no
+    margin at all)."""
+    if np.abs(values).max() == 0:
+        everywhere = [(f"set to {x:g} everywhere", np.full_like(values, x)) for x in (LG / 4, -LG / 4)]
+        one_by_one = []
+        for where in rng.permutation(np.argwhere(values == 0)):
+            for x in (LG / 2, -LG / 2):
+                changed = values.copy()
+                changed[tuple(where)] = x
+                one_by_one.append((f"entry {tuple(int(i) for i in where)} set to {x:g}", changed))
+        return everywhere, one_by_one
     found = [("zeroed", 0 * values), ("negated", -values), ("weakened", values / 1000)]
     nonzero, zero = np.argwhere(values != 0), np.argwhere(values == 0)
     for i in rng.permutation(len(nonzero))[:2]:
@@ -103,75 +134,86 @@ def faults(values, rng):
     if len(zero):
         changed = values.copy()
         where = tuple(zero[rng.integers(len(zero))])
-        changed[where] = np.abs(values).max() if np.abs(values).max() > 0 else LG
+        changed[where] = np.abs(values).max()
         found.append((f"entry {tuple(int(x) for x in where)} added", changed))
-    if np.abs(values).max() == 0:  # a part the design leaves at zero: a bias, or a threshold
-        found = [("set", np.full_like(values, LG / 4)), ("set", np.full_like(values, -LG / 4))]
-    return found
+    return found, []
+
+
+SET_KEPT = 4  # faults kept per part of those set one entry at a time: the first that fail, in a seeded order
+SET_TRIED = 16  # of those, tried at most
 
 
 def planted(seed=0):
-    """Every planted fault: (task name, task, model, the part planted, how); some may still pass."""
+    """Every planted fault that fails its task (one that still passes is no fault): (task name, task,
+    model, the part planted (its Name), how)."""
     rng = np.random.default_rng(seed)
     found = []
     for name, (task, model) in solved().items():
-        n_layer = model.structure.n_layer
-        names = [
-            n
-            for n in parts(model)
-            if n.split(".", 1)[-1] in FAULTED or (n_layer > 1 and n.startswith("blocks[0].") and n[10:] in FLAG)
-        ]
-        for part in names:
-            for how, values in faults(get(model, part), rng):
-                broken = with_parts(model, {part: values.reshape(get(model, part).shape)})
-                found.append((name, task, broken, model.structure.part(part).name, how))
+        names = model.structure.part_names()
+        for part in faulted_parts(model.structure):
+            always, one_by_one = faults(part_values(model, part), rng)
+            kept = 0
+            for i, (how, changed) in enumerate(always + one_by_one):
+                if i >= len(always) and (kept == SET_KEPT or i - len(always) == SET_TRIED):
+                    break
+                broken = with_parts(model, {names[part.name]: changed})
+                if not grade(task, broken, diagnose=False).passed:
+                    found.append((name, task, broken, part.name, how))
+                    kept += i >= len(always)
     return found
 
 
-def named_in_path(report, part, model):
-    """Whether the report on the diagnosed context names ``part`` (a Name of a part): as the part its
-    sentence speaks of, as a step of its path (a head for its q, k, v and their biases, an MLP for its
-    weights), or in an entry a step names."""
-    data = report.to_json()
-    focus = data["failing"][data["diagnosed"]]
-    shown = {report.focus.named} if report.focus.named is not None else set()
-    steps = focus["path"] or []
-    block, local = part.block, part.kind
-    entries = [e["entry"] for step in steps for e in step["entries"]]
+BLAMED = {  # a part's kind -> the kind of step on its head or MLP that blames what the part makes
+    **dict.fromkeys(("q", "k", "q.b", "k.b"), "attention"),  # where the head looks
+    **dict.fromkeys(("v", "v.b", "c_proj.w"), "value"),  # what it carries from there
+    "mlp.c_fc.w": "unit",  # which unit fires
+}
+
+
+def _diagnosed(report):
+    data = report.to_json(every_path=False)  # the diagnosed context's path: the one the text shows
+    return data["failing"][data["diagnosed"]]
+
+
+def entry_of(report, part, model):
+    """Whether a step of the diagnosed context's path names an entry of ``part`` itself (``q[P1, P1]`` for
+    the q planted, never an entry of another part of its block)."""
     short = model.structure.part_names()[part]
-    if any(e.startswith(f"{short}[") for e in entries):
+    steps = _diagnosed(report)["path"] or []
+    return any(e["entry"].startswith(f"{short}[") for step in steps for e in step["entries"])
+
+
+def named_in_path(report, part, model):
+    """Whether the report on the diagnosed context names ``part`` (a Name of a part): an entry of the part
+    itself in a step of its path or in its sentence (``wte[b, Tb]``, in a model without blocks); or, for a
+    head's weights and an MLP's input weights, a step on that head or MLP of the kind that blames what the
+    part makes (BLAMED: its attention for q and k, what it carries for v and c_proj.w, a unit for
+    mlp.c_fc.w); or, for a part the margin is shared among (an embedding, c_proj.b), the sentence's naming
+    it. A bias (q.b, mlp.c_fc.b, mlp.c_proj.b) is named by its entry."""
+    short = model.structure.part_names()[part]
+    if entry_of(report, part, model) or f"{short}[" in report.focus.sentence:
         return True
-    if local in ("q", "k", "v", "q.b", "k.b", "v.b", "c_proj.w"):
-        kind = {"v": "value", "v.b": "value"}.get(local)
-        return any(s["part"].startswith(f"blocks[{block}].head") and (kind is None or s["kind"] == kind) for s in steps)
-    if local.startswith("mlp."):
-        return any(s["part"] == f"blocks[{block}].mlp" for s in steps)
-    return str(part) in {str(n) for n in shown}
-
-
-def entry_named(report, part, model):
-    """Whether a step names an entry of q or k (or their biases) of ``part``'s block."""
-    data = report.to_json()
-    steps = data["failing"][data["diagnosed"]]["path"] or []
-    names = model.structure.part_names()
-    wanted = [names[n] for n in names if n.block == part.block and n.kind in QK]
-    return any(e["entry"].startswith(f"{w}[") for w in wanted for s in steps for e in s["entries"])
+    if report.focus.named == part:
+        return True
+    kind = BLAMED.get(part.kind)
+    steps = _diagnosed(report)["path"] or []
+    owner = f"blocks[{part.block}].mlp" if part.kind.startswith("mlp.") else f"blocks[{part.block}].head"
+    return kind is not None and any(s["part"].startswith(owner) and s["kind"] == kind for s in steps)
 
 
 def measured(seed=0):
-    """(faults, named in the path, q or k faults, of which an entry of q or k is named), and the misses:
-    of the planted faults that fail their task (one that still passes is no fault)."""
-    found, named, qk, qk_named, misses = 0, 0, 0, 0, []
+    """[(task name, the part planted, how, named in the path, an entry of it named)], for every planted
+    fault that fails its task; the last is None for a fault outside q, k and their biases."""
+    found = []
     for name, task, model, part, how in planted(seed):
         report = grade(task, model)
-        if report.passed:
-            continue
-        found += 1
-        hit = named_in_path(report, part, model)
-        named += hit
-        if not hit:
-            misses.append((name, str(part), how))
-        if part.kind in QK:
-            qk += 1
-            qk_named += entry_named(report, part, model)
-    return found, named, qk, qk_named, misses
+        assert not report.passed, (name, part, how)
+        entry = entry_of(report, part, model) if part.kind in QK else None
+        found.append((name, str(part), how, named_in_path(report, part, model), entry))
+    return found
+
+
+def figures(found):
+    """(faults, named in the path, faults in q or k, of which an entry of the part itself is named)."""
+    qk = [r for r in found if r[4] is not None]
+    return len(found), sum(r[3] for r in found), len(qk), sum(r[4] for r in qk)

@@ -4,6 +4,7 @@ number, on designs with a planted fault and on random models of any shape."""
 
 import json
 import re
+from pathlib import Path
 
 import numpy as np
 import planted
@@ -31,7 +32,9 @@ def contradictions(report):
     focus = report.focus
     if focus.named is not None:
         share = focus.shares[focus.named]
-        toward = re.search(r"pushes toward (\S+) by", focus.sentence)
+        toward = re.search(
+            re.escape(explain.phrase(focus.named)) + r",? pushes (?:most )?toward (\S+?),? by", focus.sentence
+        )
         if toward and (share > 0) != (toward.group(1) == focus.expected):
             found.append(f"{focus.sentence} (its share is {share})")
     for step in focus.path or ():
@@ -77,6 +80,8 @@ def test_the_first_positions_false_fact_is_where_the_path_ends():
 
 
 def test_a_threshold_as_high_as_the_units_push_is_blamed_on_the_mlps_bias_not_on_wte():
+    """Notebook 15's xnor, with the threshold equal to α: the headline speaks of the MLP (the part a design
+    sets), not of wte's fixed push, and the path names the output bias's entry."""
     xor = TASKS["xor"]
     B, H = xor.labels.residual, xor.labels.hidden[0]
     xnor, _model = planted.teachers_tasks()["xnor"]
@@ -84,8 +89,81 @@ def test_a_threshold_as_high_as_the_units_push_is_blamed_on_the_mlps_bias_not_on
         reference("xor"),
         {"mlp.c_proj.w": H.matrix({("s>0", "T1"): 1, ("s<0", "T1"): 1}, cols=B), "mlp.c_proj.b": B.vector({"T0": LG})},
     )
-    steps = grade(xnor, model).focus.path
+    focus = grade(xnor, model).focus
+    assert focus.sentence == (
+        "None of the blocks pushes toward 1: the MLP of block 0, the nearest, adds nothing,"
+        " and the token embedding (wte) pushes toward 0 by 1."
+    )
+    assert focus.named == Name("mlp", 0) and focus.part == Name("mlp", 0)
+    steps = focus.path
     assert steps[0].kind == "bias" and dict(steps[0].entries) == {"mlp.c_proj.b[T0]": LG}
+    assert "the sum of its units pushes toward 1 by 1024" in steps[0].text
+
+
+def test_a_bias_that_feeds_an_mlp_unit_ends_the_path_at_its_entry():
+    """xor with attention's c_proj.b writing 0.5 into V: the unit that fires reads it, and the path stops at
+    that bias (not at the head, which did what it should)."""
+    B = TASKS["xor"].labels.residual
+    steps = grade("xor", with_parts(reference("xor"), {"c_proj.b": B.vector({"V": 0.5})})).focus.path
+    assert [(s.kind, str(s.part)) for s in steps] == [("unit", "blocks[0].mlp"), ("bias", "blocks[0].c_proj.b")]
+    assert "c_proj.b of block 0 512" in steps[0].text
+    assert dict(steps[1].entries) == {"c_proj.b[V]": 0.5}
+    assert "c_proj.b of block 0, which writes the same at every position, adds 512" in steps[1].text
+
+
+def test_a_bias_that_holds_a_unit_back_ends_the_path_at_its_entry():
+    """c_proj.b writing -0.6 into V: at '00' unit s>0 fires 409.6 instead of 1024, short of mlp.c_proj.b's 512."""
+    B = TASKS["xor"].labels.residual
+    steps = grade("xor", with_parts(reference("xor"), {"c_proj.b": B.vector({"V": -0.6})})).focus.path
+    assert [(s.kind, str(s.part)) for s in steps] == [("unit", "blocks[0].mlp"), ("bias", "blocks[0].c_proj.b")]
+    assert "takes 614.4 from the pre-activation of unit s>0" in steps[1].text
+    assert dict(steps[1].entries) == {"c_proj.b[V]": -0.6}
+
+
+def test_a_units_threshold_that_makes_it_fire_ends_the_path_at_the_unit():
+    """mlp.c_fc.b + 256 on both units: at s = 0 both fire, and the step names the threshold's entry, then stops."""
+    steps = grade("xor", with_parts(reference("xor"), {"mlp.c_fc.b": np.full(2, LG / 4)})).focus.path
+    assert [s.kind for s in steps] == ["unit"]
+    assert "mlp.c_fc.b[s>0]" in dict(steps[0].entries) and "mlp.c_fc.b 256" in steps[0].text
+
+
+def test_a_threshold_that_holds_a_unit_back_is_named_where_the_output_bias_outweighs_the_units():
+    """The unit s<0 fires 512 instead of 1024 because its threshold took 512: named, not mlp.c_proj.b."""
+    model = with_parts(reference("xor"), {"mlp.c_fc.b": np.array([0, -LG / 2])})
+    steps = grade("xor", model).focus.path
+    assert [s.kind for s in steps] == ["unit"] and dict(steps[0].entries)["mlp.c_fc.b[s<0]"] == -LG / 2
+
+
+def test_a_bias_an_earlier_block_writes_ends_the_path_of_a_head_that_reads_it():
+    """Induction with block 0's c_proj.b writing Tc: block 1's head carries it into the logits."""
+    B = TASKS["induction"].labels.residual
+    model = with_parts(reference("induction"), {"blocks[0].c_proj.b": B.vector({"Tc": LG / 2})})
+    steps = grade("induction", model).focus.path
+    assert [(s.kind, str(s.part)) for s in steps] == [("value", "blocks[1].head0"), ("bias", "blocks[0].c_proj.b")]
+    assert dict(steps[1].entries) == {"blocks[0].c_proj.b[Tc]": LG / 2}
+
+
+def test_a_zero_query_names_the_entry_of_k_that_tells_the_wanted_key_apart_and_of_q_that_would_ask():
+    """abc with q zeroed ('ab' -> c wants key 1, token b): k[Tb, Tb], never the first row's k[Ta, Ta]."""
+    step = grade("abc", with_parts(reference("abc"), {"q": np.zeros((3, 3))})).focus.path[0]
+    assert "k[Tb, Tb] = 1 would tell position 1 apart, for a query that asks for Tb" in step.text
+    assert {"k[Tb, Tb]", "q[Tb, Tb]"} <= set(dict(step.entries)) and "k[Ta, Ta]" not in dict(step.entries)
+    model = reference("induction")
+    steps = grade("induction", with_parts(model, {"blocks[0].q": 0 * get(model, "blocks[0].q")})).focus.path
+    block_0 = next(s for s in steps if s.part == Name(None, 0, 0))
+    p = block_0.position  # it should read the position before
+    assert f"blocks[0].k[P{p - 1}, P{p - 1}] = 1 would tell position {p - 1} apart" in block_0.text
+    assert f"blocks[0].q[P{p}, P{p - 1}]" in dict(block_0.entries)
+
+
+def test_a_query_that_asks_for_nothing_the_keys_differ_in_is_named_not_an_unwritten_position():
+    """Induction with blocks[1].q zeroed: P0 comes from wpe (nothing is unwritten); the query no longer asks
+    for prev a, which tells the wanted key apart."""
+    model = reference("induction")
+    steps = grade("induction", with_parts(model, {"blocks[1].q": 0 * get(model, "blocks[1].q")})).focus.path
+    assert [s.kind for s in steps] == ["attention"]
+    assert "the query asks nothing of prev a" in steps[0].text and "blocks[0].c_proj.w" not in steps[0].text
+    assert dict(steps[0].entries)["blocks[1].q[Ta, prev a]"] == 0
 
 
 def test_a_weak_c_proj_is_named_by_its_entry_and_the_values_by_theirs():
@@ -188,12 +266,39 @@ def test_the_contradiction_check_finds_what_it_describes():
 # ---- the measured figure -------------------------------------------------------------------------------
 
 
-def test_planted_faults_are_named_in_the_path_and_q_or_k_faults_by_an_entry(monkeypatch):
-    """README, The command line: the figures bench_explain.py prints."""
-    monkeypatch.setattr(grader, "PATHS", 0)  # the diagnosed context is the one measured
-    found, named, qk, qk_named, misses = planted.measured()
-    assert found > 200 and named / found >= 0.95, misses
-    assert qk > 100 and qk_named / qk >= 0.95
+README = Path(__file__).resolve().parent.parent / "README.md"
+CLAIMED = re.compile(
+    r"Over (\d+)\s+designs with one planted fault.*?report names the part planted in (\d+) \(([\d.]+) %\).*?"
+    r"Of the (\d+) faults in q, k\s+or q\.b, an entry of the very part planted is named in (\d+) \(([\d.]+) %\)",
+    re.S,
+)
+
+
+def test_planted_faults_are_named_in_the_path_and_q_or_k_faults_by_an_entry_of_their_own():
+    """README, The command line: the figures bench_explain.py prints are the ones the README says, and
+    the issue's targets (95 %) are met; every kind of fault and every built-in task is planted."""
+    found = planted.measured()
+    faults, named, qk, qk_named = planted.figures(found)
+    kinds = {part.split(".", 1)[-1] if part.startswith("blocks[") else part for _t, part, _h, _n, _e in found}
+    assert {"q", "k", "v", "q.b", "c_proj.b", "c_proj.w", "mlp.c_fc.w", "mlp.c_fc.b", "mlp.c_proj.b"} <= kinds
+    assert {task for task, *_rest in found} >= set(TASKS)  # every built-in task's solution
+    claimed = CLAIMED.search(README.read_text(encoding="utf-8")).groups()
+    measured = (faults, named, 100 * named / faults, qk, qk_named, 100 * qk_named / qk)
+    assert claimed == tuple(f"{x:.1f}" if isinstance(x, float) else str(x) for x in measured), [
+        r for r in found if not r[3] or r[4] is False
+    ]
+    assert named / faults >= 0.95 and qk_named / qk >= 0.95
+
+
+def test_the_measure_counts_only_an_entry_of_the_part_planted():
+    """An entry of k does not count for a fault in q: the entry measure is strict."""
+    B = TASKS["abc"].labels.residual
+    model = with_parts(reference("abc"), {"q": np.zeros((3, 3))})
+    report = grade("abc", model)
+    q, k = Name("q", 0), Name("k", 0)
+    assert planted.entry_of(report, q, model) and planted.entry_of(report, k, model)
+    report = grade("abc", with_parts(reference("abc"), {"c_proj.w": B.matrix({})}))
+    assert not planted.entry_of(report, q, model)
 
 
 # ---- the report as data -------------------------------------------------------------------------------
@@ -221,8 +326,23 @@ def test_json_holds_every_context_under_the_margin_and_the_text_is_made_from_it(
     assert focus["predicted"] == focus["expected"]
 
 
-def test_json_says_how_many_paths_it_followed_and_bounds_them():
+def test_json_has_every_failing_contexts_path_and_the_text_is_made_from_the_same_data():
     report = grade("induction", blank("induction"))
+    data = json.loads(json.dumps(report.to_json()))
+    assert len(data["failing"]) == data["paths"] >= report.n_failures > 25
+    assert all(case["path"] is not None for case in data["failing"])
+    smallest = {"context": report.smallest_at.context, "expected": report.smallest_at.expected}
+    assert (data["nonzero"], data["smallest_at"]) == (0, smallest)
+    assert data["wrong"] == report.n_failures and [grader.miss_said(m) for m in data["first_wrong"]] == [
+        str(m) for m in report.failures
+    ]
+    assert grader.report_lines(data) == report.lines()  # the text, from the data --json prints
+
+
+def test_json_of_a_pass_holds_its_progress_note(tmp_path, monkeypatch):
+    monkeypatch.setenv("HANDMADE_DATA", str(tmp_path))
+    report = grader.handed_in("abc", reference("abc"))
     data = report.to_json()
-    assert len(data["failing"]) >= report.n_failures > grader.PATHS
-    assert data["paths"] == sum(e["path"] is not None for e in data["failing"]) <= grader.PATHS + 1
+    assert data["passed"] and data["failing"] == [] and data["diagnosed"] is None
+    assert data["progress_note"] == report.progress_note and data["progress_note"] in str(report)
+    assert data["recorded"] is False and data["nonzero"] == report.nonzero

@@ -238,8 +238,9 @@ BROKEN = {  # what is broken, and phrases the explanation must have: the part at
         [
             "head 0 of block 1 (through c_proj) pushes toward a by 1024",
             "head 0 of block 1 reads position 2 (a) with weight 1",
-            "head 0 of block 0 reads position 0 (a) with weight 0.33",
+            "head 0 of block 0 reads position 0 (a) with weight 0.5, position 1 (b) with weight 0.5",
             "The query there is 0",
+            "blocks[0].q[P1, P0] = 0",  # what position 1 should ask for: position 0
         ],
     ),
     "block 1 reads position 0": (

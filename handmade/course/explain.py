@@ -181,20 +181,30 @@ def explain(reading, position, params, example, right, threshold, prefer=None):
     margin = float(logits[right] - logits[wrong])
     sentence, part = _reason(found, margin, words, prefer)
     named = part
-    if part is None:  # no part tells them apart: the head or MLP that writes most, if any, to see why
-        part = _writing_most(vectors)
+    if part is None:  # no part tells them apart: the one a reference relies on, else the head or MLP that writes most
+        acting = prefer is not None and prefer in found and (prefer.kind is None or prefer.kind == "mlp")
+        part = prefer if acting else _writing_most(vectors)
     if part is not None and part.kind in ("wte", "wpe"):  # a fixed push: say what the blocks do about it
-        part = _strongest_block_part(found)
-        sentence += _what_the_blocks_add(found, part, words)
+        embedding, part = part, _strongest_block_part(found)
+        if part is not None and named == embedding and found[embedding] < -tolerance(found.values()):
+            sentence, named = _blocks_first(found, part, embedding, words), part  # the blocks are what a design sets
+        else:
+            sentence += _what_the_blocks_add(found, part, words)
+    if params.structure.n_layer == 0:  # no block: the margin is read through wte's rows, and that is the path
+        sentence += _read_through_wte(params, vectors, named or _writing_most(vectors, everyone=True), right, wrong)
     if part is not None and not (part.kind is None or part.kind == "mlp"):  # a bias: nothing to follow back
         part = None
     predicted = tokens[int(np.argmax(logits))]
     return Explanation(example.context, tokens[right], tokens[wrong], predicted, margin, found, sentence, named, part)
 
 
-def _writing_most(vectors):
-    """The head or MLP whose vector is largest, or None when none writes anything."""
-    acting = {name: float(np.abs(v).max()) for name, v in vectors.items() if name.kind is None or name.kind == "mlp"}
+def _writing_most(vectors, everyone=False):
+    """The head or MLP (with ``everyone``, the part) whose vector is largest, or None when none writes anything."""
+    acting = {
+        name: float(np.abs(v).max())
+        for name, v in vectors.items()
+        if everyone or name.kind is None or name.kind == "mlp"
+    }
     part = max(acting, key=acting.get, default=None)
     return part if part is not None and acting[part] > tolerance(acting.values()) else None
 
@@ -221,6 +231,41 @@ def _what_the_blocks_add(found, part, words):
     else:
         sentence = _("None of the blocks pushes toward {expected}; {part}, the nearest, adds nothing.")
     return _after(sentence.format(part=phrase(part), amount=fmt(abs(share)), **words))
+
+
+def _read_through_wte(params, vectors, part, right, wrong):
+    """In a model without blocks: a sentence on what ``part`` writes most here and the entries of wte's rows
+    of the two tokens through which the logits read it (wte writes the token and reads the logits), or ""."""
+    if part is None:
+        return ""
+    vector = vectors[part]  # [n_embd]
+    d = int(np.argmax(np.abs(vector)))
+    tokens = params.labels.token_names(params.structure.n_vocab)
+    direction = params.structure.basis(params.structure.space("stream"), params.labels).names[d]
+    entries = [f"wte[{tokens[t]}, {direction}] = {fmt(params['wte'][t, d])}" for t in (right, wrong)]
+    sentence = _("Here {part} writes {direction} = {value}, which the logits read through wte's rows: {entries}.")
+    said = _("{first} and {second}").format(first=entries[0], second=entries[1])
+    return _after(sentence.format(part=phrase(part), direction=direction, value=fmt(vector[d]), entries=said))
+
+
+def _blocks_first(found, part, embedding, words):
+    """When an embedding pushes the wrong way most, and the model has blocks: a sentence on what the blocks
+    do (``part``, the head or MLP that pushes the right way most, else the nearest), then the embedding's push."""
+    share, small = found[part], tolerance(found.values())
+    if share > small:
+        sentence = _(
+            "Of the blocks, {part} pushes most toward {expected}, by {amount}; {embedding} pushes toward {wrong} by {push}, and a pass needs a margin above {threshold}."
+        )
+    elif share < -small:
+        sentence = _(
+            "None of the blocks pushes toward {expected}: even {part}, the nearest, pushes toward {wrong} by {amount}, and {embedding} pushes toward {wrong} too, by {push}."
+        )
+    else:
+        sentence = _(
+            "None of the blocks pushes toward {expected}: {part}, the nearest, adds nothing, and {embedding} pushes toward {wrong} by {push}."
+        )
+    said = {"part": phrase(part), "embedding": phrase(embedding), "push": fmt(abs(found[embedding]))}
+    return sentence.format(amount=fmt(abs(share)), **said, **words)
 
 
 def _reason(found, margin, words, prefer):

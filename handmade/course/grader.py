@@ -15,17 +15,18 @@ When the weights fail, the report says why, from the learner's own model: for ev
 wrote into the residual stream (``handmade.course.explain``): the embeddings, each head through c_proj,
 c_proj's bias, each MLP. The report names the part that pushed the wrong way, or the one that did not push
 enough, and follows the path back from it (``handmade.course.path``): what an MLP or a head read, who wrote
-it, down to the embedding or the part at fault, with the weight entries that did it; for the first ``PATHS``
-contexts and the one the text speaks of. A task's reference solution may choose which part to speak of (the
-one whose share falls furthest short of the reference's), but the sentence speaks only of the learner's
-numbers; the reference itself is shown only when asked (``reveal=True``, ``grade --reveal``). In an install
-without the answers (``tasks.withheld``) there is none: the report says so, and explains from the learner's
-model alone. ``report.to_json()`` is the same report as data, for the command line's ``--json``.
+it, down to an embedding, a bias or the part at fault, with the weight entries that did it: at once for the
+context the text speaks of, and for every other one when the report's data is asked for (``--json``). A task's
+reference solution may choose which part to speak of (the one whose share falls furthest short of the
+reference's), but the sentence speaks only of the learner's numbers; the reference itself is shown only when
+asked (``reveal=True``, ``grade --reveal``). In an install without the answers (``tasks.withheld``) there is
+none: the report says so, and explains from the learner's model alone. ``report.to_json()`` is the report as
+data, for the command line's ``--json``, and its text is made from the same data (``report_lines``).
 """
 
 import html
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -58,7 +59,6 @@ from .tasks import examples as task_examples
 MARGIN_THRESHOLD = 1.0
 SHOWN_FAILURES = 5  # failing contexts listed in a report
 SHOWN_STEPS = 3  # steps of the path back shown in the text (--json has them all)
-PATHS = 25  # failing contexts whose path back is followed (the first in grading order, and the one the text speaks of)
 
 
 # ---- the report ----------------------------------------------------------------------------
@@ -74,13 +74,31 @@ class Miss:
     tie: bool  # whether the largest logit is shared
 
     def __str__(self):  # 'ab': expected a, the model predicted b (margin -1)
-        line = (
-            _("{context}: expected {expected}, the model predicted {predicted} by a tie (margin {margin})")
-            if self.tie
-            else _("{context}: expected {expected}, the model predicted {predicted} (margin {margin})")
-        )
-        context, expected = repr(self.example.context), self.example.expected
-        return line.format(context=context, expected=expected, predicted=self.predicted, margin=fmt(self.margin))
+        return miss_said(self.to_json())
+
+    def to_json(self):
+        return {
+            "context": self.example.context,
+            "expected": self.example.expected,
+            "predicted": self.predicted,
+            "margin": self.margin,
+            "tie": self.tie,
+        }
+
+
+def miss_said(miss):
+    """A wrong prediction (``Miss.to_json()``) as the report prints it."""
+    line = (
+        _("{context}: expected {expected}, the model predicted {predicted} by a tie (margin {margin})")
+        if miss["tie"]
+        else _("{context}: expected {expected}, the model predicted {predicted} (margin {margin})")
+    )
+    return line.format(
+        context=repr(miss["context"]),
+        expected=miss["expected"],
+        predicted=miss["predicted"],
+        margin=fmt(miss["margin"]),
+    )
 
 
 @dataclass(frozen=True, repr=False)
@@ -105,6 +123,8 @@ class Report:
     progress_note: str | None = None  # what became of a pass handed in: recorded in the progress file, or why not
     recorded: bool = False  # whether that pass is in the progress file now
     threshold: float = MARGIN_THRESHOLD
+    # (index in ``explained``) -> its path back: followed when --json asks (the text needs only the focus's)
+    follower: object = field(default=None, repr=False, compare=False)
 
     @property
     def accuracy(self):
@@ -122,69 +142,41 @@ class Report:
         return self.passed
 
     def lines(self):
-        verdict = _("PASS") if self.passed else _("FAIL")
-        lines = [
-            _("task {task}: {verdict}").format(task=self.task, verdict=verdict),
-            _("  right: {correct} / {total} contexts ({percent:.1f}%)").format(
-                correct=self.correct, total=self.total, percent=100 * self.accuracy
-            ),
-            _(
-                "  margin: {margin} (smallest at {context} → {expected}); a pass needs 100% and more than {threshold}"
-            ).format(
-                margin=fmt(self.margin),
-                context=repr(self.smallest_at.context),
-                expected=self.smallest_at.expected,
-                threshold=fmt(self.threshold),
-            ),
-            _("  non-zero weights: {n}").format(n=self.nonzero),
-        ]
-        if self.failures:
-            lines.append(_("  first failing contexts ({n} in all):").format(n=self.n_failures))
-            lines += [f"    {miss}" for miss in self.failures]
-        if self.focus is not None:
-            lines += self.diagnosis_lines()
-        if self.revealed:
-            lines.append(self.revealed)
-        if self.progress_note:
-            lines.append(f"  {self.progress_note}")
-        return lines
+        """The report's text, made from its data (``to_json``, without the paths the text does not show)."""
+        return report_lines(self.to_json(every_path=False))
 
     def diagnosis_lines(self):
         """Where it goes wrong, in one go: the context and its margin, the parts' shares, the part named,
         then the path back to the cause, a line a step (the first SHOWN_STEPS of them)."""
-        focus = self.focus
-        heading = (
-            _(
-                "  where it goes wrong, for {context} → {expected}: the margin over {wrong} is {margin}; part by part: {shares}"
-            )
-            if self.correct < self.total  # a report whose predictions are all right speaks of the margin
-            else _(
-                "  why the margin is too small, for {context} → {expected}: the margin over {wrong} is {margin}; part by part: {shares}"
-            )
-        )
-        said = {"context": repr(focus.context), "expected": focus.expected, "wrong": focus.wrong}
-        lines = [
-            heading.format(margin=fmt(focus.margin), shares=_listed(focus.shares), **said),
-            f"    {focus.sentence}",
-        ]
-        path = focus.path or ()
-        lines += [f"    → {step.text}" for step in path[:SHOWN_STEPS]]
-        if len(path) > SHOWN_STEPS:
-            lines.append(_("    → {n} more steps back: grade --json has them").format(n=len(path) - SHOWN_STEPS))
-        return lines
+        data = self.to_json(every_path=False)
+        return diagnosis_lines(data) if data["diagnosed"] is not None else []
 
-    def to_json(self):
-        """The report as data: what the command line's ``grade --json`` prints, and what its text says."""
+    def to_json(self, every_path=True):
+        """The report as data: what the command line's ``grade --json`` prints, and what its text is made
+        from. Every context under the margin has its path back (``every_path``; the text needs only the
+        diagnosed one's)."""
+        explained = list(self.explained)
+        if every_path and self.follower is not None:
+            explained = [
+                e if e.path is not None else replace(e, path=self.follower(i)) for i, e in enumerate(explained)
+            ]
         return {
             "task": self.task,
             "passed": self.passed,
             "right": self.correct,
             "graded": self.total,
             "margin": self.margin,
+            "smallest_at": {"context": self.smallest_at.context, "expected": self.smallest_at.expected},
             "threshold": self.threshold,
-            "failing": [e.to_json() for e in self.explained],
-            "paths": sum(e.path is not None for e in self.explained),
+            "nonzero": self.nonzero,
+            "wrong": self.n_failures,
+            "first_wrong": [miss.to_json() for miss in self.failures],
+            "failing": [e.to_json() for e in explained],
+            "paths": sum(e.path is not None for e in explained),
             "diagnosed": next((i for i, e in enumerate(self.explained) if e is self.focus), None),
+            "revealed": self.revealed,
+            "progress_note": self.progress_note,
+            "recorded": self.recorded,
         }
 
     def __str__(self):
@@ -196,6 +188,63 @@ class Report:
         colour = "#1a7f37" if self.passed else "#b3261e"
         style = f"white-space:pre-wrap;word-break:normal;border-left:4px solid {colour};padding:4px 8px;margin:0"
         return f'<pre style="{style}">{html.escape(str(self))}</pre>'
+
+
+def report_lines(data):
+    """The lines of a report, from its data (``Report.to_json``): the verdict, the score, the margin, the
+    first wrong predictions, where it goes wrong and the path back, the reference when asked, the progress note."""
+    verdict = _("PASS") if data["passed"] else _("FAIL")
+    smallest = data["smallest_at"]
+    lines = [
+        _("task {task}: {verdict}").format(task=data["task"], verdict=verdict),
+        _("  right: {correct} / {total} contexts ({percent:.1f}%)").format(
+            correct=data["right"], total=data["graded"], percent=100 * data["right"] / data["graded"]
+        ),
+        _(
+            "  margin: {margin} (smallest at {context} → {expected}); a pass needs 100% and more than {threshold}"
+        ).format(
+            margin=fmt(data["margin"]),
+            context=repr(smallest["context"]),
+            expected=smallest["expected"],
+            threshold=fmt(data["threshold"]),
+        ),
+        _("  non-zero weights: {n}").format(n=data["nonzero"]),
+    ]
+    if data["first_wrong"]:
+        lines.append(_("  first failing contexts ({n} in all):").format(n=data["wrong"]))
+        lines += [f"    {miss_said(miss)}" for miss in data["first_wrong"]]
+    if data["diagnosed"] is not None:
+        lines += diagnosis_lines(data)
+    if data["revealed"]:
+        lines.append(data["revealed"])
+    if data["progress_note"]:
+        lines.append(f"  {data['progress_note']}")
+    return lines
+
+
+def diagnosis_lines(data):
+    """Where it goes wrong (a report's data, ``Report.to_json``): the diagnosed context and its margin, the
+    parts' shares, the sentence, then the path back, a line a step (the first SHOWN_STEPS of them)."""
+    focus = data["failing"][data["diagnosed"]]
+    heading = (
+        _(
+            "  where it goes wrong, for {context} → {expected}: the margin over {wrong} is {margin}; part by part: {shares}"
+        )
+        if data["right"] < data["graded"]  # a report whose predictions are all right speaks of the margin
+        else _(
+            "  why the margin is too small, for {context} → {expected}: the margin over {wrong} is {margin}; part by part: {shares}"
+        )
+    )
+    said = {"context": repr(focus["context"]), "expected": focus["expected"], "wrong": focus["against"]}
+    lines = [
+        heading.format(margin=fmt(focus["margin"]), shares=_listed(focus["contributions"]), **said),
+        f"    {focus['sentence']}",
+    ]
+    path = focus["path"] or []
+    lines += [f"    → {step['text']}" for step in path[:SHOWN_STEPS]]
+    if len(path) > SHOWN_STEPS:
+        lines.append(_("    → {n} more steps back: grade --json has them").format(n=len(path) - SHOWN_STEPS))
+    return lines
 
 
 # ---- grading -------------------------------------------------------------------------------
@@ -375,11 +424,11 @@ def graded(task, params):
 
 def _explained(report, task, params, cases, focus, reveal):
     """The report with an Explanation per case (every context under the margin), the path back followed
-    for the first PATHS and for ``cases[focus]``, which the text speaks of; and the reference's shares
-    there when ``reveal``."""
+    for ``cases[focus]``, which the text speaks of (the others' when --json asks: ``Report.follower``); and
+    the reference's shares there when ``reveal``."""
     readings = _readings([tuple(tokens[-len(params["wpe"]) :]) for _example, (tokens, _right) in cases], params)
     explained = [
-        _explain(params, example, tokens, right, report.threshold, readings, follow_path=i < PATHS or i == focus)
+        _explain(params, example, tokens, right, report.threshold, readings, follow_path=i == focus)
         for i, (example, (tokens, right)) in enumerate(cases)
     ]
     example, (tokens, right) = cases[focus]
@@ -398,6 +447,11 @@ def _explained(report, task, params, cases, focus, reveal):
         first = _explain(params, example, tokens, right, report.threshold, readings, lagging(first.shares, theirs))
         first = replace(first, sentence=first.sentence + missing(first.shares, theirs, first.expected))
         explained[focus] = first
+
+    def follower(i):  # the path back of the explanation ``i``: the one --json adds to each
+        reading, position = readings[tuple(cases[i][1][0][-len(params["wpe"]) :])]
+        return path_of(explained[i], reading, position, params, cases[i][1][1])
+
     return replace(
         report,
         explained=tuple(explained),
@@ -406,6 +460,7 @@ def _explained(report, task, params, cases, focus, reveal):
         shares=first.shares,
         focus=first,
         revealed=_revealed(theirs, task, unusable) if reveal else None,
+        follower=follower,
     )
 
 
@@ -413,14 +468,17 @@ def _explain(params, example, tokens, right, threshold, readings, prefer=None, f
     """The Explanation of ``example`` (its tokens and right token id), with its path back when ``follow_path``."""
     reading, position = readings[tuple(tokens[-len(params["wpe"]) :])]
     found = explain(reading, position, params, example, right, threshold, prefer)
-    if not follow_path:
-        return found
+    return replace(found, path=path_of(found, reading, position, params, right)) if follow_path else found
+
+
+def path_of(found, reading, position, params, right):
+    """The path back of the Explanation ``found`` (of the context read at ``position``; its right token id)."""
     if found.part is None:
-        return replace(found, path=())
+        return ()
     wrong = params.labels.token_names(params.structure.n_vocab).index(found.wrong)
     direction = margin_direction(reading, position, params, right, wrong)
     reader = ("margin", found.expected, found.wrong)
-    return replace(found, path=follow(reading, position, params, found.part, direction, reader))
+    return follow(reading, position, params, found.part, direction, reader)
 
 
 def _readings(windows, params):

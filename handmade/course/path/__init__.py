@@ -17,15 +17,16 @@ says where that came from, exactly, in sums of terms from the recorded pass:
   carry it (``q[P1, P1]``). When it looked well, what it carried is at fault: the entries of v and
   c_proj.w that made its output, and a writer of the value that pushed the wrong way is the next step.
 
-A step whose cause is another head or MLP leads to it; a step whose cause is an embedding, a bias or
-the step's own weights ends the path. Through a layer norm (ln_1, ln_2), each writer's share is its
+A step whose cause is another head or MLP leads to it; a bias that wrote the most of what was read
+(c_proj.b of an earlier block, a layer norm's b) is the last step, naming its entry (``bias_step``); a unit's
+own threshold, a query that asks nothing of what tells its keys apart (the entries of q and q.b that could,
+and of k that tells them apart), an embedding or the step's own weights end the path where they are named. Through a layer norm (ln_1, ln_2), each writer's share is its
 write centred, divided by the stream's spread at that position and scaled by the norm's g, and the
 norm's b has a share of its own, as ``explain`` shares the margin out through ln_f: they add up exactly.
 """
 
-from .scores import head_step
 from .stream import PassView, PathStep, Read
-from .units import mlp_step
+from .units import step_on
 
 MAX_PATH_STEPS = 8  # steps followed at most (each goes to an earlier layer, so a path is rarely longer than its blocks)
 
@@ -35,9 +36,9 @@ def follow(reading, position, params, part, direction, reader):
     model = PassView(reading, params)
     read, steps = Read(part, position, direction, 1, reader), []
     while isinstance(read, Read) and len(steps) < MAX_PATH_STEPS:
-        step, read = (mlp_step if read.part.kind == "mlp" else head_step)(model, read)
+        step, read = step_on(model, read)
         steps.append(step)
-    if isinstance(read, PathStep):  # the last step: nothing before writes what was read
+    if isinstance(read, PathStep) and len(steps) < MAX_PATH_STEPS:  # the last: nothing before writes what was read
         steps.append(read)
     return tuple(steps)
 

@@ -14,11 +14,13 @@ from ...model import Name
 from ..explain import tolerance
 from .stream import (
     BLOCK_PARTS,
+    SHOWN_DIRECTIONS,
     PathStep,
     Read,
     both,
     entries_said,
     head_view,
+    is_bias,
     layer_read,
     norm_note,
     reader_said,
@@ -212,6 +214,10 @@ def _term(model, read, view, pairs, term, side, case, rival, wanted):
         key=writer_said(b),
         entries=entries_said(named),
     )
+    upstream = a.kind in BLOCK_PARTS or b.kind in BLOCK_PARTS  # the term is what an earlier block wrote
+    apart = _unasked(model, view, p, rival, wanted, avoid=upstream)
+    if apart is not None:  # what would tell the keys apart, that the query leaves alone
+        named, sentence = named + apart[0], both(sentence, apart[1])
     return named, sentence, _next_of_term(view, pairs, a, b, side, case, p, rival, wanted)
 
 
@@ -234,13 +240,13 @@ def _sides(model, view, pairs, a, b, case, p, rival, wanted):
 def _next_of_term(view, pairs, a, b, side, case, p, rival, wanted):
     """The Read that follows the term back: into the key's writer at the key the term is about, else
     into the query's writer, when either is a head or an MLP; else None (the fault is in q or k)."""
-    if b.kind in BLOCK_PARTS:
+    if b.kind in BLOCK_PARTS or is_bias(b):
         at = rival if side == "rival" else wanted
         sign = -1 if side == "rival" else 1
-        direction = pairs.inputs[at].back(view.wk @ view.q[p] * view.scale)
+        direction = pairs.inputs[at].along(b, view.wk @ view.q[p] * view.scale)
         return Read(b, at, sign * direction, sign, ("key", view.block, view.head, at, p))
-    if a.kind in BLOCK_PARTS and case != "same":
-        direction = pairs.inputs[p].back(view.wq @ (view.k[rival] - view.k[wanted]) * view.scale)
+    if (a.kind in BLOCK_PARTS or is_bias(a)) and case != "same":
+        direction = pairs.inputs[p].along(a, view.wq @ (view.k[rival] - view.k[wanted]) * view.scale)
         return Read(a, p, -direction, -1, ("query", view.block, view.head, p, rival, wanted))
     return None
 
@@ -256,22 +262,20 @@ def _asked_column(asked, offered):
 
 
 def _nothing(model, read, view, pairs, rival, wanted):
-    """(entries, sentence, next Read or PathStep) when no term tells the two keys apart or lifts either."""
+    """(entries, sentence, next Read or PathStep or None) when no term tells the two keys apart or lifts either."""
     p, at = read.position, pairs.inputs
     asked = view.q[p]  # [d_head]: what the query asks for
     score = fmt(pairs.rival.sum())
     if np.abs(asked).max() <= tolerance([*asked, 1.0]):
-        layer_in = layer_read(model, view.block, "attn")
-        apart = layer_in[wanted] - layer_in[rival]  # [n_embd]
-        found = best_entry(model, "k", view, np.abs(apart[:, None] * view.wk), 1)
-        sentence = _("The query there is 0, so every key scores the same, {score}.").format(score=score)
-        if found:
-            sentence = _(
-                "The query there is 0, so every key scores the same, {score}; {entry} would tell position {wanted} apart, for a query that asks for its column."
-            ).format(score=score, entry=found[0], wanted=wanted)
-        return [found] if found else [], sentence, None
+        return _silent(model, view, p, score, rival, wanted)
     column = _asked_column(asked, np.abs(view.wk).sum(axis=0))
     named, said = _ask(model, view, p, column)
+    apart = _unasked(model, view, p, rival, wanted) if said["directions"] else None  # else: asks what k never makes
+    if apart is not None:
+        opening = _("Position {rival} scores as much as position {wanted}, {score}.").format(
+            rival=rival, wanted=wanted, score=score
+        )
+        return apart[0], both(opening, apart[1]), None  # the query's missing ask: q's own entries
     sentence = (
         _(
             "Position {rival} scores as much as position {wanted}, {score}: the query {ask} (through {entries}), which k reads from {directions}, and neither key has more of it."
@@ -281,12 +285,90 @@ def _nothing(model, read, view, pairs, rival, wanted):
             "Position {rival} scores as much as position {wanted}, {score}: the query {ask} (through {entries}), and k makes nothing of {column} from any direction ({empty} = 0)."
         )
     ).format(rival=rival, wanted=wanted, score=score, **said)
+    if asked[column] <= 0 or not _upstream(model, view)[column]:  # an avoided column, or one an embedding writes
+        return named, sentence, None
     direction = at[wanted].back(view.wk[:, column] * asked[column] * view.scale)
     return (
         named,
         sentence,
         written_by(model, Read(None, wanted, direction, 1, ("key", view.block, view.head, wanted, p))),
     )
+
+
+def _silent(model, view, p, score, rival, wanted):
+    """(entries, sentence, None) when the query is 0: the entry of k that would tell the wanted key from the
+    rival (the wanted key's more of it), and the entries of q through which the query could ask for it."""
+    layer_in = layer_read(model, view.block, "attn")
+    apart = layer_in[wanted] - layer_in[rival]  # [n_embd]: what the wanted key's input has more of
+    found = best_entry(model, "k", view, apart[:, None] * view.wk, 1)
+    if not found:
+        return [], _("The query there is 0, so every key scores the same, {score}.").format(score=score), None
+    column = int(np.argmax(np.max(apart[:, None] * view.wk, axis=0)))
+    asks = _ask_entries(model, view, p, column)
+    sentence = _(
+        "The query there is 0, so every key scores the same, {score}; {entry} would tell position {wanted} apart, for a query that asks for {column} ({asks})."
+    ).format(
+        score=score,
+        entry=entries_said([found]),
+        wanted=wanted,
+        column=_column_name(model, view, column),
+        asks=entries_said(asks),
+    )
+    return [*asks, found], sentence, None
+
+
+def _unasked(model, view, p, rival, wanted, avoid=True):
+    """(entries, sentence) when the two keys differ in a column the query asks nothing of (the wanted key has
+    more of it, or, with ``avoid``, less): the entry of k that makes the difference, and the entries of q
+    through which the query could ask for it (or avoid it); else None."""
+    asked, diff = view.q[p], view.k[wanted] - view.k[rival]  # [d_head] each
+    free = np.abs(asked) <= tolerance([*asked, 1.0])  # the columns the query asks nothing of
+    gaps = np.abs(diff) * free * view.scale
+    asking, avoiding = gaps * (diff > 0), gaps * (diff < 0) * avoid
+    if max(asking.max(), avoiding.max()) <= tolerance([*gaps, *view.k[wanted], 1.0]):
+        return None
+    sign = 1 if asking.max() >= avoiding.max() - tolerance(gaps) else -1  # of equal gaps, one to ask for
+    column = int(np.argmax(asking if sign > 0 else avoiding))
+    layer_in = layer_read(model, view.block, "attn")
+    only = np.arange(len(asked)) == column
+    k_entry = best_entry(model, "k", view, (layer_in[wanted] - layer_in[rival])[:, None] * view.wk * only, sign)
+    said = {
+        "column": _column_name(model, view, column),
+        "key": wanted if sign > 0 else rival,
+        "other": rival if sign > 0 else wanted,
+        "gap": fmt(abs(diff[column])),
+        "entries": entries_said([k_entry] if k_entry else []),
+        "asks": entries_said(_ask_entries(model, view, p, column)),
+    }
+    sentence = (
+        _(
+            "The key of position {key} has {gap} more of {column} than position {other}'s (through {entries}), and the query asks nothing of {column}: {asks}."
+        )
+        if sign > 0
+        else _(
+            "The key of position {key} has {gap} more of {column} than position {other}'s (through {entries}), and the query does not avoid {column}: {asks}."
+        )
+    ).format(**said)
+    return [*_ask_entries(model, view, p, column), *([k_entry] if k_entry else [])], sentence
+
+
+def _ask_entries(model, view, p, column):
+    """The entries of q (and q.b) through which the query at ``p`` could ask for ``column``: the rows of the
+    directions its input has most of, then the bias; as they are (0, or nearly)."""
+    x_p = layer_read(model, view.block, "attn")[p]  # [n_embd]: the query's input
+    rows = [int(r) for r in np.argsort(-np.abs(x_p), kind="stable")[:SHOWN_DIRECTIONS] if abs(x_p[r]) > tolerance(x_p)]
+    found = [model.entry("q", view.block, (r, view.offset + column), view.wq[r, column]) for r in rows]
+    return [*found, model.entry("q.b", view.block, view.offset + column, view.bq[column])]
+
+
+def _column_name(model, view, column):
+    return model.basis(model.structure.space("attention", view.block))[view.offset + column]
+
+
+def _upstream(model, view):
+    """[d_head] booleans: the columns of k that only blocks can feed (no embedding writes a direction k reads them from)."""
+    embedded = np.vstack([model.params["wte"], model.params["wpe"]]) @ view.wk  # [n_vocab + n_ctx, d_head]
+    return np.abs(embedded).max(axis=0) <= tolerance([*embedded.ravel(), 1.0])
 
 
 def _ask(model, view, p, column):
@@ -314,20 +396,23 @@ def _ask(model, view, p, column):
 def _unanswered(model, view, pairs, term, p, wanted):
     """The column of the query that a key offering it would score most for (its largest ask, among the
     columns k reads from directions no embedding writes: a token's or a position's own directions are
-    missing from every other key by design), when neither the wanted key gets half of that from it nor
-    does any one term of the rival's lead come near: the key misses what the query asks for, and what
-    should have written it is upstream. Else None."""
+    missing from every other key by design), when the wanted key falls short of that: it gets less than
+    half of it and no one term of the rival's lead comes near, or what it lacks of it is more than the
+    rival's lead. The key misses what the query asks for, and what should have written it is upstream.
+    Else None."""
     asked = view.q[p]
-    embedded = np.vstack([model.params["wte"], model.params["wpe"]]) @ view.wk  # [n_vocab + n_ctx, d_head]
-    upstream = np.abs(embedded).max(axis=0) <= tolerance([*embedded.ravel(), 1.0])  # columns only blocks can feed
-    potential = asked * np.abs(view.wk).max(axis=0) * view.scale * upstream
+    potential = asked * np.abs(view.wk).max(axis=0) * view.scale * _upstream(model, view)
     column = int(np.argmax(potential))
     most = potential[column]
     got = asked[column] * view.k[wanted][column] * view.scale
     lead = 0.0 if term is None else abs(pairs.rival[term] - pairs.wanted[term])
-    if most <= tolerance([*potential, 1.0]) or got >= most / 2 or lead >= most / 2:
+    gap = float(pairs.rival.sum() - pairs.wanted.sum())
+    small = tolerance([*potential, 1.0])
+    if most <= small:
         return None
-    return column
+    if (got < most / 2 and lead < most / 2) or (small < gap < most - got):
+        return column
+    return None
 
 
 def _unmet(model, read, view, pairs, column, rival, wanted):
@@ -337,18 +422,19 @@ def _unmet(model, read, view, pairs, column, rival, wanted):
     gap = float(pairs.rival.sum() - pairs.wanted.sum())
     sentence = (
         _(
-            "Position {rival} outscores position {wanted} by {gap}: the query {ask} (through {entries}), which k reads from {directions}, and the key of position {wanted} scores {got} from it, less than half of what it could."
+            "Position {rival} outscores position {wanted} by {gap}: the query {ask} (through {entries}), which k reads from {directions}, and the key of position {wanted} scores only {got} from it, of the {most} it could."
         )
         if gap > tolerance([gap, *pairs.rival.ravel()])
         else _(
-            "Position {wanted} leads position {rival} by only {gap}: the query {ask} (through {entries}), which k reads from {directions}, and the key of position {wanted} scores {got} from it, less than half of what it could."
+            "Position {wanted} leads position {rival} by only {gap}: the query {ask} (through {entries}), which k reads from {directions}, and the key of position {wanted} scores only {got} from it, of the {most} it could."
         )
         if gap < -tolerance([gap, *pairs.rival.ravel()])
         else _(
-            "Position {rival} scores as much as position {wanted}: the query {ask} (through {entries}), which k reads from {directions}, and the key of position {wanted} scores {got} from it, less than half of what it could."
+            "Position {rival} scores as much as position {wanted}: the query {ask} (through {entries}), which k reads from {directions}, and the key of position {wanted} scores only {got} from it, of the {most} it could."
         )
     )
     got = asked[column] * view.k[wanted][column] * view.scale
-    text = sentence.format(rival=rival, gap=fmt(abs(gap)), wanted=wanted, got=fmt(got), **said)
+    most = asked[column] * np.abs(view.wk[:, column]).max() * view.scale
+    text = sentence.format(rival=rival, gap=fmt(abs(gap)), wanted=wanted, got=fmt(got), most=fmt(most), **said)
     direction = pairs.inputs[wanted].back(view.wk[:, column] * asked[column] * view.scale)
     return named, text, written_by(model, Read(None, wanted, direction, 1, ("key", view.block, view.head, wanted, p)))

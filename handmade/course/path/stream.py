@@ -17,10 +17,17 @@ from ...arguments import fmt
 from ...i18n import N_, _, listed
 from ...model import Name
 from ...names import T
+from ...parts import part_values
 from ..explain import back_through, through_norm, tolerance, writers
 
 SHOWN_DIRECTIONS = 3  # directions of a head's output named in one sentence
 BLOCK_PARTS = (None, "mlp")  # the kinds of the parts that read the stream: heads (no kind) and MLPs
+BIASES = ("c_proj.b", "ln_1.b", "ln_2.b")  # the kinds of the stream's writers that are biases: a path ends at one
+
+
+def is_bias(name):
+    """Whether a writer of what a layer reads is a bias (c_proj.b, a layer norm's b): the same at every position."""
+    return name.kind in BIASES
 
 
 @dataclass(frozen=True)
@@ -110,6 +117,13 @@ class _Input:
         """The direction on the writers' own vectors whose product is their share of ``direction``."""
         return direction if self.norm is None else back_through(self.weights, self.spread, direction)
 
+    def along(self, writer, direction):
+        """The direction on ``writer``'s own vector whose product is its share of ``direction``: the norm's b
+        as it is (it is added after the norm), every other writer through the norm (``back``)."""
+        if self.norm is not None and writer == Name(f"{self.norm.kind}.b", self.norm.block):
+            return direction
+        return self.back(direction)
+
 
 def _layer_input(model, position, block, layer):
     vectors = writers(model.reading, position, model.params, (block, layer))
@@ -169,7 +183,7 @@ def writers_before(model, upto):
 def written_by(model, read):
     """``read`` (whose part is a guess) made a Read of the head or MLP before it that can move its
     direction most; or, when none can, a last PathStep that says so, naming their empty columns; or None
-    when there is no head or MLP before it."""
+    when there is no head or MLP before it, or an embedding writes that direction."""
     upto = (read.reader[1], "mlp" if read.reader[0] == "unit" else "attn")
     writers = writers_before(model, upto)
     reach = {name: float(np.abs(matrix @ read.direction).max()) for name, matrix in writers}
@@ -177,8 +191,9 @@ def written_by(model, read):
     if best is not None and reach[best] > tolerance(read.direction):
         return Read(best, read.position, read.direction, read.sign, read.reader)
     directions = model.direction_names(read.direction)
-    if not writers or not directions:
-        return None
+    embedded = np.vstack([model.params["wte"], model.params["wpe"]]) @ read.direction  # [n_vocab + n_ctx]
+    if not writers or not directions or np.abs(embedded).max() > tolerance([*embedded, 1.0]):
+        return None  # an embedding writes it (a token's, a position's direction): not unwritten
     kinds = {None: "c_proj.w", "mlp": "mlp.c_proj.w"}
     named = tuple(
         (f"{model.short[Name(kinds[name.kind], name.block)]}[·, {directions[0]}]", 0.0) for name, _m in writers[-2:]
@@ -193,6 +208,25 @@ def written_by(model, read):
     )
     facts = {"directions": directions}
     return PathStep("unwritten", writers[-1][0], read.position, 0.0, facts, named, text)
+
+
+def bias_step(model, read):
+    """The last step, at a bias that wrote what the reader reads (c_proj.b of an earlier block, a layer
+    norm's b): what it gives the reader, and its entry that did the most of it."""
+    values = part_values(model.params, model.parts[read.part])[0]  # [n_embd]
+    pieces = values * read.direction  # [n_embd]: each entry's part of what the reader reads; they add up to it
+    amount = float(pieces.sum())
+    index = int(np.argmin(pieces) if amount < 0 else np.argmax(pieces))
+    named = (model.entry(read.part.kind, read.part.block, index, values[index]),)
+    text = _(
+        "At position {position}, {bias}, which writes the same at every position, {effect}, through {entries}."
+    ).format(
+        position=read.position,
+        bias=writer_said(read.part),
+        effect=effect_said(read, amount),
+        entries=entries_said(named),
+    )
+    return PathStep("bias", read.part, read.position, amount, {}, named, text), None
 
 
 WRITERS = {
@@ -311,10 +345,9 @@ def entries_said(named):
     said = [f"{name} = {fmt(value)}" for name, value in named]
     if not said:
         return _("its weights together")
-    text = said[0]
-    for more in said[1:]:
-        text = _("{first} and {second}").format(first=text, second=more)
-    return text
+    if len(said) == 1:
+        return said[0]
+    return _("{first} and {second}").format(first=listed(said[:-1]), second=said[-1])
 
 
 def both(first, second):

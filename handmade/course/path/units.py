@@ -14,9 +14,11 @@ from .stream import (
     BLOCK_PARTS,
     PathStep,
     Read,
+    bias_step,
     both,
     effect_said,
     entries_said,
+    is_bias,
     largest_said,
     layer_read,
     norm_note,
@@ -24,6 +26,15 @@ from .stream import (
     writer_said,
     written_by,
 )
+
+
+def step_on(model, read):
+    """The step on the part ``read`` reads the write of: an MLP, a bias (the last step), or a head."""
+    if read.part.kind == "mlp":
+        return mlp_step(model, read)
+    if is_bias(read.part):
+        return bias_step(model, read)
+    return head_step(model, read)
 
 
 def mlp_step(model, read):
@@ -38,6 +49,8 @@ def mlp_step(model, read):
     unit = _unit_at_fault(model, b, p, units, worth, bias, small)
     if unit is None:  # the bias outweighs the units: at fault, unless what feeds the units is
         helper = int(np.argmax(units))
+        if units[helper] > small and _held_back(model, read, helper):  # a threshold or a bias took from it
+            return _unit(model, read, facts, helper, units, bias, amount, held=True)
         if units[helper] > small:
             step, after = _unit(model, read, facts, helper, units, bias, amount, feed=True)
             if isinstance(after, Read) and (units.sum() < -bias / 2 or _faulty(model, after)):
@@ -46,9 +59,15 @@ def mlp_step(model, read):
     if units[unit] >= -small and worth[unit] <= small:  # no unit could serve the reader
         if abs(bias) > small:  # its bias alone does: too little, or the wrong way
             return _mlp_bias(model, read, facts, units, bias, amount), None
-        text = _("At position {position}, no unit of {mlp} can serve {reader}: mlp.c_proj.w sends none of them there.")
-        said = text.format(position=p, mlp=writer_said(read.part), reader=reader_said(read.reader))
-        return PathStep("unit", read.part, p, amount, facts, (), said), None
+        col = int(np.argmax(read.direction))  # what the reader wants more of most
+        named = (model.entry("mlp.c_proj.b", b, col, mlp["c_proj"]["b"][col]),)
+        text = _(
+            "At position {position}, no unit of {mlp} can serve {reader}: mlp.c_proj.w sends none of them there, and its output bias adds nothing there ({entries})."
+        )
+        said = text.format(
+            position=p, mlp=writer_said(read.part), reader=reader_said(read.reader), entries=entries_said(named)
+        )
+        return PathStep("unit", read.part, p, amount, facts, named, said), None
     return _unit(model, read, facts, unit, units, bias, amount)
 
 
@@ -68,26 +87,52 @@ def _unit_at_fault(model, b, p, units, worth, bias, small):
 
 def _misled(model, read):
     """Whether what a unit read was written by a head that looked in the wrong place, or was never written."""
-    step, _after = (mlp_step if read.part.kind == "mlp" else head_step)(model, read)
+    step, _after = step_on(model, read)
     return step.kind in ("attention", "unwritten", "unit", "bias")
 
 
 def _faulty(model, read):
     """Whether the step ``read`` leads to finds a fault there: a head that looks in the wrong place, a
     write that works against its reader, or one that nothing makes."""
-    step, _after = (mlp_step if read.part.kind == "mlp" else head_step)(model, read)
+    step, _after = step_on(model, read)
     return step.kind in ("attention", "unwritten") or step.amount < -tolerance([step.amount, 1.0])
 
 
-def _unit(model, read, facts, unit, units, bias, amount, feed=False):
+def _held_back(model, read, unit):
+    """Whether a threshold or a bias took from the pre-activation of ``unit`` (one that serves the reader, too
+    little) the most of what any writer took from it."""
+    want, shares = _want(model, read, unit), _pre_shares(model, read.part.block, read.position, unit)
+    against = {n: want * v for n, v in shares.items() if n.kind in BLOCK_PARTS or _threshold_or_bias(n)}
+    worst = min(against, key=against.get, default=None)
+    return worst is not None and _threshold_or_bias(worst) and against[worst] < -tolerance(shares.values())
+
+
+def _want(model, read, unit):
+    """+1 when more of ``unit``'s activation serves the reader, else -1."""
+    return 1 if (model.params["blocks"][read.part.block]["mlp"]["c_proj"]["w"][unit] @ read.direction) > 0 else -1
+
+
+def _threshold_or_bias(name):
+    return name.kind == "mlp.c_fc.b" or is_bias(name)
+
+
+def _pre_shares(model, b, p, unit):
+    """{writer: its share of the pre-activation of ``unit`` at position ``p``}, mlp.c_fc.b (its threshold) apart."""
+    c_fc = model.params["blocks"][b]["mlp"]["c_fc"]
+    shares = {name: float(x @ c_fc["w"][:, unit]) for name, x in model.input(p, (b, "mlp")).shares.items()}
+    shares[Name("mlp.c_fc.b", b)] = float(c_fc["b"][unit])
+    return shares
+
+
+def _unit(model, read, facts, unit, units, bias, amount, feed=False, held=False):
     """The step on one unit (that works against the reader, or would serve it), and the next Read: the
-    writer that pushed its pre-activation the wrong way; with ``feed``, the one that fed it most."""
+    writer that pushed its pre-activation the wrong way (``held``: one that serves the reader, held back);
+    with ``feed``, the one that fed it most."""
     b, p = read.part.block, read.position
-    mlp, pre = model.params["blocks"][b]["mlp"], float(model.tapped[Name(T.mlp_pre, b)][p][unit])
-    want = 1 if (mlp["c_proj"]["w"][unit] @ read.direction) > 0 else -1  # raise the unit, or lower it
+    pre = float(model.tapped[Name(T.mlp_pre, b)][p][unit])
+    want = _want(model, read, unit)  # raise the unit, or lower it
     at = model.input(p, (b, "mlp"))
-    shares = {name: float(x @ mlp["c_fc"]["w"][:, unit]) for name, x in at.shares.items()}
-    shares[Name("mlp.c_fc.b", b)] = float(mlp["c_fc"]["b"][unit])
+    shares = _pre_shares(model, b, p, unit)
     layer_in = layer_read(model, b, "mlp")[p]
     sign = want if feed else -want  # what fed it, too little; else what pushed it the wrong way
     named = [_unit_input_entry(model, b, unit, layer_in, sign), _unit_output_entry(model, read, unit)]
@@ -117,23 +162,27 @@ def _unit(model, read, facts, unit, units, bias, amount, feed=False):
     if feed:
         return step, _next_of_unit(model, read, at, shares, unit, want, feed=True)
     helps = units[unit] >= -tolerance(units) and pre > 0  # it fires the right way, too little: its own weights
-    after = None if helps else _next_of_unit(model, read, at, shares, unit, want)
+    after = None if helps and not held else _next_of_unit(model, read, at, shares, unit, want)
     if pre > 0 and isinstance(after, Read) and units[unit] < 0 and not _misled(model, after):
         return step, None  # it fires on what it was given, and works against the reader: its own weights
     return step, after
 
 
 def _next_of_unit(model, read, at, shares, unit, want, feed=False):
-    """The head or MLP that pushed the unit's pre-activation the wrong way most (with ``feed``, the right
-    way most); or, when nothing was written there, one that could write it; or None."""
+    """The head, MLP or bias that pushed the unit's pre-activation the wrong way most (with ``feed``, the
+    right way most); None when that is the unit's own threshold (its step names it); or, when nothing was
+    written there, one that could write it; or None."""
     b, p = read.part.block, read.position
     column = model.params["blocks"][b]["mlp"]["c_fc"]["w"][:, unit]  # [n_embd]
-    against = {n: want * v * (-1 if feed else 1) for n, v in shares.items() if n.kind in BLOCK_PARTS}
+    turn = -1 if feed else 1
+    against = {n: want * v * turn for n, v in shares.items() if n.kind in BLOCK_PARTS or _threshold_or_bias(n)}
     worst = min(against, key=against.get, default=None)
     reader = ("unit", b, model.basis(model.structure.space("hidden", b))[unit])
     if worst is not None and against[worst] < -tolerance(shares.values()):
-        return Read(worst, p, want * at.back(column), want, reader)
-    if any(abs(v) > tolerance([*shares.values(), 1.0]) for v in against.values()):
+        if worst.kind == "mlp.c_fc.b":
+            return None
+        return Read(worst, p, want * at.along(worst, column), want, reader)
+    if any(abs(v) > tolerance([*shares.values(), 1.0]) for n, v in against.items() if n.kind in BLOCK_PARTS):
         return None
     return written_by(model, Read(None, p, want * at.back(column), want, reader))
 

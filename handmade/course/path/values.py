@@ -14,6 +14,7 @@ from .stream import (
     both,
     effect_said,
     entries_said,
+    is_bias,
     joined,
     layer_read,
     norm_note,
@@ -153,11 +154,11 @@ def _next_of_value(model, read, view, worth, amount):
     for j in [k for k in range(p + 1) if weights[k] > ATTENDED] or [int(np.argmax(weights))]:
         for name, x in model.input(j, (view.block, "attn")).shares.items():
             share = weights[j] * float(x @ reads)
-            if name.kind in BLOCK_PARTS and share < most:
+            if (name.kind in BLOCK_PARTS or is_bias(name)) and share < most:
                 worst, most = (name, j), share
     if worst is not None:
         name, j = worst
-        direction = model.input(j, (view.block, "attn")).back(weights[j] * reads)
+        direction = model.input(j, (view.block, "attn")).along(name, weights[j] * reads)
         return Read(name, j, direction, 1, ("value", view.block, view.head, j))
     if abs(amount) > tolerance([amount, *worth]):
         return None  # it carries something the right way, too little: the fault is in its own v and c_proj
