@@ -125,8 +125,48 @@ def test_reference_lines_differ_by_more_than_their_hue():
     darkness = {round(sum(matplotlib.colors.to_rgb(line.get_color())), 2) for line in lines}
     assert len(darkness) == 3  # by their darkness
     assert [t.get_text() for t in ax.texts] == ["guessing evenly", "character frequencies", "counting pairs"]
-    assert ax.get_legend_handles_labels()[1] == [t.get_text() for t in ax.texts]
+    assert ax.get_legend_handles_labels()[1] == []  # labelled at their ends, not again in a legend
     assert len({str(style["linestyle"]) for style in REFERENCE_STYLES}) == len(REFERENCE_STYLES)
     with pytest.raises(ValueError, match="at most 4 reference lines"):
         reference_lines(ax, [("x", 1.0)] * (len(REFERENCE_STYLES) + 1))
     plt.close(figure)
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_a_reference_lines_label_is_covered_by_nothing_in_either_language(language):
+    """Issue 30, notebook 21's loss plot drawn as it draws it: each line's label, at its right end, is
+    outside the plot, so neither the legend (upper right) nor a data point at the last step (the held-out
+    loss's marker, on the level of counting pairs) covers any of it, and it is whole in the figure."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot as plt
+
+    from handmade.display.plots import FONTS, reference_lines
+    from handmade.i18n import _
+
+    handmade.set_language(language)
+    try:
+        with plt.rc_context({"font.family": FONTS}):
+            figure, ax = plt.subplots(figsize=(9, 3.6))
+            steps = np.arange(501)
+            ax.plot(steps, 2.45 + 1.8 * np.exp(-steps / 40), color="0.75", label=_("each step's batch"))
+            ax.plot([0, 100, 500], [4.24, 2.79, 2.50], "o-", color="C1", label=_("held out"))
+            yardsticks = [(_("guessing evenly: ln 66"), np.log(66)), (_("character frequencies"), 3.35)]
+            reference_lines(ax, [*yardsticks, (_("counting pairs"), 2.47)])
+            ax.set(ylim=(2.0, 4.4))
+            ax.legend(fontsize=8, loc="upper right")
+            figure.tight_layout()
+            figure.canvas.draw()
+            renderer = figure.canvas.get_renderer()
+            labels = [text.get_window_extent(renderer) for text in ax.texts]
+            marker = ax.transData.transform((500, 2.50))
+            taken = [ax.get_legend().get_window_extent(renderer), ax.get_window_extent(renderer)]
+            for text, box in zip(ax.texts, labels):
+                assert not any(box.overlaps(other) for other in taken), text.get_text()
+                assert not box.contains(*marker), text.get_text()
+                assert figure.bbox.contains(box.x0, box.y0) and figure.bbox.contains(box.x1, box.y1), text.get_text()
+            assert not any(a.overlaps(b) for k, a in enumerate(labels) for b in labels[k + 1 :])
+            plt.close(figure)
+    finally:
+        handmade.set_language("en")

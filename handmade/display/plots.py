@@ -122,7 +122,8 @@ REFERENCE_STYLES = (
 
 def reference_lines(ax, lines):
     """Draw each (label, y) of ``lines`` across ``ax`` as a horizontal line of its own dash pattern,
-    its label written above its right end (and in the legend): yardsticks a plot is read against."""
+    its label written just right of its end, outside the plot (where no data point, no other text and
+    no legend can cover it; the legend leaves them out): yardsticks a plot is read against."""
     if not isinstance(ax, Axes):
         raise TypeError(_("ax must be matplotlib axes; found {value}").format(value=brief(ax)))
     pairs = isinstance(lines, (list, tuple)) and all(
@@ -140,6 +141,8 @@ def reference_lines(ax, lines):
         )
     right = ax.get_yaxis_transform()  # x in axes (0 to 1), y in data
     for (label, y), style in zip(lines, REFERENCE_STYLES):
-        ax.axhline(y, label=label, **style)
-        ax.text(0.995, y, label, transform=right, ha="right", va="bottom", fontsize=8, color=style["color"])
+        ax.axhline(y, label="_" + label, **style)  # "_": not in the legend, labelled at its end instead
+        ax.text(
+            1.01, y, label, transform=right, ha="left", va="center", fontsize=8, color=style["color"], clip_on=False
+        )
     return ax

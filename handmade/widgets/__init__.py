@@ -4,8 +4,10 @@
 follows, its options checked and what it draws bounded (``options``), its layout (``layout``) apart
 from its editors (``editors``: a grid per matrix, a box and slider for one number) and its tools
 (``tools``: break it, save, load). ``blog``: the blog's
-model in it, with the blog's options. ``explorers``: the first notebooks' small explorers. What the
-views show is HTML from ``handmade.display.views``.
+model in it, with the blog's options. ``explorers``: the first notebooks' small explorers. ``slider``
+and ``choice``: a slider and radio buttons a screen reader names, run by anywidget. Every widget
+carries the same focus ring (``editors.WIDGET_STYLE``), alone or in a playground. What the views show is
+HTML from ``handmade.display.views``.
 """
 
 from .blog import BlogScore, blog_playground

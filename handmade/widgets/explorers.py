@@ -8,6 +8,7 @@ from ..arguments import number, real_array, whole
 from ..display.labelled import fmt
 from ..display.outputs import product_pair, scaled, softmax_story
 from ..i18n import _
+from .choice import Choice
 from .editors import Quiet, message_html
 from .slider import LogSlider
 
@@ -24,8 +25,8 @@ class ProductExplorer:
         self.a, self.b = product_pair(a, b, self.MAX_SIDE)
         i, j = whole(i, "i", 0, len(self.a) - 1), whole(j, "j", 0, self.b.shape[1] - 1)
         self._story = dot_product_story
-        self.row = W.ToggleButtons(options=list(range(self.a.shape[0])), value=i, description=_("row"))
-        self.col = W.ToggleButtons(options=list(range(self.b.shape[1])), value=j, description=_("column"))
+        self.row = Choice(self.a.shape[0], i, _("row"))  # radio buttons a screen reader names
+        self.col = Choice(self.b.shape[1], j, _("column"))
         self.view = W.HTML()
         for widget, name in ((self.row, "row"), (self.col, "col"), (self.view, "view")):
             widget.add_class(f"hm-product-{name}")

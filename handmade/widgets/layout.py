@@ -14,15 +14,13 @@ import ipywidgets as W
 from ..display.labelled import width as text_width
 from ..display.views import view_names
 from ..i18n import _
-from .editors import NARROW, QUIET_LABEL_STYLE, Quiet, css
+from .editors import NARROW, Quiet, css
 
 STYLE = """<style>
 .hm-playground .hm-grid .widget-text {height: 22px; margin: 0; width: 46px}
 .hm-playground .hm-grid .widget-text input {font-size: 12px; padding: 0 3px; height: 22px}
 .hm-playground .hm-grid .widget-html, .hm-playground .hm-grid .widget-html-content {height: 22px; line-height: 22px; margin: 0}
 .hm-playground table.handmade-matrix th, .hm-playground table.handmade-matrix td {line-height: 18px; font-size: 12px}
-.hm-playground :is(input, select, button, textarea, .lm-TabBar-tab):focus-visible {
-  outline: 2px solid #1f5fbf !important; outline-offset: 1px; box-shadow: 0 0 0 1px #fff; position: relative; z-index: 1}
 .hm-playground .hm-stages.jupyter-widgets > .lm-TabBar {height: auto; min-height: 0}
 .hm-playground .hm-stages.jupyter-widgets > .lm-TabBar .lm-TabBar-content {flex-wrap: wrap}
 .hm-playground .hm-stages.jupyter-widgets > .lm-TabBar .lm-TabBar-tab {flex: 0 0 auto; max-width: none; color: #333}
@@ -30,9 +28,8 @@ STYLE = """<style>
 .hm-playground .jupyter-button.mod-warning {background-color: #b34a00; color: #fff}
 .hm-playground .jupyter-button.mod-warning:hover:enabled {background-color: #8f3b00}
 </style>"""
-# Compact grids (a row of text boxes 23 px tall instead of 33); a focus ring that stands out from
-# anything around it (a blue line at 6:1 on white, a white line inside it; important, as ipywidgets
-# sets its inputs' outline to none with !important); every tab's title whole
+# Compact grids (a row of text boxes 23 px tall instead of 33; the focus ring is every widget's, in
+# editors.WIDGET_STYLE); every tab's title whole
 # (the tabs wrap onto a second line rather than cutting a title short), in text at 12:1; "break it"
 # in a darker orange, its white text at 5.4:1 (ipywidgets' warning orange gives 2.7:1).
 MESSAGE_LINES = "2.6em"  # room for two lines of what the last action said: a longer message is shown whole
@@ -74,7 +71,7 @@ def build(playground):
     body = _stages(p, screen)
     below = [summary["diagnosis"]] if "diagnosis" in summary else []
     screen.widget = Quiet(
-        [W.HTML(STYLE + QUIET_LABEL_STYLE), bar, *outcomes.values(), body, *below],
+        [W.HTML(STYLE), bar, *outcomes.values(), body, *below],
         "Playground",
         layout=W.Layout(max_width="100%"),
     )

@@ -4,7 +4,8 @@ ipywidgets' sliders draw a ``role="slider"`` handle that no trait can give a nam
 ``description`` nor ``tooltip`` reaches it), so a screen reader announces an unnamed slider. This
 one is an ``<input type="range">`` (anywidget runs the few lines of JavaScript below, shipped
 here, nothing fetched), named by ``label`` and read out by ``valuetext``; the keyboard moves it
-as any range input (arrows, Page Up/Down, Home, End). Its ``value`` is a number on the scale
+as any range input (arrows, Page Up/Down, Home, End), JupyterLab's shortcuts off inside it (its up
+and down arrows would move to another cell). Its ``value`` is a number on the scale
 ``base ** min`` to ``base ** max`` in steps of ``step`` in the exponent, like ``FloatLogSlider``;
 each setting is checked where it comes in (``base`` above 1 and at most 10, the ends within ±300).
 """
@@ -38,6 +39,7 @@ function render({ model, el }) {
   });
   model.on("change", draw);
   draw();
+  input.setAttribute("data-lm-suppress-shortcuts", "");  // on the input itself: all four arrows move it, no cell
   el.append(input, readout);
 }
 export default { render };

@@ -2,7 +2,10 @@
 finds no serious or critical violation in any of its tabs, every control has a name (the grid's
 boxes say which matrix, row and column), a refused edit is announced, focus stays where the learner
 typed, a focused control shows a ring that stands out, and nothing is cut short: the task's
-diagnosis is whole and every tab's title too, on a 1280 x 800 screen.
+diagnosis is whole and every tab's title too, on a 1280 x 800 screen. The widgets outside a
+playground (notebook 01's and 05's explorers, a grid and a number box shown alone) too: every control
+reached by the Tab key shows the same ring, axe finds nothing serious, every control has a name, and
+the product explorer's choices are radio buttons in named groups that the arrow keys move.
 
 axe-core is the copy bundled in the axe-playwright-python wheel (requirements-dev.txt), injected
 from the installed file: nothing is fetched.
@@ -152,9 +155,20 @@ def test_a_refused_edit_is_announced_and_focus_stays_in_the_box(notebook):
     nb.wait_for_text("hm-view-accuracy", "(27 / 27)")
 
 
-def test_a_focused_control_shows_a_ring_that_stands_out(notebook):
+JS_RING = "e => { const s = getComputedStyle(e); return [s.outlineStyle, parseFloat(s.outlineWidth), s.outlineColor]; }"
+
+
+def assert_ringed(ring, where=""):
+    """A focused control's ring (``JS_RING``) is solid, 2 px wide or more, at 3:1 or more against the
+    white around every control (WCAG 2.1's non-text contrast)."""
     from handmade.display.colours import contrast
 
+    assert ring[0] == "solid" and ring[1] >= 2, (ring, where)
+    colour = tuple(int(c) for c in ring[2][ring[2].index("(") + 1 : -1].split(",")[:3])
+    assert contrast(colour, (255, 255, 255)) >= 3, (ring, where)
+
+
+def test_a_focused_control_shows_a_ring_that_stands_out(notebook):
     nb = notebook(PLAYGROUND)
     nb.tab("q")
     context, reset = nb.page.locator(".hm-context input"), nb.page.locator(".hm-reset")
@@ -164,12 +178,129 @@ def test_a_focused_control_shows_a_ring_that_stands_out(notebook):
             assert control.evaluate("e => e === document.activeElement")
         else:
             control.focus()
-        ring = control.evaluate(
-            "e => { const s = getComputedStyle(e); return [s.outlineStyle, parseFloat(s.outlineWidth), s.outlineColor]; }"
+        assert_ringed(control.evaluate(JS_RING))
+
+
+# ---- the widgets outside a playground: the explorers of 01 and 05, an editor and a number alone ----
+
+SCRATCH = "hm_widgets_alone.ipynb"  # written by the test into the lab's copy of the notebooks
+SCRATCH_CELLS = [
+    "from handmade.display.labelled import LabelledMatrix\nfrom handmade.widgets import MatrixEditor, NumberControl",
+    'grid = LabelledMatrix([[1.0, 0.0], [0.0, 1.0]], ("a", "b"), ("x", "y"), "w")\n'
+    'MatrixEditor("w", grid, lambda name, values: "").widget',
+    'NumberControl("lg", "Lg", 1024.0, lambda value: True).widget',
+]
+# The widget and how many stops the Tab key makes in it: the product's two groups of radio buttons
+# (Tab stops on a group's chosen one), softmax's row and scale, the grid's four boxes, the number's
+# box and slider.
+ALONE = {"01_matrix_refresher.ipynb": 2, "05_softmax_and_mask.ipynb": 2, SCRATCH: 6}
+
+
+@pytest.fixture(scope="module")
+def scratch(lab):
+    """A notebook that shows a grid and a number box alone, written into the lab's copy of the notebooks."""
+    import nbformat
+
+    book = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in SCRATCH_CELLS])
+    book.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+    nbformat.write(book, lab.root / SCRATCH)
+
+
+@pytest.fixture
+def alone(scratch, notebook):
+    """``alone(name)``: the notebook open and run, and its widgets of the package (none in a playground)."""
+
+    def get(name):
+        nb = with_axe(notebook(name))
+        widgets = nb.page.locator(".jp-OutputArea-output > .jupyter-widgets")  # each output's widget
+        assert widgets.count() >= 1 and nb.page.locator(".hm-playground").count() == 0, name
+        return nb, widgets
+
+    return get
+
+
+def tab_stops(nb, widget):
+    """Every stop of the Tab key inside ``widget``, from its first control on: (the element, its ring
+    while focused)."""
+    first = widget.locator("input:not([type=radio]), input:checked, select, button, textarea").first  # Tab's first
+    first.scroll_into_view_if_needed()
+    nb.page.keyboard.press("Shift")  # the keyboard was used last: focus from here on is shown, as for Tab
+    first.focus()
+    stops = []
+    while widget.evaluate("w => w.contains(document.activeElement)") and len(stops) < 50:
+        stops.append(
+            nb.page.evaluate(f"[document.activeElement.outerHTML.slice(0, 100), ({JS_RING})(document.activeElement)]")
         )
-        assert ring[0] == "solid" and ring[1] >= 2, ring
-        colour = tuple(int(c) for c in ring[2][ring[2].index("(") + 1 : -1].split(",")[:3])
-        assert contrast(colour, (255, 255, 255)) >= 3  # against the white around every control
+        nb.page.keyboard.press("Tab")
+    return stops
+
+
+@pytest.mark.parametrize("name", list(ALONE))
+def test_every_control_of_a_widget_outside_a_playground_shows_the_ring_from_the_keyboard(alone, name):
+    nb, widgets = alone(name)
+    stops = [stop for k in range(widgets.count()) for stop in tab_stops(nb, widgets.nth(k))]
+    assert len(stops) == ALONE[name], stops
+    for element, ring in stops:
+        assert_ringed(ring, element)
+
+
+@pytest.mark.parametrize("name", list(ALONE))
+def test_axe_finds_nothing_serious_in_a_widget_outside_a_playground_and_every_control_has_a_name(alone, name):
+    nb, widgets = alone(name)
+    for k in range(widgets.count()):
+        widget = widgets.nth(k)
+        widget.scroll_into_view_if_needed()
+        violations, _incomplete, _passed = widget.evaluate(JS_AXE)
+        assert not serious(violations), (name, serious(violations))
+        named = widget.evaluate(JS_NAMES)
+        assert named and all(text.strip() for _html, text in named), (name, named)
+
+
+def test_the_product_explorer_is_two_named_groups_of_radio_buttons_the_arrow_keys_move(alone):
+    """Which row and which column are chosen is said (checked), not only coloured; the arrow keys
+    move the choice, and the view follows."""
+    nb, _widgets = alone("01_matrix_refresher.ipynb")
+    page = nb.page
+    for group, count in (("row", 2), ("column", 3)):
+        assert page.get_by_role("group", name=group, exact=True).get_by_role("radio").count() == count
+        page.locator(f".hm-product-{group[:3]} label", has_text="0").click()  # where the notebook starts
+    nb.wait_for_text("hm-product-view", "= 70")
+    row = page.get_by_role("group", name="row", exact=True)
+    chosen = row.get_by_role("radio", checked=True)
+    assert chosen.count() == 1 and chosen.evaluate("e => e.parentElement.textContent") == "0"
+    before = nb.html("hm-product-view")
+    chosen.focus()
+    page.keyboard.press("ArrowDown")
+    nb.wait_for_change("hm-product-view", before)
+    assert row.get_by_role("radio", name="1", exact=True).is_checked()
+    assert row.get_by_role("radio", name="1", exact=True).evaluate("e => e === document.activeElement")
+    page.keyboard.press("ArrowUp")  # back where the other tests expect it
+    nb.wait_for_text("hm-product-view", "= 70")
+
+
+ACTIVE_CELL = "() => window.jupyterapp.shell.currentWidget.content.activeCellIndex"
+
+
+@pytest.mark.parametrize(
+    "name, control, view",
+    [
+        ("01_matrix_refresher.ipynb", ".hm-product-row input:checked", "hm-product-view"),
+        ("05_softmax_and_mask.ipynb", ".hm-softmax-scale input[type=range]", "hm-softmax-view"),
+    ],
+)
+def test_the_up_and_down_arrows_move_a_choice_or_a_slider_not_jupyterlabs_cells(alone, name, control, view):
+    nb, _widgets = alone(name)
+    page, control = nb.page, nb.page.locator(control)
+    control.focus()
+    cell, before = page.evaluate(ACTIVE_CELL), nb.html(view)
+    lowest = control.evaluate("e => e.type === 'range' && e.value === e.min")  # a radio button goes round
+    for key in ("ArrowUp", "ArrowDown") if lowest else ("ArrowDown", "ArrowUp"):
+        page.keyboard.press(key)
+        before = nb.wait_for_change(view, before)
+        assert page.evaluate(ACTIVE_CELL) == cell and page.evaluate("() => document.activeElement.type") in (
+            "radio",
+            "range",
+        )
 
 
 def test_at_1280_by_800_the_diagnosis_is_whole_and_every_tab_title_too(notebook):

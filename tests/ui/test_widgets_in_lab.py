@@ -43,8 +43,8 @@ def test_notebook_runs_without_errors_and_its_widgets_render(notebook, name):
 def test_product_explorer_writes_the_chosen_dot_product(notebook):
     nb = notebook("01_matrix_refresher.ipynb")
     assert "= 70" in nb.text("hm-product-view")
-    nb.page.locator(".hm-product-row button", has_text="1").click()
-    nb.page.locator(".hm-product-col button", has_text="2").click()
+    nb.page.locator(".hm-product-row label", has_text="1").click()  # a radio button's label chooses it
+    nb.page.locator(".hm-product-col label", has_text="2").click()
     nb.wait_for_text("hm-product-view", "5*3 + 6*6 + 7*9 + 8*12 = 210")
 
 
