@@ -200,3 +200,14 @@ def test_a_full_width_colon_is_followed_by_no_space_in_the_chinese_outputs(name)
     a label and its value are one message, ``_("label: {value}")``, translated "标签：{value}"."""
     spaced = [line for text in outputs(NOTEBOOKS / "zh" / name) for line in text.splitlines() if "： " in line]
     assert not spaced, "a space after ：in the stored outputs:\n" + "\n".join(spaced)
+
+
+@pytest.mark.parametrize("name", [*ENGLISH, *(f"zh/{n}" for n in ENGLISH)])
+def test_a_site_or_jupyter_mark_never_opens_a_line_of_text(name):
+    """A line that opens with an HTML comment is an HTML block to Markdown: JupyterLab would show the
+    words after the comment raw (a `solution(...)` with its backticks). A mark that opens a line holds
+    the rest of it (or stands alone); else it comes after some words of the line."""
+    cells = json.loads((NOTEBOOKS / name).read_text(encoding="utf-8"))["cells"]
+    lines = [line for c in cells if c["cell_type"] == "markdown" for line in "".join(c["source"]).splitlines()]
+    opened = [line for line in lines if line.lstrip().startswith("<!--") and re.sub(r"<!--.*?(-->|$)", "", line).strip()]
+    assert not opened, opened[:3]
