@@ -209,5 +209,7 @@ def test_a_site_or_jupyter_mark_never_opens_a_line_of_text(name):
     the rest of it (or stands alone); else it comes after some words of the line."""
     cells = json.loads((NOTEBOOKS / name).read_text(encoding="utf-8"))["cells"]
     lines = [line for c in cells if c["cell_type"] == "markdown" for line in "".join(c["source"]).splitlines()]
-    opened = [line for line in lines if line.lstrip().startswith("<!--") and re.sub(r"<!--.*?(-->|$)", "", line).strip()]
+    opened = [
+        line for line in lines if line.lstrip().startswith("<!--") and re.sub(r"<!--.*?(-->|$)", "", line).strip()
+    ]
     assert not opened, opened[:3]
