@@ -219,11 +219,9 @@ def _task_command(args):
         saved = save_weights(params, args.out, force=args.force)
         report = grader.grade(task, params, diagnose=False)  # training found it, not the learner: nothing recorded
         return "\n".join([str(history), saved, *report.lines()[:3]]), 0
-    report = grader.handed_in(task, load_weights(args.weights), reveal=args.reveal)
-    if args.json:
-        return json.dumps(
-            {**report.to_json(), **({"revealed": report.revealed} if args.reveal else {})}, ensure_ascii=False
-        ), report.exit_status
+    report = grader.handed_in(task, load_weights(args.weights), reveal=args.reveal, every_path=args.json)
+    if args.json:  # every failing context's path back, counted in the estimate that allowed the grade
+        return json.dumps(report.to_json(), ensure_ascii=False), report.exit_status
     return str(report), report.exit_status
 
 

@@ -2872,6 +2872,24 @@ def test_every_grade_is_estimated_before_any_pass_and_refused_over_the_limit(mon
         assert (len(ran), max(ran)) == (passes, longest)
 
 
+def test_every_path_back_is_counted_in_the_estimate_of_a_grade_that_follows_them(monkeypatch):
+    """``grade --json`` follows every failing context's path back (``every_path``): its estimate counts
+    them, so a limit the text's grade is under and the paths would take it over refuses it before any pass."""
+    task = tasks.get_task("induction")
+    cost, _passes, _longest = tasks.grading_cost(task, task.structure)
+    with_paths, _passes, _longest = tasks.grading_cost(task, task.structure, every_path=True)
+    assert with_paths > 2 * cost
+    ran = []
+    monkeypatch.setattr(grader, "forward", lambda tokens, weights: ran.append(len(tokens)) or 1 / 0)
+    monkeypatch.setattr(tasks, "MAX_GRADING", (cost + with_paths) / 2)
+    with pytest.raises(ValueError, match=re.escape(f"about {with_paths:.1e} operations")):
+        grader.grade(task, tasks.blank(task), every_path=True)
+    assert ran == []
+    with pytest.raises(ZeroDivisionError):  # the text's grade is under the limit: it runs its passes
+        grader.grade(task, tasks.blank(task))
+    assert ran
+
+
 LONG_NAMES = {  # (folder of the teacher's file, the task's name): the estimate is said whole with either
     "short": ("", "long"),
     "long": (

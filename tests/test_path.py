@@ -328,7 +328,8 @@ def test_json_holds_every_context_under_the_margin_and_the_text_is_made_from_it(
 
 
 def test_json_has_every_failing_contexts_path_and_the_text_is_made_from_the_same_data():
-    report = grade("induction", blank("induction"))
+    assert grade("induction", blank("induction")).to_json()["paths"] == 1  # the text's: the others uncounted
+    report = grade("induction", blank("induction"), every_path=True)  # what grade --json asks for
     data = json.loads(json.dumps(report.to_json()))
     assert len(data["failing"]) == data["paths"] >= report.n_failures > 25
     assert all(case["path"] is not None for case in data["failing"])

@@ -127,11 +127,13 @@ def _in_task_order(params, stated, task):
     return with_part(moved, "wte", params["wte"][[stated.index(char) for char in task.alphabet]])
 
 
-def grade(task, params, *, diagnose=True, reveal=False):
+def grade(task, params, *, diagnose=True, reveal=False, every_path=False):
     """Grade ``params`` on every context of ``task``; a Report. WeightsError for unusable weights.
 
     ``diagnose=False`` skips explaining why (for a quick score after an edit); ``reveal=True`` adds
-    the reference solution's shares on the diagnosed context: the answer, shown only when asked.
+    the reference solution's shares on the diagnosed context: the answer, shown only when asked;
+    ``every_path=True`` lets ``report.to_json()`` follow every failing context's path back (the text
+    follows the diagnosed one's alone), and counts them in the estimate.
     Grading records nothing: where a learner hands a model in, ``handed_in`` grades it and records
     a pass of the learner's own in the progress file. A grade that would cost more than
     ``tasks.MAX_GRADING`` operations is refused before any pass, with its estimate.
@@ -139,7 +141,7 @@ def grade(task, params, *, diagnose=True, reveal=False):
     task = usable(task)  # a task that cannot be used (a limit it is over) says so first, whatever the weights
     examples, graded = task_examples(task), graded_tokens(task)
     params = submission(task, params)
-    check_grading(task, params.structure, explained=bool(diagnose))
+    check_grading(task, params.structure, explained=bool(diagnose), every_path=every_path)
     logits = logits_per_context([tokens for tokens, _right in graded], params)  # [n_examples, n_vocab]
     right = np.array([r for _tokens, r in graded])
     margins, predicted = margins_of(logits, right)
@@ -161,16 +163,17 @@ def grade(task, params, *, diagnose=True, reveal=False):
         return report
     below = [int(i) for i in np.flatnonzero(~(margins > report.threshold))]  # every context under the margin
     focus = int(wrong[0]) if len(wrong) else smallest  # the one the text speaks of
-    return _explained(report, task, params, [(examples[i], graded[i]) for i in below], below.index(focus), reveal)
+    cases = [(examples[i], graded[i]) for i in below]
+    return _explained(report, task, params, cases, below.index(focus), reveal, every_path)
 
 
-def handed_in(task, params, *, reveal=False):
+def handed_in(task, params, *, reveal=False, every_path=False):
     """Grade a model the learner hands in (the command line's ``grade``, a task's playground): the
     Report, and a pass of the learner's own recorded in the progress file (the report's last line
-    says when a pass is not recorded, and why)."""
+    says when a pass is not recorded, and why); ``every_path`` as for ``grade`` (``grade --json``)."""
     task = usable(task)  # a task over a limit says so before the weights are read for it
     params = submission(task, params)
-    report = grade(task, params, reveal=reveal)
+    report = grade(task, params, reveal=reveal, every_path=every_path)
     if not report.passed:
         return report
     recorded, note = _recorded(task, params)
@@ -236,10 +239,10 @@ def graded(task, params):
     return Graded(True, (_("{task}: passed.").format(task=task.name), _recorded(task, params)[1]))
 
 
-def _explained(report, task, params, cases, focus, reveal):
+def _explained(report, task, params, cases, focus, reveal, every_path):
     """The report with an Explanation per case (every context under the margin), the path back followed
-    for ``cases[focus]``, which the text speaks of (the others' when --json asks: ``Report.follower``); and
-    the reference's shares there when ``reveal``."""
+    for ``cases[focus]``, which the text speaks of (the others' when ``to_json`` asks, with ``every_path``:
+    ``Report.follower``); and the reference's shares there when ``reveal``."""
     readings = _readings([tuple(tokens[-len(params["wpe"]) :]) for _example, (tokens, _right) in cases], params)
     explained = [
         _explain(params, example, tokens, right, report.threshold, readings, follow_path=i == focus)
@@ -274,7 +277,7 @@ def _explained(report, task, params, cases, focus, reveal):
         shares=first.shares,
         focus=first,
         revealed=_revealed(theirs, task, unusable) if reveal else None,
-        follower=follower,
+        follower=follower if every_path else None,
     )
 
 

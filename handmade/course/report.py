@@ -74,7 +74,7 @@ class Report:
     revealed: str | None = None  # the reference solution's shares there, only when asked
     progress_note: str | None = None  # what became of a pass handed in: recorded in the progress file, or why not
     recorded: bool = False  # whether that pass is in the progress file now
-    # (index in ``explained``) -> its path back: followed when --json asks (the text needs only the focus's)
+    # (index in ``explained``) -> its path back: followed when --json asks (``grade(every_path=True)``)
     follower: object = field(default=None, repr=False, compare=False)
 
     @property
@@ -104,8 +104,8 @@ class Report:
 
     def to_json(self, every_path=True):
         """The report as data: what the command line's ``grade --json`` prints, and what its text is made
-        from. Every context under the margin has its path back (``every_path``; the text needs only the
-        diagnosed one's)."""
+        from. Every context under the margin has its path back (``every_path``, on a report graded with
+        ``every_path=True``, whose estimate counted them; the text needs only the diagnosed one's)."""
         explained = list(self.explained)
         if every_path and self.follower is not None:
             explained = [
