@@ -158,6 +158,7 @@ def grade(task, params, *, diagnose=True, reveal=False, every_path=False):
         failures=tuple(misses),
         n_failures=len(wrong),
         threshold=MARGIN_THRESHOLD,
+        passed=bool(len(wrong) == 0 and margins[smallest] > MARGIN_THRESHOLD),
     )
     if report.passed or not diagnose:
         return report

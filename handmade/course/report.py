@@ -66,6 +66,7 @@ class Report:
     failures: tuple  # Miss, for the first few failing contexts in grading order
     n_failures: int
     threshold: float  # a pass needs every context right and a margin above it
+    passed: bool  # whether it passes: every context right and the margin above the threshold
     explained: tuple = ()  # an Explanation per context below the margin, in grading order (none on a pass)
     diagnosed: Example | None = None  # the context the diagnosis is about
     diagnosis: str | None = None  # why the model goes wrong there, from its own numbers, as sentences
@@ -80,14 +81,6 @@ class Report:
     @property
     def accuracy(self):
         return self.correct / self.total
-
-    @property
-    def passed(self):
-        return self.correct == self.total and self.margin > self.threshold
-
-    @property
-    def exit_status(self):  # for the command line: 0 on a pass, 1 on a fail
-        return 0 if self.passed else 1
 
     def __bool__(self):
         return self.passed
