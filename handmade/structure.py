@@ -15,7 +15,7 @@ A space is a kind of axis, and names come from the model's ``Labels`` (``Labels.
 without labels still has names (tokens a, b, ... or t0, t1, ...; directions e0, e1, ...).
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -126,12 +126,14 @@ class BlockShape:
     n_hidden: int = 0  # the MLP's hidden units; 0 when the block has no MLP
     ln_1: bool = False  # a layer norm before attention
     ln_2: bool = False  # a layer norm before the MLP (only with an MLP)
-    mlp: bool = field(init=False, repr=False, compare=False)  # whether it has an MLP: n_hidden > 0
-    d_head: int = field(init=False, repr=False, compare=False)  # the width of one head
 
-    def __post_init__(self):  # read on every pass and every view: worked out once, here
-        object.__setattr__(self, "mlp", self.n_hidden > 0)
-        object.__setattr__(self, "d_head", self.n_attn // self.n_head)
+    @property
+    def mlp(self):
+        return self.n_hidden > 0
+
+    @property
+    def d_head(self):  # the width of one head
+        return self.n_attn // self.n_head
 
 
 @dataclass(frozen=True)
