@@ -11,7 +11,8 @@ Prints, from one run:
 - the time to grade (the text: the diagnosed context's path) and to make ``--json`` (every context under
   the margin explained, each with its path back) for failing models of the two largest tasks (``induction``
   and ``after_last_c``: their blanks, their solutions with block 0's flag gone, and seeded random weights of
-  their shape, whose paths are the longest).
+  their shape, whose paths are the longest), with the estimates that allowed them (``tasks.grading_cost``,
+  with and without ``every_path``) over the times, in operations a second (bench_grader.py measures the rates).
 
     python benchmarks/bench_explain.py
 """
@@ -28,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 import planted  # noqa: E402  (tests/planted.py: the designs)
 
 from handmade.course import grader  # noqa: E402
-from handmade.course.tasks import blank, reference  # noqa: E402
+from handmade.course.tasks import blank, grading_cost, reference  # noqa: E402
 from handmade.parts import get, with_parts  # noqa: E402
 
 
@@ -67,9 +68,11 @@ def timings():
         models["random weights"] = random_weights(blank(name).structure)
         for label, model in models.items():
             text, json = [], []
+            structure = grader.submission(name, model).structure
+            estimates = [grading_cost(name, structure, every_path=every)[0] for every in (False, True)]
             for _ in range(3):
                 start = time.perf_counter()
-                report = grader.grade(name, model)
+                report = grader.grade(name, model, every_path=True)  # the paths: followed by to_json alone
                 str(report)
                 text.append(time.perf_counter() - start)
                 data = report.to_json()
@@ -78,7 +81,8 @@ def timings():
             print(
                 f"grade {name}, {label}: text {np.median(text) * 1000:.0f} ms, --json {np.median(json) * 1000:.0f} ms"
                 f" (medians of 3): {len(data['failing'])} contexts under the margin, {data['paths']} paths"
-                f" followed, {steps} steps"
+                f" followed, {steps} steps; the estimates at {estimates[0] / np.median(text):.1e} and"
+                f" {estimates[1] / np.median(json):.1e} operations a second"
             )
 
 

@@ -128,7 +128,8 @@ def build_parser():
         "--alphabet",
         help=_("the characters, token 0 first (default: the model's own, or {alphabet})").format(alphabet=ALPHABET),
     )
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    # prog given: argparse would otherwise format the whole help to find it, on every call
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser, prog=PROG)
     sub = commands.add_parser("complete", parents=[weights], help=_("continue TEXT greedily: TEXT :: CONTINUATION"))
     sub.add_argument("text", metavar="TEXT")
     sub.add_argument(
@@ -219,12 +220,10 @@ def _task_command(args):
         saved = save_weights(params, args.out, force=args.force)
         report = grader.grade(task, params, diagnose=False)  # training found it, not the learner: nothing recorded
         return "\n".join([str(history), saved, *report.lines()[:3]]), 0
-    report = grader.handed_in(task, load_weights(args.weights), reveal=args.reveal)
-    if args.json:
-        return json.dumps(
-            {**report.to_json(), **({"revealed": report.revealed} if args.reveal else {})}, ensure_ascii=False
-        ), report.exit_status
-    return str(report), report.exit_status
+    report = grader.handed_in(task, load_weights(args.weights), reveal=args.reveal, every_path=args.json)
+    if args.json:  # every failing context's path back, counted in the estimate that allowed the grade
+        return json.dumps(report.to_json(), ensure_ascii=False), 0 if report.passed else 1
+    return str(report), 0 if report.passed else 1
 
 
 def _task_list(listed):

@@ -10,8 +10,8 @@ before it runs a single pass.
 Grading runs many small passes, where numpy's fixed cost per call outweighs the arithmetic, and
 long ones, where the attention scores (an entry per query and key) are elementwise work that costs
 more than its count: ``grading_operations`` estimates it in one closed formula, over the passes
-grading runs (``passes``: one per longest window) and the explanations of the contexts that fail,
-for ``handmade.course.tasks`` to refuse a grade too costly before it starts.
+grading runs (``passes``: one per longest window), the explanations of the contexts that fail and,
+when every one's path back is asked for (``grade --json``), those paths, for ``handmade.course.tasks`` to refuse a grade too costly before it starts.
 """
 
 
@@ -72,6 +72,10 @@ def generation_flops(structure, n_context, max_new_tokens):
 CALL_OPERATIONS = 100_000  # one numpy call on small arrays takes as long as this much arithmetic (~5 µs)
 SCORE_OPERATIONS = 300  # one attention score: scaled, masked, exponentiated, normalised, applied
 EXPLAINING = 3  # explaining a failing context: a recorded pass over its window, its shares and its words
+# following a failing context's path back (``grade --json`` follows every one's): about 2 ms a context on
+# the longest paths benchmarks/bench_explain.py finds (random weights), 6 to 17 passes' worth at the rates
+# benchmarks/bench_grader.py measures
+FOLLOWING = 16
 
 
 def passes(windows):
@@ -88,19 +92,24 @@ def passes(windows):
     return runs
 
 
-def grading_operations(structure, runs, explained):
-    """What grading costs a model of ``structure``, in operations: ``runs`` and ``explained`` count the
-    passes and the explained contexts by their positions ({n_seq: how many}, e.g. a Counter).
+def grading_operations(structure, runs, explained, followed=None):
+    """What grading costs a model of ``structure``, in operations: ``runs``, ``explained`` and ``followed``
+    count the passes, the explained contexts and those whose path back is followed by their positions
+    ({n_seq: how many}, e.g. a Counter).
 
     A pass of n positions costs, in closed form, 2 n W for the W weights of its matrices that each
     position goes through (wte's too, for the logits), 4 n² for each direction of attention (q @ k.T
     and weights @ v), SCORE_OPERATIONS for each score of each head, and CALL_OPERATIONS for each
     array it taps (numpy's fixed cost per call, which outweighs small arithmetic; the constants are
     fitted on this machine's timings, and benchmarks/bench_grader.py measures them against time).
-    Explaining a context costs EXPLAINING passes over its window."""
+    Explaining a context costs EXPLAINING passes over its window, and following its path back FOLLOWING."""
     d, blocks = structure.n_embd, structure.blocks
     weights = structure.n_vocab * d + sum(4 * d * b.n_attn + 2 * d * b.n_hidden for b in blocks)
     per_score = sum(4 * b.n_attn + SCORE_OPERATIONS * b.n_head for b in blocks)
     calls = CALL_OPERATIONS * len(structure.taps(derived=False))
-    counts = {n: runs.get(n, 0) + EXPLAINING * explained.get(n, 0) for n in {*runs, *explained}}
+    followed = followed or {}
+    counts = {
+        n: runs.get(n, 0) + EXPLAINING * explained.get(n, 0) + FOLLOWING * followed.get(n, 0)
+        for n in {*runs, *explained, *followed}
+    }
     return sum(k * (2 * n * weights + n * n * per_score + calls) for n, k in counts.items())

@@ -45,6 +45,7 @@ from handmade import cli, files, inference, parts, tokenizer
 from handmade.arguments import check_alphabet
 from handmade.basis import Basis, Labels
 from handmade.course import grader, progress, task_files, task_options, tasks, user_code
+from handmade.course import report as reports
 from handmade.display.trace import trace, weight_tables
 from handmade.display.window import TABLE_SIDE as SHOWN
 from handmade.training import AdamW, leaves
@@ -70,7 +71,20 @@ HOSTILE = {  # what each argument of each public function is given in turn, the 
     "a lone surrogate": "\ud800",
 }
 
-MODULES = (handmade, inference, files, tokenizer, parts, training, tasks, task_files, task_options, grader, progress)
+MODULES = (
+    handmade,
+    inference,
+    files,
+    tokenizer,
+    parts,
+    training,
+    tasks,
+    task_files,
+    task_options,
+    grader,
+    reports,
+    progress,
+)
 
 MATHS = "the maths trusts its arrays, as picoGPT does (handmade/model.py): forward() and check_weights() check what people give"
 RECORD = "a record the package fills in; what is in it is checked where it is used"
@@ -103,8 +117,8 @@ SKIPPED = {  # the public callables that are not called blindly, each with the r
             "inference.Example",
             "inference.Prediction",
             "inference.Score",
-            "course.grader.Miss",
-            "course.grader.Report",
+            "course.report.Miss",
+            "course.report.Report",
             "course.progress.Passes",
             "course.grader.Graded",
             "course.tasks.Task",
@@ -118,6 +132,10 @@ SKIPPED = {  # the public callables that are not called blindly, each with the r
     "inference.next_logits": "continuation()'s loop, after continuation() has checked the tokens and the weights",
     "course.grader.logits_per_context": "the grader's arithmetic on weights submission() has checked",
     "course.grader.margins_of": "the grader's arithmetic on the logits it computed",
+    **dict.fromkeys(
+        [f"course.report.{n}" for n in ("miss_said", "report_lines", "diagnosis_lines", "shares_listed")],
+        "a report's text, made from the data Report.to_json made (tested in tests/test_path.py)",
+    ),
     "course.progress.model_fingerprint": "the progress file's fingerprint of weights submission() has checked",
 }
 
@@ -2853,6 +2871,24 @@ def test_every_grade_is_estimated_before_any_pass_and_refused_over_the_limit(mon
     elif not diagnose:  # the explanations run passes of their own: the benchmark times them
         grader.grade(task, params, diagnose=False)
         assert (len(ran), max(ran)) == (passes, longest)
+
+
+def test_every_path_back_is_counted_in_the_estimate_of_a_grade_that_follows_them(monkeypatch):
+    """``grade --json`` follows every failing context's path back (``every_path``): its estimate counts
+    them, so a limit the text's grade is under and the paths would take it over refuses it before any pass."""
+    task = tasks.get_task("induction")
+    cost, _passes, _longest = tasks.grading_cost(task, task.structure)
+    with_paths, _passes, _longest = tasks.grading_cost(task, task.structure, every_path=True)
+    assert with_paths > 2 * cost
+    ran = []
+    monkeypatch.setattr(grader, "forward", lambda tokens, weights: ran.append(len(tokens)) or 1 / 0)
+    monkeypatch.setattr(tasks, "MAX_GRADING", (cost + with_paths) / 2)
+    with pytest.raises(ValueError, match=re.escape(f"about {with_paths:.1e} operations")):
+        grader.grade(task, tasks.blank(task), every_path=True)
+    assert ran == []
+    with pytest.raises(ZeroDivisionError):  # the text's grade is under the limit: it runs its passes
+        grader.grade(task, tasks.blank(task))
+    assert ran
 
 
 LONG_NAMES = {  # (folder of the teacher's file, the task's name): the estimate is said whole with either

@@ -20,20 +20,19 @@ context the text speaks of, and for every other one when the report's data is as
 reference solution may choose which part to speak of (the one whose share falls furthest short of the
 reference's), but the sentence speaks only of the learner's numbers; the reference itself is shown only when
 asked (``reveal=True``, ``grade --reveal``). In an install without the answers (``tasks.withheld``) there is
-none: the report says so, and explains from the learner's model alone. ``report.to_json()`` is the report as
-data, for the command line's ``--json``, and its text is made from the same data (``report_lines``).
+none: the report says so, and explains from the learner's model alone. The Report, its data
+(``report.to_json()``, the command line's ``--json``) and its text, made from the same data, are
+``handmade.course.report``'s.
 """
 
-import html
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..arguments import brief, fmt
+from ..arguments import brief
 from ..cost import passes
-from ..i18n import _, listed
-from ..inference import Example
+from ..i18n import _
 from ..parts import with_part
 from ..weights import (
     NonFiniteError,
@@ -48,6 +47,7 @@ from ..weights import (
 from . import progress
 from .explain import explain, lagging, margin_direction, missing, read_window, shares
 from .path import follow
+from .report import SHOWN_STEPS, Miss, Report, shares_listed  # noqa: F401  (SHOWN_STEPS: the playground reads it here)
 from .shown_models import shown_model
 from .tasks import TASKS, check_grading, get_task, graded_tokens, reference, usable, withheld
 from .tasks import examples as task_examples
@@ -58,193 +58,6 @@ from .tasks import examples as task_examples
 # every reference solution clears it by a factor of more than 3, most by hundreds.
 MARGIN_THRESHOLD = 1.0
 SHOWN_FAILURES = 5  # failing contexts listed in a report
-SHOWN_STEPS = 3  # steps of the path back shown in the text (--json has them all)
-
-
-# ---- the report ----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Miss:
-    """A graded context the model got wrong."""
-
-    example: Example
-    predicted: str  # the token with the largest logit (the first of a tie)
-    margin: float  # right logit minus best wrong logit: negative or 0 when wrong
-    tie: bool  # whether the largest logit is shared
-
-    def __str__(self):  # 'ab': expected a, the model predicted b (margin -1)
-        return miss_said(self.to_json())
-
-    def to_json(self):
-        return {
-            "context": self.example.context,
-            "expected": self.example.expected,
-            "predicted": self.predicted,
-            "margin": self.margin,
-            "tie": self.tie,
-        }
-
-
-def miss_said(miss):
-    """A wrong prediction (``Miss.to_json()``) as the report prints it."""
-    line = (
-        _("{context}: expected {expected}, the model predicted {predicted} by a tie (margin {margin})")
-        if miss["tie"]
-        else _("{context}: expected {expected}, the model predicted {predicted} (margin {margin})")
-    )
-    return line.format(
-        context=repr(miss["context"]),
-        expected=miss["expected"],
-        predicted=miss["predicted"],
-        margin=fmt(miss["margin"]),
-    )
-
-
-@dataclass(frozen=True, repr=False)
-class Report:
-    """What grading found: ``print(report)`` reads it, ``report.passed`` decides, and in a
-    notebook the report shows itself as the same few lines."""
-
-    task: str  # the task's name
-    correct: int
-    total: int
-    margin: float  # the smallest margin over every graded context
-    smallest_at: Example  # where it is smallest
-    nonzero: int  # weights that are not zero, counted from the weights themselves
-    failures: tuple  # Miss, for the first SHOWN_FAILURES failing contexts in grading order
-    n_failures: int
-    explained: tuple = ()  # an Explanation per context below the margin, in grading order (none on a pass)
-    diagnosed: Example | None = None  # the context the diagnosis is about
-    diagnosis: str | None = None  # why the model goes wrong there, from its own numbers, as sentences
-    shares: dict | None = None  # {part: share of the margin} there
-    focus: object = None  # the Explanation of that context: its margin, its shares, its path back
-    revealed: str | None = None  # the reference solution's shares there, only when asked
-    progress_note: str | None = None  # what became of a pass handed in: recorded in the progress file, or why not
-    recorded: bool = False  # whether that pass is in the progress file now
-    threshold: float = MARGIN_THRESHOLD
-    # (index in ``explained``) -> its path back: followed when --json asks (the text needs only the focus's)
-    follower: object = field(default=None, repr=False, compare=False)
-
-    @property
-    def accuracy(self):
-        return self.correct / self.total
-
-    @property
-    def passed(self):
-        return self.correct == self.total and self.margin > self.threshold
-
-    @property
-    def exit_status(self):  # for the command line: 0 on a pass, 1 on a fail
-        return 0 if self.passed else 1
-
-    def __bool__(self):
-        return self.passed
-
-    def lines(self):
-        """The report's text, made from its data (``to_json``, without the paths the text does not show)."""
-        return report_lines(self.to_json(every_path=False))
-
-    def diagnosis_lines(self):
-        """Where it goes wrong, in one go: the context and its margin, the parts' shares, the part named,
-        then the path back to the cause, a line a step (the first SHOWN_STEPS of them)."""
-        data = self.to_json(every_path=False)
-        return diagnosis_lines(data) if data["diagnosed"] is not None else []
-
-    def to_json(self, every_path=True):
-        """The report as data: what the command line's ``grade --json`` prints, and what its text is made
-        from. Every context under the margin has its path back (``every_path``; the text needs only the
-        diagnosed one's)."""
-        explained = list(self.explained)
-        if every_path and self.follower is not None:
-            explained = [
-                e if e.path is not None else replace(e, path=self.follower(i)) for i, e in enumerate(explained)
-            ]
-        return {
-            "task": self.task,
-            "passed": self.passed,
-            "right": self.correct,
-            "graded": self.total,
-            "margin": self.margin,
-            "smallest_at": {"context": self.smallest_at.context, "expected": self.smallest_at.expected},
-            "threshold": self.threshold,
-            "nonzero": self.nonzero,
-            "wrong": self.n_failures,
-            "first_wrong": [miss.to_json() for miss in self.failures],
-            "failing": [e.to_json() for e in explained],
-            "paths": sum(e.path is not None for e in explained),
-            "diagnosed": next((i for i, e in enumerate(self.explained) if e is self.focus), None),
-            "revealed": self.revealed,
-            "progress_note": self.progress_note,
-            "recorded": self.recorded,
-        }
-
-    def __str__(self):
-        return "\n".join(self.lines())
-
-    __repr__ = __str__
-
-    def _repr_html_(self):  # the same lines, wrapped at spaces on a narrow page, with a coloured edge
-        colour = "#1a7f37" if self.passed else "#b3261e"
-        style = f"white-space:pre-wrap;word-break:normal;border-left:4px solid {colour};padding:4px 8px;margin:0"
-        return f'<pre style="{style}">{html.escape(str(self))}</pre>'
-
-
-def report_lines(data):
-    """The lines of a report, from its data (``Report.to_json``): the verdict, the score, the margin, the
-    first wrong predictions, where it goes wrong and the path back, the reference when asked, the progress note."""
-    verdict = _("PASS") if data["passed"] else _("FAIL")
-    smallest = data["smallest_at"]
-    lines = [
-        _("task {task}: {verdict}").format(task=data["task"], verdict=verdict),
-        _("  right: {correct} / {total} contexts ({percent:.1f}%)").format(
-            correct=data["right"], total=data["graded"], percent=100 * data["right"] / data["graded"]
-        ),
-        _(
-            "  margin: {margin} (smallest at {context} → {expected}); a pass needs 100% and more than {threshold}"
-        ).format(
-            margin=fmt(data["margin"]),
-            context=repr(smallest["context"]),
-            expected=smallest["expected"],
-            threshold=fmt(data["threshold"]),
-        ),
-        _("  non-zero weights: {n}").format(n=data["nonzero"]),
-    ]
-    if data["first_wrong"]:
-        lines.append(_("  first failing contexts ({n} in all):").format(n=data["wrong"]))
-        lines += [f"    {miss_said(miss)}" for miss in data["first_wrong"]]
-    if data["diagnosed"] is not None:
-        lines += diagnosis_lines(data)
-    if data["revealed"]:
-        lines.append(data["revealed"])
-    if data["progress_note"]:
-        lines.append(f"  {data['progress_note']}")
-    return lines
-
-
-def diagnosis_lines(data):
-    """Where it goes wrong (a report's data, ``Report.to_json``): the diagnosed context and its margin, the
-    parts' shares, the sentence, then the path back, a line a step (the first SHOWN_STEPS of them)."""
-    focus = data["failing"][data["diagnosed"]]
-    heading = (
-        _(
-            "  where it goes wrong, for {context} → {expected}: the margin over {wrong} is {margin}; part by part: {shares}"
-        )
-        if data["right"] < data["graded"]  # a report whose predictions are all right speaks of the margin
-        else _(
-            "  why the margin is too small, for {context} → {expected}: the margin over {wrong} is {margin}; part by part: {shares}"
-        )
-    )
-    said = {"context": repr(focus["context"]), "expected": focus["expected"], "wrong": focus["against"]}
-    lines = [
-        heading.format(margin=fmt(focus["margin"]), shares=_listed(focus["contributions"]), **said),
-        f"    {focus['sentence']}",
-    ]
-    path = focus["path"] or []
-    lines += [f"    → {step['text']}" for step in path[:SHOWN_STEPS]]
-    if len(path) > SHOWN_STEPS:
-        lines.append(_("    → {n} more steps back: grade --json has them").format(n=len(path) - SHOWN_STEPS))
-    return lines
 
 
 # ---- grading -------------------------------------------------------------------------------
@@ -314,11 +127,13 @@ def _in_task_order(params, stated, task):
     return with_part(moved, "wte", params["wte"][[stated.index(char) for char in task.alphabet]])
 
 
-def grade(task, params, *, diagnose=True, reveal=False):
+def grade(task, params, *, diagnose=True, reveal=False, every_path=False):
     """Grade ``params`` on every context of ``task``; a Report. WeightsError for unusable weights.
 
     ``diagnose=False`` skips explaining why (for a quick score after an edit); ``reveal=True`` adds
-    the reference solution's shares on the diagnosed context: the answer, shown only when asked.
+    the reference solution's shares on the diagnosed context: the answer, shown only when asked;
+    ``every_path=True`` lets ``report.to_json()`` follow every failing context's path back (the text
+    follows the diagnosed one's alone), and counts them in the estimate.
     Grading records nothing: where a learner hands a model in, ``handed_in`` grades it and records
     a pass of the learner's own in the progress file. A grade that would cost more than
     ``tasks.MAX_GRADING`` operations is refused before any pass, with its estimate.
@@ -326,7 +141,7 @@ def grade(task, params, *, diagnose=True, reveal=False):
     task = usable(task)  # a task that cannot be used (a limit it is over) says so first, whatever the weights
     examples, graded = task_examples(task), graded_tokens(task)
     params = submission(task, params)
-    check_grading(task, params.structure, explained=bool(diagnose))
+    check_grading(task, params.structure, explained=bool(diagnose), every_path=every_path)
     logits = logits_per_context([tokens for tokens, _right in graded], params)  # [n_examples, n_vocab]
     right = np.array([r for _tokens, r in graded])
     margins, predicted = margins_of(logits, right)
@@ -342,21 +157,24 @@ def grade(task, params, *, diagnose=True, reveal=False):
         nonzero=count_nonzero(params),
         failures=tuple(misses),
         n_failures=len(wrong),
+        threshold=MARGIN_THRESHOLD,
+        passed=bool(len(wrong) == 0 and margins[smallest] > MARGIN_THRESHOLD),
     )
     if report.passed or not diagnose:
         return report
     below = [int(i) for i in np.flatnonzero(~(margins > report.threshold))]  # every context under the margin
     focus = int(wrong[0]) if len(wrong) else smallest  # the one the text speaks of
-    return _explained(report, task, params, [(examples[i], graded[i]) for i in below], below.index(focus), reveal)
+    cases = [(examples[i], graded[i]) for i in below]
+    return _explained(report, task, params, cases, below.index(focus), reveal, every_path)
 
 
-def handed_in(task, params, *, reveal=False):
+def handed_in(task, params, *, reveal=False, every_path=False):
     """Grade a model the learner hands in (the command line's ``grade``, a task's playground): the
     Report, and a pass of the learner's own recorded in the progress file (the report's last line
-    says when a pass is not recorded, and why)."""
+    says when a pass is not recorded, and why); ``every_path`` as for ``grade`` (``grade --json``)."""
     task = usable(task)  # a task over a limit says so before the weights are read for it
     params = submission(task, params)
-    report = grade(task, params, reveal=reveal)
+    report = grade(task, params, reveal=reveal, every_path=every_path)
     if not report.passed:
         return report
     recorded, note = _recorded(task, params)
@@ -422,10 +240,10 @@ def graded(task, params):
     return Graded(True, (_("{task}: passed.").format(task=task.name), _recorded(task, params)[1]))
 
 
-def _explained(report, task, params, cases, focus, reveal):
+def _explained(report, task, params, cases, focus, reveal, every_path):
     """The report with an Explanation per case (every context under the margin), the path back followed
-    for ``cases[focus]``, which the text speaks of (the others' when --json asks: ``Report.follower``); and
-    the reference's shares there when ``reveal``."""
+    for ``cases[focus]``, which the text speaks of (the others' when ``to_json`` asks, with ``every_path``:
+    ``Report.follower``); and the reference's shares there when ``reveal``."""
     readings = _readings([tuple(tokens[-len(params["wpe"]) :]) for _example, (tokens, _right) in cases], params)
     explained = [
         _explain(params, example, tokens, right, report.threshold, readings, follow_path=i == focus)
@@ -450,7 +268,7 @@ def _explained(report, task, params, cases, focus, reveal):
 
     def follower(i):  # the path back of the explanation ``i``: the one --json adds to each
         reading, position = readings[tuple(cases[i][1][0][-len(params["wpe"]) :])]
-        return path_of(explained[i], reading, position, params, cases[i][1][1])
+        return _path_of(explained[i], reading, position, params, cases[i][1][1])
 
     return replace(
         report,
@@ -460,7 +278,7 @@ def _explained(report, task, params, cases, focus, reveal):
         shares=first.shares,
         focus=first,
         revealed=_revealed(theirs, task, unusable) if reveal else None,
-        follower=follower,
+        follower=follower if every_path else None,
     )
 
 
@@ -468,10 +286,10 @@ def _explain(params, example, tokens, right, threshold, readings, prefer=None, f
     """The Explanation of ``example`` (its tokens and right token id), with its path back when ``follow_path``."""
     reading, position = readings[tuple(tokens[-len(params["wpe"]) :])]
     found = explain(reading, position, params, example, right, threshold, prefer)
-    return replace(found, path=path_of(found, reading, position, params, right)) if follow_path else found
+    return replace(found, path=_path_of(found, reading, position, params, right)) if follow_path else found
 
 
-def path_of(found, reading, position, params, right):
+def _path_of(found, reading, position, params, right):
     """The path back of the Explanation ``found`` (of the context read at ``position``; its right token id)."""
     if found.part is None:
         return ()
@@ -521,12 +339,8 @@ def _revealed(theirs, task, unusable=None):
     if theirs is None:
         return _("  (this task has no reference solution to show)")
     return _("  the reference solution, on the same context, part by part (the answer, as you asked): {shares}").format(
-        shares=_listed(theirs)
+        shares=shares_listed(theirs)
     )
-
-
-def _listed(found):
-    return listed(f"{name} {fmt(share)}" for name, share in found.items())
 
 
 def logits_per_context(contexts, params):  # contexts: token-id tuples -> [len(contexts), n_vocab]

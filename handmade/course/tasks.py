@@ -353,24 +353,26 @@ def _lengths(task, n_ctx):
     return Counter(len(run) for run, _covered in passes(windows)), Counter(map(len, windows))
 
 
-def grading_cost(task, structure, explained=True):
+def grading_cost(task, structure, explained=True, every_path=False):
     """(operations, passes, longest pass): what grading a model of ``structure`` (``weights.structure``)
     on ``task`` costs, worked out before any pass; with ``explained``, the explanation of every context,
-    were all to fail."""
+    were all to fail, and with ``every_path`` too, every one's path back (``grade --json``)."""
     if not isinstance(structure, Structure):
         raise TypeError(
             _("structure must be a model's Structure (weights.structure); found {value}").format(value=brief(structure))
         )
     yes_or_no(explained, "explained")
+    yes_or_no(every_path, "every_path")
     runs, windows = _lengths(get_task(task), structure.n_ctx)
-    return grading_operations(structure, runs, windows if explained else Counter()), sum(runs.values()), max(runs)
+    explaining, following = (windows if explained else Counter()), (windows if explained and every_path else None)
+    return grading_operations(structure, runs, explaining, following), sum(runs.values()), max(runs)
 
 
-def check_grading(task, structure, explained=True, designed=False):
+def check_grading(task, structure, explained=True, designed=False, every_path=False):
     """ValueError, with the estimate, when grading a model of ``structure`` on ``task`` would cost
     more than MAX_GRADING operations; ``designed``: the structure is the task's own shape."""
     yes_or_no(designed, "designed")
-    cost, runs, longest = grading_cost(task, structure, explained)
+    cost, runs, longest = grading_cost(task, structure, explained, every_path)
     if cost <= MAX_GRADING:
         return
     if designed:
