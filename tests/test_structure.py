@@ -134,6 +134,7 @@ ELSEWHERE = {  # module -> words it uses in another sense, and why
     "handmade/files.py": {"residual"},  # the same field in a weights file's labels
     "handmade/display/outputs.py": {"scores", "residual", "logits"},  # the words of the pipeline figure
     "handmade/course/worked_example.py": {"logits"},  # the worked example's own steps, as its source names them
+    "handmade/course/explain.py": {"embedding"},  # a sentence's slot for the embedding it names ({embedding})
 }
 
 
