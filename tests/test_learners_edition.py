@@ -255,3 +255,40 @@ def test_a_reference_said_to_be_built_with_the_learner_is_built_there(runs):
         where = next(n for n in DESIGNS_AND_CHALLENGES if n.startswith(notebook))
         fingerprint = model_fingerprint(submission(TASKS[name], reference(name)))
         assert all([name, fingerprint] in runs[(lang, where)]["passes"] for lang in EDITIONS), (name, notebook)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_solution_is_shown_only_when_asked_and_says_it_is_the_answer(lang):
+    """solution(name) and `python -m handmade solution NAME` show one challenge's answer, headed as the
+    answer the learner asked for, in the learner's language; an unknown name lists the solutions."""
+    import subprocess
+
+    from handmade.course.solutions import solution
+    from handmade.i18n import set_language
+
+    set_language(lang)
+    try:
+        shown = str(solution("xor"))
+    finally:
+        set_language("en")
+    heading = "the answer, shown because you asked for it" if lang == "en" else "xor"
+    assert heading in shown.splitlines()[0] and solutions(lang)["xor"].code in shown
+    done = subprocess.run([sys.executable, "-m", "handmade", "--lang", lang, "solution", "xor"],
+                          capture_output=True, text=True, encoding="utf-8", timeout=60)  # fmt: skip
+    assert done.returncode == 0 and done.stdout.strip() == shown.strip(), done.stderr
+    done = subprocess.run([sys.executable, "-m", "handmade", "solution", "nope"], capture_output=True, text=True,
+                          encoding="utf-8", timeout=60)  # fmt: skip
+    assert done.returncode == 2 and "two_back" in done.stderr and "after_last_c" in done.stderr, done.stderr
+
+
+def test_each_playground_saves_to_a_file_of_its_own_by_default():
+    """A task's playground to the task's file, the blog's to blog_model.json: saving in one notebook
+    never replaces what was saved from another."""
+    from handmade.course.tasks import TASKS
+    from handmade.widgets import Playground, blog_playground
+
+    assert {name: Playground(task=name).save_path for name in ("alternate", "xor")} == {
+        "alternate": "alternate.json",
+        "xor": "xor.json",
+    }
+    assert str(blog_playground().save_path) == "blog_model.json" and len({f"{n}.json" for n in TASKS}) == len(TASKS)
