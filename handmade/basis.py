@@ -21,8 +21,13 @@ MAX_NAMES = 4096  # names in one basis
 class Basis:
     """An ordered list of direction names, grouped for display (``P0..P4 | Ta Tb | V``)."""
 
-    def __init__(self, groups):
-        self.groups = _groups(groups)
+    def __init__(self, groups):  # a dict of lists of names, or one list of names (one group, "")
+        groups = {"": groups} if isinstance(groups, (list, tuple)) else groups
+        if not isinstance(groups, dict) or not all(isinstance(names, (list, tuple)) for names in groups.values()):
+            raise TypeError(
+                _("a basis is a list of names, or a dict of groups of names; found {value}").format(value=brief(groups))
+            )
+        self.groups = {str(group): tuple(names) for group, names in groups.items()}
         self.names = tuple(name for names in self.groups.values() for name in names)
         bad = [name for name in self.names if not isinstance(name, str) or not 0 < len(name) <= MAX_DIRECTION_NAME]
         if bad:
@@ -118,17 +123,6 @@ def _entries(entries, shape):
     return entries
 
 
-def _groups(groups):
-    """{group: names} from a dict of lists of names, or from one list of names (one group, "")."""
-    if isinstance(groups, (list, tuple)):
-        groups = {"": groups}
-    if not isinstance(groups, dict) or not all(isinstance(names, (list, tuple)) for names in groups.values()):
-        raise TypeError(
-            _("a basis is a list of names, or a dict of groups of names; found {value}").format(value=brief(groups))
-        )
-    return {str(group): tuple(names) for group, names in groups.items()}
-
-
 # ---- q, k and v inside c_attn -------------------------------------------------------------
 # The one place that knows the layout: c_attn.w is [q | k | v] side by side, each [n_embd, n_attn].
 
@@ -204,45 +198,6 @@ class Labels:
     def hidden_basis(self, block, n_hidden):
         named = self.hidden[block] if block < len(self.hidden) else None
         return named if named is not None and len(named) == n_hidden else Basis.numbered(n_hidden, "h")
-
-    def problems_with(self, structure):
-        """Sentences, one per way these labels do not fit a model of ``structure`` (a ``handmade.Structure``)."""
-        problems = []
-        if self.alphabet is not None and len(self.alphabet) != structure.n_vocab:
-            problems.append(
-                _("the alphabet {alphabet} has {n} characters but wte has {rows} token rows").format(
-                    alphabet=brief(self.alphabet), n=len(self.alphabet), rows=structure.n_vocab
-                )
-            )
-        if len(self.residual) != structure.n_embd:
-            problems.append(
-                _("the labels name {n} residual directions but the model is {width} wide (n_embd)").format(
-                    n=len(self.residual), width=structure.n_embd
-                )
-            )
-        for i, block in enumerate(structure.blocks):
-            problems += self._block_problems(i, block)
-        if self.alphabet is not None and len(set(self.alphabet)) != len(self.alphabet):
-            problems.append(_("the alphabet {alphabet} repeats a character").format(alphabet=brief(self.alphabet)))
-        return problems
-
-    def _block_problems(self, i, block):
-        problems = []
-        named = self.attention[i] if i < len(self.attention) else None
-        if named is not None and len(named) != block.n_attn:
-            problems.append(
-                _("the labels name {n} attention directions for blocks[{i}] but its n_attn is {width}").format(
-                    n=len(named), i=i, width=block.n_attn
-                )
-            )
-        hidden = self.hidden[i] if i < len(self.hidden) else None  # a block without an mlp ignores them
-        if hidden is not None and block.mlp and len(hidden) != block.n_hidden:
-            problems.append(
-                _("the labels name {n} hidden units for blocks[{i}] but its mlp has {width}").format(
-                    n=len(hidden), i=i, width=block.n_hidden
-                )
-            )
-        return problems
 
     def to_json(self):
         out = {"alphabet": self.alphabet, "residual": self.residual.to_json()}

@@ -35,6 +35,10 @@ from .training import MAX_SEED, MAX_STEPS, train_task
 
 PROG = "python -m handmade"
 MAX_LINE = len(PROG) + 10 + MAX_MESSAGE  # a line on stderr: the program, "error:", and the library's one line whole
+TASK_COMMANDS = ("tasks", "blank", "grade", "train", "solution")  # the rest (complete, predict, ...) use one model
+NOT_WEIGHTS = N_(
+    "{prog}: error: '{path}' exists and is not a weights file; choose another name, or replace it with --force"
+)
 BAD_INPUT, CANNOT_WRITE, INTERRUPTED, PIPE_CLOSED, TERMINATED = 2, 3, 130, 141, 143  # and 0, or grade's 0 or 1
 
 # argparse's own sentences, which it looks up through ``argparse._`` and ``argparse.ngettext`` when it
@@ -72,8 +76,7 @@ class _Formatter(argparse.HelpFormatter):
 
 
 class _Parser(argparse.ArgumentParser):
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **{"formatter_class": _Formatter, **kwargs})
+    """argparse's parser, made with ``_Formatter`` (``PARSER``), whose errors and help are ours to print."""
 
     def error(self, message):  # argparse prints the usage too; one line is enough
         raise UsageError(_("{message} (see --help)").format(message=clip(message, MAX_MESSAGE - 50)))
@@ -86,6 +89,9 @@ class _Parser(argparse.ArgumentParser):
 
     def _print_message(self, message, file=None):  # argparse drops a failed write: ours says so (_write)
         raise HelpShown(message)
+
+
+PARSER = partial(_Parser, formatter_class=_Formatter)  # the command line's parser and each command's
 
 
 class HelpShown(Exception):  # noqa: N818  (not a failure: the text --help asked for, to print)
@@ -111,7 +117,7 @@ def _whole(low, high, text):
 
 
 def build_parser():
-    parser = _Parser(
+    parser = PARSER(
         prog=PROG,
         description=_(
             "complete, predict and score with the blog's model or your own weights; design and train models for tasks"
@@ -129,7 +135,7 @@ def build_parser():
         help=_("the characters, token 0 first (default: the model's own, or {alphabet})").format(alphabet=ALPHABET),
     )
     # prog given: argparse would otherwise format the whole help to find it, on every call
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser, prog=PROG)
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=PARSER, prog=PROG)
     sub = commands.add_parser("complete", parents=[weights], help=_("continue TEXT greedily: TEXT :: CONTINUATION"))
     sub.add_argument("text", metavar="TEXT")
     sub.add_argument(
@@ -191,20 +197,15 @@ def _task_commands(commands):
     sub.add_argument("--force", action="store_true", help=_("replace FILE.json if it exists"))
 
 
-def run(args):
-    """(the command's output as text, exit status); raises ValueError (or another reported error) on bad input."""
-    if args.command in ("tasks", "blank", "grade", "train"):
-        return _task_command(args)
+def _task_command(args):
+    """(the output of tasks, blank, grade, train or solution as text, exit status); raises ValueError (or
+    another reported error) on bad input."""
+    from .course import grader, tasks
+
     if args.command == "solution":
         from .course.solutions import solution
 
         return str(solution(args.task)), 0
-    return _model_command(args), 0
-
-
-def _task_command(args):
-    from .course import grader, tasks
-
     loaded = tasks.load_tasks(args.tasks) if args.tasks is not None else {}
     if args.command == "tasks":  # the file's tasks alone when there is a file: the ones its author is writing
         return _task_list(loaded or tasks.TASKS)
@@ -252,13 +253,14 @@ def _task_list(listed):
 
 
 def _model_command(args):
+    """(the output of export, complete, predict or accuracy as text, 0)."""
     if args.command == "export":
-        return save_weights(blog_model(), new_file(args.path, args.force), force=args.force)
+        return save_weights(blog_model(), new_file(args.path, args.force), force=args.force), 0
     params = None if args.weights is None else load_weights(args.weights)
     if args.command == "complete":
-        return complete(args.text, args.n, params, alphabet=args.alphabet)
+        return complete(args.text, args.n, params, alphabet=args.alphabet), 0
     if args.command == "predict":
-        return str(predict(args.text, params, alphabet=args.alphabet))
+        return str(predict(args.text, params, alphabet=args.alphabet)), 0
     score = accuracy(params, alphabet=args.alphabet)
     misses = [
         _("  missed: {context} → expected {expected}, got {got}").format(
@@ -266,7 +268,7 @@ def _model_command(args):
         )
         for ex, got in score.failures
     ]
-    return "\n".join([str(score), *misses])
+    return "\n".join([str(score), *misses]), 0
 
 
 def new_file(path, force):
@@ -296,39 +298,24 @@ def main(argv=None):
     saved = {}  # the signal handlers there were, put back for a caller that goes on (a test)
     try:
         try:
-            return _main(argv, saved)
+            _as_a_command(saved)
+            argv = sys.argv[1:] if argv is None else list(argv)
+            set_language(_language(argv) if _language(argv) in LANGUAGES else from_environment() or "en")
+            with _argparse_speaks():
+                args = build_parser().parse_args(argv)
+            with np.errstate(all="ignore"):  # overflow is reported as an error below, not as warnings
+                run = _task_command if args.command in TASK_COMMANDS else _model_command
+                return _write(*run(args))
+        except HelpShown as shown:  # --help: its output may meet a closed pipe or a full disk too
+            return _write(shown.args[0].rstrip("\n"), 0)
+        except NotWeightsFile as error:
+            return _fail(_(NOT_WEIGHTS), error)
+        except (UsageError, ValueError, TypeError, FloatingPointError, OSError, RecursionError, MemoryError) as error:
+            return _fail(_("{prog}: error: {error}"), error)
         finally:
             for number, handler in saved.items():
                 signal.signal(number, handler)
-    except KeyboardInterrupt:  # in the instructions around _main's, as the handlers go back: the same line
-        return _say(_("{prog}: interrupted").format(prog=PROG), INTERRUPTED)
-    except Terminated:
-        return _say(_("{prog}: terminated").format(prog=PROG), TERMINATED)
-
-
-def _main(argv, saved):
-    try:
-        _listen_for_signals(saved)
-        _utf8_when_redirected()
-        argv = sys.argv[1:] if argv is None else list(argv)
-        set_language(_language(argv) if _language(argv) in LANGUAGES else from_environment() or "en")
-        with _argparse_speaks():
-            args = build_parser().parse_args(argv)
-        with np.errstate(all="ignore"):  # overflow is reported as an error below, not as warnings
-            output, status = run(args)
-        return _write(output, status)
-    except HelpShown as shown:  # --help: its output may meet a closed pipe or a full disk too
-        return _write(shown.args[0].rstrip("\n"), 0)
-    except NotWeightsFile as error:
-        return _fail(
-            _(
-                "{prog}: error: '{path}' exists and is not a weights file; choose another name, or replace it with --force"
-            ),
-            error,
-        )
-    except (UsageError, ValueError, TypeError, FloatingPointError, OSError, RecursionError, MemoryError) as error:
-        return _fail(_("{prog}: error: {error}"), error)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # here too while the handlers go back: the same line
         return _say(_("{prog}: interrupted").format(prog=PROG), INTERRUPTED)
     except Terminated:
         return _say(_("{prog}: terminated").format(prog=PROG), TERMINATED)
@@ -351,14 +338,20 @@ class Terminated(BaseException):
     """SIGTERM, raised where the process is, so that a save in progress cleans up after itself."""
 
 
-def _listen_for_signals(saved):
-    """Ctrl-C raises KeyboardInterrupt from here on (``handmade/__init__`` quiets it before this);
-    SIGTERM raises Terminated. Returns ``saved`` with the handlers there were, by signal, each kept
-    as soon as it is replaced (a Ctrl-C may come right after)."""
+def _as_a_command(saved):
+    """Ready the process for a command: Ctrl-C raises KeyboardInterrupt from here on (``handmade/__init__``
+    quiets it before this) and SIGTERM raises Terminated, the handlers there were kept in ``saved``, by
+    signal, each as soon as it is replaced (a Ctrl-C may come right after); and output into a file or a
+    pipe is UTF-8 on every platform (Windows' usual default, cp1252, has no '→' and no Chinese), a
+    terminal keeping the encoding it declares, a character that cannot be written shown as an escape
+    (\\udc80) rather than ending the command."""
     with contextlib.suppress(ValueError, OSError):  # not in the main thread: leave them as they are
         for number, handler in ((signal.SIGINT, signal.default_int_handler), (signal.SIGTERM, _terminated)):
             saved[number] = signal.signal(number, handler)
-    return saved
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            with contextlib.suppress(ValueError, OSError):
+                stream.reconfigure(errors="backslashreplace", **({} if stream.isatty() else {"encoding": "utf-8"}))
 
 
 def _terminated(signum, frame):
@@ -419,16 +412,6 @@ def _say(line, status):
     except OSError:
         _to_nowhere(sys.stderr)
     return status
-
-
-def _utf8_when_redirected():
-    """Output into a file or a pipe is UTF-8 on every platform (Windows' usual default, cp1252, has
-    no '→' and no Chinese); a terminal keeps the encoding it declares. A character that cannot be
-    written is shown as an escape (\\udc80) rather than ending the command."""
-    for stream in (sys.stdout, sys.stderr):
-        if hasattr(stream, "reconfigure"):
-            with contextlib.suppress(ValueError, OSError):
-                stream.reconfigure(errors="backslashreplace", **({} if stream.isatty() else {"encoding": "utf-8"}))
 
 
 def _fail(sentence, error):

@@ -151,8 +151,17 @@ class Structure:
     def of(cls, params):
         """The structure of a weights dict with picoGPT's keys (its shapes already checked)."""
         n_vocab, n_embd = np.shape(params["wte"])
-        blocks = tuple(_block_shape(block) for block in params["blocks"])
-        return cls(n_vocab, len(params["wpe"]), n_embd, blocks, params.get("ln_f") is not None)
+        blocks = [
+            BlockShape(
+                n_attn=attention_width(block["attn"]["c_attn"]["w"]),
+                n_head=int(block.get("n_head", 1)),
+                n_hidden=np.shape(block["mlp"]["c_fc"]["w"])[1] if block.get("mlp") is not None else 0,
+                ln_1=block.get("ln_1") is not None,
+                ln_2=block.get("ln_2") is not None,
+            )
+            for block in params["blocks"]
+        ]
+        return cls(n_vocab, len(params["wpe"]), n_embd, tuple(blocks), params.get("ln_f") is not None)
 
     @property
     def n_layer(self):
@@ -182,8 +191,15 @@ class Structure:
         declared = list(INTERMEDIATES.values())
         first_block = next(i for i, x in enumerate(declared) if x.scope != "model")  # the blocks' come there
         found = [Name(x.name) for x in declared[:first_block] if _made(x, self, derived)]
-        for b, block in enumerate(self.blocks):
-            found += _block_taps(b, block, derived)
+        per_head = [x.name for x in declared if x.scope == "head"]
+        for b, block in enumerate(self.blocks):  # in the order gpt() taps them
+            heads = range(block.n_head) if block.n_head > 1 else [None]
+            for x in declared[first_block:]:
+                if x.scope == "block" and _made(x, block, derived):
+                    found.append(Name(x.name, b))
+                elif x.name == per_head[0]:  # every head's, head by head, then their outputs side by side
+                    found += [Name(each, b, head) for head in heads for each in per_head]
+                    found += [Name(T.attention_output, b)] if block.n_head > 1 else []
         return found + [Name(x.name) for x in declared[first_block:] if x.scope == "model" and _made(x, self, derived)]
 
     def space(self, kind, block=None, head=None):
@@ -273,32 +289,9 @@ def attention_width(c_attn_w):
     return np.shape(c_attn_w)[1] // 3
 
 
-def _block_shape(block):
-    mlp = block.get("mlp")
-    return BlockShape(
-        n_attn=attention_width(block["attn"]["c_attn"]["w"]),
-        n_head=int(block.get("n_head", 1)),
-        n_hidden=np.shape(mlp["c_fc"]["w"])[1] if mlp is not None else 0,
-        ln_1=block.get("ln_1") is not None,
-        ln_2=block.get("ln_2") is not None,
-    )
-
-
 def _made(intermediate, where, derived):
     """Whether a pass makes ``intermediate`` in ``where`` (a Structure or a BlockShape), or derives it when ``derived``."""
     return (derived or not intermediate.derived) and (intermediate.needs is None or getattr(where, intermediate.needs))
-
-
-def _block_taps(b, block, derived):  # -> [Name] of blocks[b], in the order gpt() taps them
-    found, per_head = [], [i.name for i in INTERMEDIATES.values() if i.scope == "head"]
-    for kind, intermediate in INTERMEDIATES.items():
-        if intermediate.scope == "block" and _made(intermediate, block, derived):
-            found.append(Name(kind, b))
-        elif kind == per_head[0]:  # every head's, head by head
-            heads = range(block.n_head) if block.n_head > 1 else [None]
-            found += [Name(each, b, head) for head in heads for each in per_head]
-            found += [Name(T.attention_output, b)] if block.n_head > 1 else []  # the heads' outputs side by side
-    return found
 
 
 def _parts(structure):  # -> [Part] in the order of the pass

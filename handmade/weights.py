@@ -363,14 +363,32 @@ def not_finite(array, path):
 
 
 def check_labels(labels, structure):
-    """``labels`` if they fit a model of ``structure`` (default labels when None), else WeightsError."""
+    """``labels`` if they fit a model of ``structure`` (default labels when None), else WeightsError
+    naming the first way they do not: the alphabet's length, or how many directions they name."""
     if labels is None:
         return default_labels(structure)
     if not isinstance(labels, Labels):
         raise WeightsError(_("labels must be a handmade.Labels; found {kind}").format(kind=type(labels).__name__))
-    problems = labels.problems_with(structure)
-    if problems:
-        raise WeightsError(_("the weights' labels do not fit: {problem}").format(problem=problems[0]))
+    unfit = _("the weights' labels do not fit: {problem}")
+    if labels.alphabet is not None and len(labels.alphabet) != structure.n_vocab:
+        problem = _("the alphabet {alphabet} has {n} characters but wte has {rows} token rows")
+        raise WeightsError(
+            unfit.format(
+                problem=problem.format(alphabet=brief(labels.alphabet), n=len(labels.alphabet), rows=structure.n_vocab)
+            )
+        )
+    if len(labels.residual) != structure.n_embd:
+        problem = _("the labels name {n} residual directions but the model is {width} wide (n_embd)")
+        raise WeightsError(unfit.format(problem=problem.format(n=len(labels.residual), width=structure.n_embd)))
+    for i, block in enumerate(structure.blocks):
+        attention = labels.attention[i] if i < len(labels.attention) else None
+        if attention is not None and len(attention) != block.n_attn:
+            problem = _("the labels name {n} attention directions for blocks[{i}] but its n_attn is {width}")
+            raise WeightsError(unfit.format(problem=problem.format(n=len(attention), i=i, width=block.n_attn)))
+        hidden = labels.hidden[i] if i < len(labels.hidden) else None  # a block without an mlp ignores them
+        if hidden is not None and block.mlp and len(hidden) != block.n_hidden:
+            problem = _("the labels name {n} hidden units for blocks[{i}] but its mlp has {width}")
+            raise WeightsError(unfit.format(problem=problem.format(n=len(hidden), i=i, width=block.n_hidden)))
     return labels
 
 
@@ -394,7 +412,13 @@ def forward(inputs, params, cache=None):  # [n_seq] -> [n_seq, n_vocab], never i
             _("cache must be a handmade.inference.KVCache, or None; found {value}").format(value=brief(cache))
         )
     cached = 0 if cache is None else len(cache)
-    tokens = tokens_for(inputs, len(params["wte"]), len(params["wpe"]), cached)
+    return finite_pass(tokens_for(inputs, len(params["wte"]), len(params["wpe"]), cached), params, cache)
+
+
+def finite_pass(tokens, params, cache=None):  # [n_seq] -> [n_seq, n_vocab], never inf or nan
+    """``gpt()`` on checked weights and token ids that fit them, such as the grader's own, which it
+    made from its task's contexts (``forward`` checks a person's first): NonFiniteError says where it
+    overflowed."""
     with np.errstate(all="ignore"):  # reported below, by name, rather than as warnings
         logits = gpt(tokens, **params, cache=cache)
     if not np.isfinite(logits).all():

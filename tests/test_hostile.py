@@ -2852,7 +2852,7 @@ def _graded_model(task, index):
 @pytest.mark.parametrize("task, model, diagnose", GRADING_CASES)
 def test_every_grade_is_estimated_before_any_pass_and_refused_over_the_limit(monkeypatch, task, model, diagnose):
     """Over the limit: refused before a single pass, in one line with the estimate. Under it: the
-    passes grading runs are the passes the estimate counted (forward is counted, not run, here)."""
+    passes grading runs are the passes the estimate counted (each pass is counted, not run, here)."""
     task, params = GRADED_TASKS[task], _graded_model(GRADED_TASKS[task], model)
     cost, passes, longest = tasks.grading_cost(task, params.structure, explained=diagnose)
     ran = []
@@ -2861,7 +2861,7 @@ def test_every_grade_is_estimated_before_any_pass_and_refused_over_the_limit(mon
         ran.append(len(tokens))
         return np.zeros((len(tokens), task.n_vocab))
 
-    monkeypatch.setattr(grader, "forward", counted)
+    monkeypatch.setattr(grader, "finite_pass", counted)
     if cost > tasks.MAX_GRADING:
         with pytest.raises(ValueError) as error:
             grader.grade(task, params, diagnose=diagnose)
@@ -2881,7 +2881,7 @@ def test_every_path_back_is_counted_in_the_estimate_of_a_grade_that_follows_them
     with_paths, _passes, _longest = tasks.grading_cost(task, task.structure, every_path=True)
     assert with_paths > 2 * cost
     ran = []
-    monkeypatch.setattr(grader, "forward", lambda tokens, weights: ran.append(len(tokens)) or 1 / 0)
+    monkeypatch.setattr(grader, "finite_pass", lambda tokens, weights: ran.append(len(tokens)) or 1 / 0)
     monkeypatch.setattr(tasks, "MAX_GRADING", (cost + with_paths) / 2)
     with pytest.raises(ValueError, match=re.escape(f"about {with_paths:.1e} operations")):
         grader.grade(task, tasks.blank(task), every_path=True)

@@ -721,7 +721,7 @@ def test_a_task_over_a_limit_is_made_and_refused_in_one_line_when_used(case):
 
 def test_a_grade_too_costly_is_refused_before_any_pass_with_its_estimate(monkeypatch):
     big = training.init_params(3, 1024, 64, rng=0, n_layer=8, mlp=True, alphabet="abc")
-    monkeypatch.setattr(grader, "forward", lambda *a, **k: pytest.fail("a pass ran before the refusal"))
+    monkeypatch.setattr(grader, "finite_pass", lambda *a, **k: pytest.fail("a pass ran before the refusal"))
     rng = np.random.default_rng(0)
     long = make(extra_examples=[("".join(rng.choice(list("abc"), 1023)), "a") for _ in range(1000)])
     with pytest.raises(ValueError) as error:
@@ -738,8 +738,10 @@ def test_a_grade_too_costly_is_refused_before_any_pass_with_its_estimate(monkeyp
 
 def test_the_estimate_counts_the_passes_grading_runs(monkeypatch):
     """The passes grade() runs are those grading_cost counted: one per longest window."""
-    calls, original = [], grader.forward
-    monkeypatch.setattr(grader, "forward", lambda tokens, params: calls.append(len(tokens)) or original(tokens, params))
+    calls, original = [], grader.finite_pass
+    monkeypatch.setattr(
+        grader, "finite_pass", lambda tokens, params: calls.append(len(tokens)) or original(tokens, params)
+    )
     for name in NAMES:
         calls.clear()
         params = reference(name)

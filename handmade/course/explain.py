@@ -26,7 +26,7 @@ from ..i18n import N_, _
 from ..model import Name, recording
 from ..names import T
 from ..structure import LAYER_NORM_EPS
-from ..weights import forward
+from ..weights import finite_pass
 
 SMALL = 1e-9  # a share below this (in size) is no push at all
 
@@ -40,10 +40,11 @@ class Reading:
 
 
 def read_window(tokens, params):
-    """Run ``tokens`` through the model (checked weights), keeping every tapped array."""
+    """Run ``tokens`` (ids that fit the model: the grader's own) through the model (checked weights),
+    keeping every tapped array."""
     tapped = {}
     with recording(tapped.__setitem__):
-        forward(list(tokens), params)
+        finite_pass(list(tokens), params)
     return Reading(tuple(tokens), tapped)
 
 

@@ -1,7 +1,7 @@
 """Grading a learner's weights on a task: every context, a margin, and where it goes wrong.
 
 The weights are data (a dict, ``Weights`` or what ``load_weights`` read), never code: they run
-through ``handmade.weights.forward``, the same ``gpt()`` the series teaches, and nothing else.
+through ``handmade.weights.finite_pass``, the same ``gpt()`` the series teaches, and nothing else.
 Every graded context of the task is asked (``tasks.examples``), so there is no sampling and no
 seed. A causal model's prediction at position i of a window that starts at position 0 is its
 prediction for that prefix, so one pass over the longest context answers all its prefixes.
@@ -40,7 +40,7 @@ from ..weights import (
     WeightsError,
     check_weights,
     count_nonzero,
-    forward,
+    finite_pass,
     labels_of,
     with_alphabet,
 )
@@ -147,7 +147,10 @@ def grade(task, params, *, diagnose=True, reveal=False, every_path=False):
     margins, predicted = margins_of(logits, right)
     wrong = np.flatnonzero(predicted != right)
     smallest = int(np.argmin(margins))
-    misses = [_miss(examples[i], logits[i], task.alphabet, margins[i]) for i in wrong[:SHOWN_FAILURES]]
+    tied = (logits == logits.max(axis=1, keepdims=True)).sum(axis=1) > 1  # [n]: the largest logit is shared
+    misses = [
+        Miss(examples[i], task.alphabet[predicted[i]], float(margins[i]), bool(tied[i])) for i in wrong[:SHOWN_FAILURES]
+    ]
     report = Report(
         task=task.name,
         correct=len(examples) - len(wrong),
@@ -267,8 +270,8 @@ def _explained(report, task, params, cases, focus, reveal, every_path):
         explained[focus] = first
 
     def follower(i):  # the path back of the explanation ``i``: the one --json adds to each
-        reading, position = readings[tuple(cases[i][1][0][-len(params["wpe"]) :])]
-        return _path_of(explained[i], reading, position, params, cases[i][1][1])
+        example, (tokens, right) = cases[i]
+        return _explain(params, example, tokens, right, report.threshold, readings).path
 
     return replace(
         report,
@@ -283,20 +286,16 @@ def _explained(report, task, params, cases, focus, reveal, every_path):
 
 
 def _explain(params, example, tokens, right, threshold, readings, prefer=None, follow_path=True):
-    """The Explanation of ``example`` (its tokens and right token id), with its path back when ``follow_path``."""
+    """The Explanation of ``example`` (its tokens and right token id), with its path back when ``follow_path``:
+    from the head or MLP it starts from, along the direction the margin reads, back to the cause."""
     reading, position = readings[tuple(tokens[-len(params["wpe"]) :])]
     found = explain(reading, position, params, example, right, threshold, prefer)
-    return replace(found, path=_path_of(found, reading, position, params, right)) if follow_path else found
-
-
-def _path_of(found, reading, position, params, right):
-    """The path back of the Explanation ``found`` (of the context read at ``position``; its right token id)."""
-    if found.part is None:
-        return ()
+    if not follow_path or found.part is None:
+        return replace(found, path=()) if follow_path else found
     wrong = params.labels.token_names(params.structure.n_vocab).index(found.wrong)
     direction = margin_direction(reading, position, params, right, wrong)
     reader = ("margin", found.expected, found.wrong)
-    return follow(reading, position, params, found.part, direction, reader)
+    return replace(found, path=follow(reading, position, params, found.part, direction, reader))
 
 
 def _readings(windows, params):
@@ -351,7 +350,7 @@ def logits_per_context(contexts, params):  # contexts: token-id tuples -> [len(c
     after = {}  # window -> logits after its last token
     for run, answered in passes(windows):
         try:
-            logits = forward(run, params)  # [len(run), n_vocab]
+            logits = finite_pass(list(run), params)  # [len(run), n_vocab]: its own tokens, checked weights
         except NonFiniteError as error:
             raise WeightsError(str(error)) from None
         for window in answered:
@@ -364,9 +363,3 @@ def margins_of(logits, right):  # [n, n_vocab], [n] -> margins [n], predicted id
     wrong = logits.copy()
     wrong[rows, right] = -np.inf
     return logits[rows, right] - wrong.max(axis=1), logits.argmax(axis=1)
-
-
-def _miss(example, logits, alphabet, margin):
-    best = int(np.argmax(logits))
-    tie = int(np.sum(logits == logits[best])) > 1
-    return Miss(example, alphabet[best], float(margin), tie)
