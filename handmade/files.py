@@ -329,24 +329,19 @@ def labels_from_json(labels):
     extra = set(labels) - {"alphabet", "residual", "attention", "hidden"}
     if extra:
         raise WeightsError(_("labels has an unknown key {key}").format(key=brief(sorted(extra)[0])))
+    per_block = {}  # attention and hidden: a list of bases, one per block
+    for name in ("attention", "hidden"):
+        value = labels.get(name, [])
+        if not isinstance(value, list) or len(value) > MAX_LABELS:
+            raise WeightsError(_("labels.{name} must be a list (one entry per block)").format(name=name))
+        per_block[name] = value
     try:
-        return Labels(
-            labels.get("alphabet"),
-            _basis(labels["residual"], "labels.residual"),
-            tuple(
-                _basis(b, f"labels.attention[{i}]")
-                for i, b in enumerate(_list(labels.get("attention", []), "attention"))
-            ),
-            tuple(_basis(b, f"labels.hidden[{i}]") for i, b in enumerate(_list(labels.get("hidden", []), "hidden"))),
-        )
+        bases = {
+            name: tuple(_basis(b, f"labels.{name}[{i}]") for i, b in enumerate(v)) for name, v in per_block.items()
+        }
+        return Labels(labels.get("alphabet"), _basis(labels["residual"], "labels.residual"), **bases)
     except (ValueError, TypeError) as error:
         raise WeightsError(str(error)) from None
-
-
-def _list(value, name):
-    if not isinstance(value, list) or len(value) > MAX_LABELS:
-        raise WeightsError(_("labels.{name} must be a list (one entry per block)").format(name=name))
-    return value
 
 
 def _basis(value, path):

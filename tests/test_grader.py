@@ -169,6 +169,22 @@ def test_grading_checks_a_weights_dict_once_and_reads_its_structure_once(monkeyp
     assert (len(walks), len(reads)) == (0, 0)
 
 
+@pytest.mark.parametrize("diagnose", [False, True])
+def test_the_graders_own_token_ids_are_not_checked_again(monkeypatch, diagnose):
+    """The token ids the grader makes from its task's contexts fit the weights it checked: its passes
+    (and the explanation's) run them through finite_pass, with no token check; forward checks a person's."""
+    from handmade import weights
+
+    checks, passes = counted(monkeypatch, weights, "tokens_for"), counted(monkeypatch, weights, "gpt")
+    report = grade("abc", blank("abc"), diagnose=diagnose)
+    assert not report.passed and (report.diagnosis is not None) == diagnose
+    assert checks == [] and len(passes) > 1
+    handmade.forward([0, 1], blank("abc"))
+    assert len(checks) == 1
+    with pytest.raises(ValueError, match="token ids are whole numbers from 0 to 2"):
+        handmade.forward([0, 3], blank("abc"))
+
+
 def test_a_failing_grade_checks_the_learners_weights_once_and_the_reference_once(monkeypatch):
     from handmade import weights
 
