@@ -202,6 +202,29 @@ def test_a_full_width_colon_is_followed_by_no_space_in_the_chinese_outputs(name)
     assert not spaced, "a space after ：in the stored outputs:\n" + "\n".join(spaced)
 
 
+# a number below 1e-8 written with more than one significant digit: 4.999626e-18, 2.806315e-13
+NOISE = re.compile(r"(?<![\w.])-?\d\.\d+e-(?:0?9|[1-9]\d+)\b", re.I)
+
+
+def noise_figures(text):
+    """The numbers in ``text`` that a machine's floating point may change: below 1e-8 and written to
+    more than one digit. A stored output states such a number as the maths fixes it (a bound, an order
+    of magnitude, an expression) and asserts the rest, or another machine's nbval reads a difference."""
+    return NOISE.findall(text)
+
+
+def test_the_noise_check_finds_what_it_looks_for():
+    said = "the weight at row 1, column 1: 4.999626e-18\nthe check: 2.8063146353260925E-13, -1.5e-9"
+    assert noise_figures(said) == ["4.999626e-18", "2.8063146353260925E-13", "-1.5e-9"]
+    assert noise_figures("below 1e-12; about 6e-158; 1.5e-3; 0.25; e^(69/√3); 1e-18 and 1e-17") == []
+
+
+@pytest.mark.parametrize("name", [*ENGLISH, *(f"zh/{n}" for n in ENGLISH)])
+def test_no_stored_output_prints_a_figure_at_floating_point_noise(name):
+    found = [figure for text in outputs(NOTEBOOKS / name) for figure in noise_figures(text)]
+    assert not found, f"{name} prints {found[:3]}: state a bound, and assert the figure"
+
+
 @pytest.mark.parametrize("name", [*ENGLISH, *(f"zh/{n}" for n in ENGLISH)])
 def test_a_site_or_jupyter_mark_never_opens_a_line_of_text(name):
     """A line that opens with an HTML comment is an HTML block to Markdown: JupyterLab would show the
