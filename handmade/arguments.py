@@ -69,6 +69,13 @@ def few(names, between=None, limit=80):
     return ngettext("{n} name", "{n} names", len(names)).format(n=len(names)) if names else ""
 
 
+def with_names(sentence, names, **fields):
+    """``sentence`` filled with ``fields``, and its ``{names}`` with as many whole ``names`` as fit in a
+    message of MAX_MESSAGE characters, then how many more there are (``few``)."""
+    room = MAX_MESSAGE - len(sentence.format(**fields, names=""))
+    return sentence.format(**fields, names=few(names, limit=room))
+
+
 def is_whole(value, floats=False):
     """An int or numpy integer, never a boolean; with ``floats``, also a float of a whole value (3.0,
     as a learner may type a count). The one test of a whole number, for every check below and beyond."""

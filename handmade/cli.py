@@ -200,12 +200,12 @@ def _task_commands(commands):
 def _task_command(args):
     """(the output of tasks, blank, grade, train or solution as text, exit status); raises ValueError (or
     another reported error) on bad input."""
-    from .course import grader, tasks
-
     if args.command == "solution":
         from .course.solutions import solution
 
         return str(solution(args.task)), 0
+    from .course import grader, tasks
+
     loaded = tasks.load_tasks(args.tasks) if args.tasks is not None else {}
     if args.command == "tasks":  # the file's tasks alone when there is a file: the ones its author is writing
         return _task_list(loaded or tasks.TASKS)
@@ -373,12 +373,9 @@ def _write(output, status):
     """Print ``output`` (None: only flush what is printed) and return ``status``: PIPE_CLOSED, quietly,
     when the reader went away; CANNOT_WRITE, in one line, when the output could not be written (or
     there is no standard output at all: started with it closed, ``>&-``)."""
-    if sys.stdout is None:
-        reason = _("the standard output is closed")
-        return _say(
-            _("{prog}: error: could not write the output ({reason})").format(prog=PROG, reason=reason), CANNOT_WRITE
-        )
     try:
+        if sys.stdout is None:
+            raise OSError(_("the standard output is closed"))
         if output is not None:
             print(output)
         sys.stdout.flush()
@@ -387,10 +384,8 @@ def _write(output, status):
         return PIPE_CLOSED
     except OSError as error:
         _to_nowhere(sys.stdout)
-        reason = said(error)
-        return _say(
-            _("{prog}: error: could not write the output ({reason})").format(prog=PROG, reason=reason), CANNOT_WRITE
-        )
+        sentence = _("{prog}: error: could not write the output ({reason})")
+        return _say(sentence.format(prog=PROG, reason=said(error)), CANNOT_WRITE)
     return status
 
 

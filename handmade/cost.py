@@ -11,7 +11,8 @@ Grading runs many small passes, where numpy's fixed cost per call outweighs the 
 long ones, where the attention scores (an entry per query and key) are elementwise work that costs
 more than its count: ``grading_operations`` estimates it in one closed formula, over the passes
 grading runs (``passes``: one per longest window), the explanations of the contexts that fail and,
-when every one's path back is asked for (``grade --json``), those paths, for ``handmade.course.tasks`` to refuse a grade too costly before it starts.
+when every one's path back is asked for (``grade --json``), those paths, for ``handmade.course.tasks``
+to refuse a grade too costly before it starts.
 """
 
 

@@ -329,17 +329,14 @@ def labels_from_json(labels):
     extra = set(labels) - {"alphabet", "residual", "attention", "hidden"}
     if extra:
         raise WeightsError(_("labels has an unknown key {key}").format(key=brief(sorted(extra)[0])))
-    per_block = {}  # attention and hidden: a list of bases, one per block
-    for name in ("attention", "hidden"):
-        value = labels.get(name, [])
-        if not isinstance(value, list) or len(value) > MAX_LABELS:
-            raise WeightsError(_("labels.{name} must be a list (one entry per block)").format(name=name))
-        per_block[name] = value
     try:
-        bases = {
-            name: tuple(_basis(b, f"labels.{name}[{i}]") for i, b in enumerate(v)) for name, v in per_block.items()
-        }
-        return Labels(labels.get("alphabet"), _basis(labels["residual"], "labels.residual"), **bases)
+        residual, per_block = _basis(labels["residual"], "labels.residual"), {}
+        for name in ("attention", "hidden"):  # a list of bases, one per block
+            value = labels.get(name, [])
+            if not isinstance(value, list) or len(value) > MAX_LABELS:
+                raise WeightsError(_("labels.{name} must be a list (one entry per block)").format(name=name))
+            per_block[name] = tuple(_basis(b, f"labels.{name}[{i}]") for i, b in enumerate(value))
+        return Labels(labels.get("alphabet"), residual, **per_block)
     except (ValueError, TypeError) as error:
         raise WeightsError(str(error)) from None
 

@@ -180,7 +180,8 @@ def map_arrays(fn, params, *others):
 
 
 def _dotted(path):
-    """A path of ``walk`` as the package writes it: ``("blocks", 0, "attn", "c_attn", "w")`` is ``blocks[0].attn.c_attn.w``."""
+    """A path of ``walk`` as the package writes it: ``("blocks", 0, "attn", "c_attn", "w")`` is
+    ``blocks[0].attn.c_attn.w``."""
     return "".join(f"[{key}]" if isinstance(key, int) else f".{key}" for key in path).removeprefix(".")
 
 
@@ -371,24 +372,28 @@ def check_labels(labels, structure):
         raise WeightsError(_("labels must be a handmade.Labels; found {kind}").format(kind=type(labels).__name__))
     unfit = _("the weights' labels do not fit: {problem}")
     if labels.alphabet is not None and len(labels.alphabet) != structure.n_vocab:
-        problem = _("the alphabet {alphabet} has {n} characters but wte has {rows} token rows")
-        raise WeightsError(
-            unfit.format(
-                problem=problem.format(alphabet=brief(labels.alphabet), n=len(labels.alphabet), rows=structure.n_vocab)
-            )
+        problem = _("the alphabet {alphabet} has {n} characters but wte has {rows} token rows").format(
+            alphabet=brief(labels.alphabet), n=len(labels.alphabet), rows=structure.n_vocab
         )
+        raise WeightsError(unfit.format(problem=problem))
     if len(labels.residual) != structure.n_embd:
-        problem = _("the labels name {n} residual directions but the model is {width} wide (n_embd)")
-        raise WeightsError(unfit.format(problem=problem.format(n=len(labels.residual), width=structure.n_embd)))
+        problem = _("the labels name {n} residual directions but the model is {width} wide (n_embd)").format(
+            n=len(labels.residual), width=structure.n_embd
+        )
+        raise WeightsError(unfit.format(problem=problem))
     for i, block in enumerate(structure.blocks):
         attention = labels.attention[i] if i < len(labels.attention) else None
         if attention is not None and len(attention) != block.n_attn:
-            problem = _("the labels name {n} attention directions for blocks[{i}] but its n_attn is {width}")
-            raise WeightsError(unfit.format(problem=problem.format(n=len(attention), i=i, width=block.n_attn)))
+            problem = _("the labels name {n} attention directions for blocks[{i}] but its n_attn is {width}").format(
+                n=len(attention), i=i, width=block.n_attn
+            )
+            raise WeightsError(unfit.format(problem=problem))
         hidden = labels.hidden[i] if i < len(labels.hidden) else None  # a block without an mlp ignores them
         if hidden is not None and block.mlp and len(hidden) != block.n_hidden:
-            problem = _("the labels name {n} hidden units for blocks[{i}] but its mlp has {width}")
-            raise WeightsError(unfit.format(problem=problem.format(n=len(hidden), i=i, width=block.n_hidden)))
+            problem = _("the labels name {n} hidden units for blocks[{i}] but its mlp has {width}").format(
+                n=len(hidden), i=i, width=block.n_hidden
+            )
+            raise WeightsError(unfit.format(problem=problem))
     return labels
 
 

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..arguments import MAX_MESSAGE, UnknownName, brief, few
+from ..arguments import UnknownName, brief, with_names
 from ..i18n import _, language
 from .tasks import NoReferences, references_off
 
@@ -85,7 +85,6 @@ def solution(name):
     if not isinstance(name, str):
         raise TypeError(_("name must be the name of a challenge; found {value}").format(value=brief(name)))
     if name not in every:
-        sentence, shown = _("there is no solution called {name}; the solutions are {names}"), brief(name, 40)
-        room = MAX_MESSAGE - len(sentence.format(name=shown, names=""))
-        raise UnknownName(sentence.format(name=shown, names=few(every, limit=room)))
+        sentence = _("there is no solution called {name}; the solutions are {names}")
+        raise UnknownName(with_names(sentence, every, name=brief(name, 40)))
     return every[name]

@@ -47,7 +47,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..arguments import MAX_MESSAGE, UnknownName, brief, few, shown_path, text_of, yes_or_no
+from ..arguments import UnknownName, brief, shown_path, text_of, with_names, yes_or_no
 from ..basis import Labels
 from ..cost import grading_operations, passes
 from ..i18n import _, ngettext
@@ -433,9 +433,7 @@ def _unknown(name, tasks):
             "there is no task {name}; the tasks are {names}; a teacher's task is read from its file (--tasks FILE.py)"
         ),
     }[bool(close), bool(theirs)]
-    found = {"name": brief(name, 24), "close": close[0] if close else ""}
-    room = MAX_MESSAGE - len(sentence.format(**found, names=""))
-    return sentence.format(**found, names=few(names, limit=room))
+    return with_names(sentence, names, name=brief(name, 24), close=close[0] if close else "")
 
 
 # ---- blank models and reference solutions ---------------------------------------------------

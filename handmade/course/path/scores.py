@@ -18,6 +18,7 @@ from .stream import (
     PathStep,
     Read,
     both,
+    embedding_writes,
     entries_said,
     head_view,
     is_bias,
@@ -332,13 +333,14 @@ def _unasked(model, view, p, rival, wanted, avoid=True):
     layer_in = layer_read(model, view.block, "attn")
     only = np.arange(len(asked)) == column
     k_entry = best_entry(model, "k", view, (layer_in[wanted] - layer_in[rival])[:, None] * view.wk * only, sign)
+    asks = _ask_entries(model, view, p, column)
     said = {
         "column": _column_name(model, view, column),
         "key": wanted if sign > 0 else rival,
         "other": rival if sign > 0 else wanted,
         "gap": fmt(abs(diff[column])),
         "entries": entries_said([k_entry] if k_entry else []),
-        "asks": entries_said(_ask_entries(model, view, p, column)),
+        "asks": entries_said(asks),
     }
     sentence = (
         _(
@@ -349,7 +351,7 @@ def _unasked(model, view, p, rival, wanted, avoid=True):
             "The key of position {key} has {gap} more of {column} than position {other}'s (through {entries}), and the query does not avoid {column}: {asks}."
         )
     ).format(**said)
-    return [*_ask_entries(model, view, p, column), *([k_entry] if k_entry else [])], sentence
+    return [*asks, *([k_entry] if k_entry else [])], sentence
 
 
 def _ask_entries(model, view, p, column):
@@ -366,9 +368,9 @@ def _column_name(model, view, column):
 
 
 def _upstream(model, view):
-    """[d_head] booleans: the columns of k that only blocks can feed (no embedding writes a direction k reads them from)."""
-    embedded = np.vstack([model.params["wte"], model.params["wpe"]]) @ view.wk  # [n_vocab + n_ctx, d_head]
-    return np.abs(embedded).max(axis=0) <= tolerance([*embedded.ravel(), 1.0])
+    """[d_head] booleans: the columns of k that only blocks can feed (no embedding writes a direction k
+    reads them from)."""
+    return ~embedding_writes(model, view.wk)
 
 
 def _ask(model, view, p, column):

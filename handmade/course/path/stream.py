@@ -191,8 +191,7 @@ def written_by(model, read):
     if best is not None and reach[best] > tolerance(read.direction):
         return Read(best, read.position, read.direction, read.sign, read.reader)
     directions = model.direction_names(read.direction)
-    embedded = np.vstack([model.params["wte"], model.params["wpe"]]) @ read.direction  # [n_vocab + n_ctx]
-    if not writers or not directions or np.abs(embedded).max() > tolerance([*embedded, 1.0]):
+    if not writers or not directions or embedding_writes(model, read.direction):
         return None  # an embedding writes it (a token's, a position's direction): not unwritten
     kinds = {None: "c_proj.w", "mlp": "mlp.c_proj.w"}
     named = tuple(
@@ -208,6 +207,12 @@ def written_by(model, read):
     )
     facts = {"directions": directions}
     return PathStep("unwritten", writers[-1][0], read.position, 0.0, facts, named, text)
+
+
+def embedding_writes(model, directions):  # [n_embd] or [n_embd, k] -> a bool, or [k] bools
+    """Whether a row of wte or wpe (a token's or a position's own direction) writes along ``directions``."""
+    embedded = np.vstack([model.params["wte"], model.params["wpe"]]) @ directions  # [n_vocab + n_ctx, ...]
+    return np.abs(embedded).max(axis=0) > tolerance([*np.ravel(embedded), 1.0])
 
 
 def bias_step(model, read):
