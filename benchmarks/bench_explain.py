@@ -27,15 +27,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 import planted  # noqa: E402  (tests/planted.py: the designs)
+from helpers import random_weights  # noqa: E402
 
 from handmade.course import grader  # noqa: E402
 from handmade.course.tasks import blank, grading_cost, reference  # noqa: E402
 from handmade.parts import get, with_parts  # noqa: E402
-
-
-def kind_of(part):
-    """A fault's kind, as the table below groups them: ``q``, ``mlp.c_fc.b``, ``wte``."""
-    return part.split(".", 1)[-1] if part.startswith("blocks[") else part
 
 
 def figures():
@@ -47,25 +43,20 @@ def figures():
     print(f"faults in q, k or q.b: {qk}; an entry of that part named: {qk_named} ({100 * qk_named / qk:.1f} %)")
     table = defaultdict(lambda: [0, 0, 0])
     for _task, part, _how, hit, entry in found:
-        row = table[kind_of(part)]
+        row = table[part.kind]  # q, mlp.c_fc.b, wte
         row[0], row[1], row[2] = row[0] + 1, row[1] + hit, row[2] + bool(entry)
     for kind, (n, hit, entry) in sorted(table.items()):
         print(f"  {kind:14} {n:4} faults, {hit:4} named" + (f", {entry:4} by an entry of it" if entry else ""))
     print(f"  tasks: {len({task for task, *_ in found})}; {took:.1f} s")
-    misses = [f"{task} {part} {how}" for task, part, how, hit, entry in found if not hit or entry is False]
+    misses = [f"{r.task} {r.part} {r.how}" for r in planted.misses(found)]
     print(f"  missed: {', '.join(misses) or 'none'}")
-
-
-def random_weights(structure, seed=0):
-    normal = np.random.default_rng(seed).normal
-    return structure.weights(lambda n_in, n_out: normal(size=(n_in, n_out)), vector=lambda n: normal(size=n))
 
 
 def timings():
     for name in ("induction", "after_last_c"):
         flagless = with_parts(reference(name), {"blocks[0].v": 0 * get(reference(name), "blocks[0].v")})
         models = {"blank": blank(name), "without block 0's flag": flagless}
-        models["random weights"] = random_weights(blank(name).structure)
+        models["random weights"] = random_weights(blank(name).structure, 0)
         for label, model in models.items():
             text, json = [], []
             structure = grader.submission(name, model).structure
@@ -73,10 +64,12 @@ def timings():
             for _ in range(3):
                 start = time.perf_counter()
                 report = grader.grade(name, model, every_path=True)  # the paths: followed by to_json alone
-                str(report)
+                graded = time.perf_counter()
+                str(report)  # the text: what grade prints
                 text.append(time.perf_counter() - start)
-                data = report.to_json()
-                json.append(time.perf_counter() - start)
+                before = time.perf_counter()
+                data = report.to_json()  # the data: what grade --json prints, without the text
+                json.append(graded - start + time.perf_counter() - before)
             steps = sum(len(case["path"]) for case in data["failing"])
             print(
                 f"grade {name}, {label}: text {np.median(text) * 1000:.0f} ms, --json {np.median(json) * 1000:.0f} ms"

@@ -1,4 +1,5 @@
-"""Shared test helpers: random weights of any shape the package supports; a mark for POSIX-only tests."""
+"""Shared test helpers: random weights of any shape the package supports; a mark for POSIX-only tests;
+a teacher's task as source; a function's calls counted; the one-line check of a command's error."""
 
 import os
 
@@ -6,6 +7,7 @@ import numpy as np
 import pytest
 
 import handmade.training as training
+from handmade import cli
 from handmade.structure import BlockShape, Structure
 
 posix_only = pytest.mark.skipif(
@@ -25,6 +27,30 @@ def random_params(
         return rng.normal(size=shape)
 
     return structure.weights(normal, vector=normal, gain=normal)
+
+
+def random_weights(structure, seed):
+    """Weights of ``structure``, every matrix and vector drawn from normal(0, 1) (layer norms' gains 1)."""
+    normal = np.random.default_rng(seed).normal
+    return structure.weights(lambda n_in, n_out: normal(size=(n_in, n_out)), vector=lambda n: normal(size=n))
+
+
+def a_task(name="mine", body='return "a"', options='alphabet="ab", n_ctx=2, n_embd=2'):
+    """The source of a teacher's tasks file with one task, ``name``, whose rule's body is ``body``."""
+    return f'import handmade\n\n@handmade.task({options})\ndef {name}(context):\n    """Say a."""\n    {body}\n'
+
+
+def counted(monkeypatch, module, name):
+    """A list that ``module.name`` appends to at each call, the function working as before."""
+    calls, real = [], getattr(module, name)
+    monkeypatch.setattr(module, name, lambda *args, **kwargs: calls.append(1) or real(*args, **kwargs))
+    return calls
+
+
+def one_line(err, prog=cli.PROG):
+    """Whether ``err`` is one line on stderr, as a command (``prog``) says bad input: its name, "error:" and
+    the library's one line whole, no longer (``cli.MAX_LINE`` for the command line), then a newline."""
+    return err.endswith("\n") and err.count("\n") == 1 and len(err) <= cli.MAX_LINE - len(cli.PROG) + len(prog) + 1
 
 
 def as_lists(params):

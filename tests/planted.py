@@ -5,11 +5,14 @@ their solutions written here) is broken in one part at a time, chosen by its kin
 a head's query, key or value (q, k, v, q.b), an MLP's input weights, threshold and output bias
 (mlp.c_fc.w, mlp.c_fc.b, mlp.c_proj.b), block 0's flag in a two-block design (blocks[0].v and
 blocks[0].c_proj.w), a bias (c_proj.b), and in a design without blocks its embeddings (wte, wpe). Each
-part is broken in several ways (zeroed, negated, weakened, two entries zeroed, one entry added; a part
+part is broken in several ways (zeroed, negated, weakened, an entry zeroed (two, one at a time), one
+entry added; a part
 the design leaves at zero is set, everywhere and one entry at a time); a fault that still passes is not
 a fault and is left out. ``benchmarks/bench_explain.py`` prints the figures, ``tests/test_path.py``
 holds them.
 """
+
+from typing import NamedTuple
 
 import numpy as np
 
@@ -23,7 +26,7 @@ LG = 1024
 FAULTED = ("q", "k", "v", "q.b", "c_proj.b", "mlp.c_fc.w", "mlp.c_fc.b", "mlp.c_proj.b")  # kinds of parts
 FLAG = ("v", "c_proj.w")  # what block 0 of two blocks writes its flag with
 EMBEDDINGS = ("wte", "wpe")  # the only parts of a design without blocks
-QK = ("q", "k", "q.b", "k.b")
+QK = ("q", "k", "q.b")  # the kinds whose faults are measured by an entry of the very part
 
 
 def teachers_tasks():
@@ -112,7 +115,7 @@ def faulted_parts(structure):
 
 def faults(values, rng):
     """([(how, new values)], [(how, new values)]) for one part: the faults planted (zeroed, negated, weakened,
-    two entries zeroed, one entry added), and those tried one at a time, in a seeded order, until SET_KEPT
+    an entry zeroed, two of them one at a time, one entry added), and those tried one at a time, in a seeded order, until SET_KEPT
     fail (SET_TRIED at most). A part the design leaves at zero (a bias, a threshold, a query that asks for nothing) is set:
     everywhere, either way, and one entry at a time, either way (a bias set alike everywhere may change no
     margin at all)."""
@@ -164,8 +167,8 @@ def planted(seed=0):
 
 
 BLAMED = {  # a part's kind -> the kind of step on its head or MLP that blames what the part makes
-    **dict.fromkeys(("q", "k", "q.b", "k.b"), "attention"),  # where the head looks
-    **dict.fromkeys(("v", "v.b", "c_proj.w"), "value"),  # what it carries from there
+    **dict.fromkeys(("q", "k"), "attention"),  # where the head looks
+    **dict.fromkeys(("v", "c_proj.w"), "value"),  # what it carries from there
     "mlp.c_fc.w": "unit",  # which unit fires
 }
 
@@ -201,19 +204,33 @@ def named_in_path(report, part, model):
     return kind is not None and any(s["part"].startswith(owner) and s["kind"] == kind for s in steps)
 
 
+class Measured(NamedTuple):
+    """One planted fault that fails its task, and what the report on it names."""
+
+    task: str  # the task's name
+    part: object  # the part planted: a Name (``blocks[0].q``), which says its kind and block
+    how: str  # how it was broken
+    named: bool  # whether the report names the part (``named_in_path``)
+    entry: bool | None  # whether the path names an entry of the part itself; None outside q, k and q.b
+
+
 def measured(seed=0):
-    """[(task name, the part planted, how, named in the path, an entry of it named)], for every planted
-    fault that fails its task; the last is None for a fault outside q, k and their biases."""
+    """[Measured] for every planted fault that fails its task."""
     found = []
     for name, task, model, part, how in planted(seed):
         report = grade(task, model)
         assert not report.passed, (name, part, how)
         entry = entry_of(report, part, model) if part.kind in QK else None
-        found.append((name, str(part), how, named_in_path(report, part, model), entry))
+        found.append(Measured(name, part, how, named_in_path(report, part, model), entry))
     return found
 
 
 def figures(found):
     """(faults, named in the path, faults in q or k, of which an entry of the part itself is named)."""
-    qk = [r for r in found if r[4] is not None]
-    return len(found), sum(r[3] for r in found), len(qk), sum(r[4] for r in qk)
+    qk = [r for r in found if r.entry is not None]
+    return len(found), sum(r.named for r in found), len(qk), sum(r.entry for r in qk)
+
+
+def misses(found):
+    """The faults whose part the report does not name, or not by an entry of its own where that is measured."""
+    return [r for r in found if not r.named or r.entry is False]

@@ -8,10 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import posix_only
+from helpers import a_task, one_line, posix_only
 
 import handmade
-from handmade import cli
 
 
 def run(*args, cwd=None, timeout=60, env=None):
@@ -206,8 +205,7 @@ ARGUMENTS = {  # name: (arguments, a phrase the message must contain)
 def _assert_one_short_line(code, out, err, phrase):
     assert code == 2, (code, out, err)
     assert out == ""
-    assert err.endswith("\n") and err.count("\n") == 1, err
-    assert len(err) <= cli.MAX_LINE + 1, len(err)  # the program, "error:", the library's 200 characters, the newline
+    assert one_line(err), err  # the program, "error:", the library's 200 characters at most, the newline
     assert "Traceback" not in err and phrase in err, err
 
 
@@ -433,10 +431,6 @@ def test_the_built_in_tasks_stay_available_beside_a_file_and_train_takes_it_too(
     assert "task last:" in out and handmade.load_weights(teacher / "t.json")["wte"].shape == (2, 2)
 
 
-def a_task(name="mine", body='return "a"', options='alphabet="ab", n_ctx=2, n_embd=2'):
-    return f'import handmade\n\n@handmade.task({options})\ndef {name}(context):\n    """Say a."""\n    {body}\n'
-
-
 BAD_TASK_FILES = {  # name: (the file's name, its content (None: no file), a phrase of the one line)
     "a missing file": ("gone.py", None, "cannot load tasks from 'gone.py': no such file"),
     "not named .py": ("tasks.json", '{"a": 1}', "'tasks.json': it is not a Python file: its name does not end in .py"),
@@ -538,8 +532,7 @@ def test_a_file_with_one_task_over_a_limit_keeps_its_other_tasks_working(tmp_pat
     """The big one is refused in one line when it is used, naming it and its file; the file's other
     task is listed, blanked and graded as ever."""
     options, phrase = OVER_A_LIMIT_IN_A_FILE[case]
-    big = f"\n\n@handmade.task({options})\ndef big(context):\n    " + '"""Say a."""\n    return "a"\n'
-    (tmp_path / "homework.py").write_text(SHIFT + big, encoding="utf-8")
+    (tmp_path / "homework.py").write_text(SHIFT + "\n\n" + a_task("big", options=options), encoding="utf-8")
     code, out, err = run("tasks", "--tasks", "homework.py", cwd=tmp_path)
     assert code == 2 and out.startswith("shift: ") and "big:" not in out, (out, err)
     assert err.count("\n") == 1 and "task big in 'homework.py'" in err and phrase in err, err

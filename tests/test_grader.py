@@ -5,7 +5,7 @@ import json
 
 import numpy as np
 import pytest
-from helpers import random_params
+from helpers import counted, random_params
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -143,13 +143,6 @@ def test_a_task_that_grades_nothing_is_refused_in_one_line():
 
 
 # ---- weights are checked once, where they come in ------------------------------------------------
-
-
-def counted(monkeypatch, module, name):
-    """A list that ``module.name`` appends to at each call, the function working as before."""
-    calls, real = [], getattr(module, name)
-    monkeypatch.setattr(module, name, lambda *args, **kwargs: calls.append(1) or real(*args, **kwargs))
-    return calls
 
 
 @pytest.mark.parametrize("name", ["abc", "xor", "induction"])

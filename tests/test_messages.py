@@ -11,7 +11,7 @@ import pytest
 
 import handmade
 from handmade.arguments import few
-from handmade.i18n import language, set_language
+from handmade.i18n import language, ngettext, set_language
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 messages = pytest.importorskip("messages", reason="the catalogue tools need Babel: pip install babel")
@@ -123,6 +123,8 @@ def test_a_list_in_a_message_names_whole_names_and_how_many_more(names, limit, l
     set_language(language)
     try:
         shown = few(names, limit=limit)
+        rest = len(names) - 1  # how many more there are, were the first name alone to fit
+        tail = ngettext("{names} and {n} more", "{names} and {n} more", rest).format(names="", n=rest)
     finally:
         set_language("en")
     separator, more = (", ", " and ") if language == "en" else ("、", " 以及另外 ")
@@ -130,8 +132,10 @@ def test_a_list_in_a_message_names_whole_names_and_how_many_more(names, limit, l
         assert shown == ""
         return
     if re.fullmatch(r"\d+ (names?|个名字)", shown):  # not one name fits
-        assert len(names[0]) + (len(names) > 1) * len(f"{more}{len(names) - 1} more") > limit, (names, shown)
+        assert len(names[0]) + (len(names) > 1) * len(tail) > limit, (names, shown)
         return
     assert len(shown) <= limit and "…" not in shown
     whole = shown.split(more)[0] if more in shown else shown
     assert all(n in names for n in whole.split(separator)), (names, shown)
+    counted = int(re.search(r"\d+", shown.split(more)[1]).group()) if more in shown else 0
+    assert counted == len(names) - len(whole.split(separator)), (names, shown)  # the rest, counted

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import planted
 import pytest
-from helpers import random_params
+from helpers import random_params, random_weights
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -243,11 +243,6 @@ def test_random_models_of_any_shape_never_crash_and_never_contradict_their_numbe
     assert data["failing"][data["diagnosed"]]["sentence"] == report.diagnosis
 
 
-def random_weights(structure, seed):
-    normal = np.random.default_rng(seed).normal
-    return structure.weights(lambda n_in, n_out: normal(size=(n_in, n_out)), vector=lambda n: normal(size=n))
-
-
 @pytest.mark.parametrize("name", list(TASKS))
 def test_random_models_of_every_built_in_tasks_shape_never_contradict_their_numbers(name):
     structure = blank(name).structure
@@ -280,14 +275,12 @@ def test_planted_faults_are_named_in_the_path_and_q_or_k_faults_by_an_entry_of_t
     the issue's targets (95 %) are met; every kind of fault and every built-in task is planted."""
     found = planted.measured()
     faults, named, qk, qk_named = planted.figures(found)
-    kinds = {part.split(".", 1)[-1] if part.startswith("blocks[") else part for _t, part, _h, _n, _e in found}
+    kinds = {r.part.kind for r in found}
     assert {"q", "k", "v", "q.b", "c_proj.b", "c_proj.w", "mlp.c_fc.w", "mlp.c_fc.b", "mlp.c_proj.b"} <= kinds
     assert {task for task, *_rest in found} >= set(TASKS)  # every built-in task's solution
     claimed = CLAIMED.search(README.read_text(encoding="utf-8")).groups()
     measured = (faults, named, 100 * named / faults, qk, qk_named, 100 * qk_named / qk)
-    assert claimed == tuple(f"{x:.1f}" if isinstance(x, float) else str(x) for x in measured), [
-        r for r in found if not r[3] or r[4] is False
-    ]
+    assert claimed == tuple(f"{x:.1f}" if isinstance(x, float) else str(x) for x in measured), planted.misses(found)
     assert named / faults >= 0.95 and qk_named / qk >= 0.95
 
 
@@ -300,6 +293,12 @@ def test_the_measure_counts_only_an_entry_of_the_part_planted():
     assert planted.entry_of(report, q, model) and planted.entry_of(report, k, model)
     report = grade("abc", with_parts(reference("abc"), {"c_proj.w": B.matrix({})}))
     assert not planted.entry_of(report, q, model)
+
+    class OnlyK:  # a report whose diagnosed path names an entry of k and none of q
+        def to_json(self, every_path=True):
+            return {"diagnosed": 0, "failing": [{"path": [{"entries": [{"entry": "k[Tb, Tb]", "value": 0.0}]}]}]}
+
+    assert planted.entry_of(OnlyK(), k, model) and not planted.entry_of(OnlyK(), q, model)
 
 
 # ---- the report as data -------------------------------------------------------------------------------

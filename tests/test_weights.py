@@ -5,7 +5,7 @@ import json
 
 import numpy as np
 import pytest
-from helpers import random_params
+from helpers import counted, random_params
 
 import handmade
 from handmade import WeightsError, check_weights, load_weights, save_weights, weights_from_json, weights_to_json
@@ -205,8 +205,7 @@ def test_unchecked_weights_read_their_structure_once_until_changed(monkeypatch, 
     from handmade.course import tasks
 
     weights = handmade.blog_model() if made == "blog_model" else tasks.reference("abc")
-    reads, real = [], Structure.of.__func__
-    monkeypatch.setattr(Structure, "of", classmethod(lambda cls, params: reads.append(1) or real(cls, params)))
+    reads = counted(monkeypatch, Structure, "of")
     assert not weights.checked
     first = weights.structure
     assert all(weights.structure is first for _ in range(10)) and len(reads) == 1

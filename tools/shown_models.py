@@ -14,6 +14,7 @@ Run it after changing a reference, the blog's models or notebooks 14 to 17; the 
 """
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -59,8 +60,8 @@ def watched_run(path, data, folder=None):
     notebook.cells.insert(0, nbformat.v4.new_code_cell(WATCH))
     notebook.cells.append(nbformat.v4.new_code_cell(REPORT))
     client = NotebookClient(notebook, timeout=300, kernel_name="python3", shutdown_kernel="immediate")
-    with tempfile.TemporaryDirectory() as fresh:
-        client.resources = {"metadata": {"path": str(folder or fresh)}}
+    with contextlib.nullcontext(folder) if folder is not None else tempfile.TemporaryDirectory() as where:
+        client.resources = {"metadata": {"path": str(where)}}
         client.execute(env={**os.environ, "HANDMADE_DATA": str(data)})  # the kernel's own progress folder
     text = "".join(o.get("text", "") for o in notebook.cells[-1].outputs if o.output_type == "stream")
     return json.loads(text[text.index("WATCHED ") + len("WATCHED ") :])
