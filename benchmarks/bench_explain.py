@@ -30,7 +30,8 @@ import planted  # noqa: E402  (tests/planted.py: the designs)
 from helpers import random_weights  # noqa: E402
 
 from handmade.course import grader  # noqa: E402
-from handmade.course.tasks import blank, grading_cost, reference  # noqa: E402
+from handmade.course.solutions import reference  # noqa: E402
+from handmade.course.tasks import blank, grading_cost  # noqa: E402
 from handmade.parts import get, with_parts  # noqa: E402
 
 

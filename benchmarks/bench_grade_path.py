@@ -19,7 +19,7 @@ reference), with ``sys.setprofile`` listening, and prints, for each:
 
 Every module of the package is imported first: what is measured is the way the call goes, not
 the imports. The weights file is written in the same process just before (``tasks.blank`` or
-``tasks.reference``), which enumerates the task's contexts and caches them, as a second grade in a
+``solutions.reference``), which enumerates the task's contexts and caches them, as a second grade in a
 notebook finds them: the trace is of grading them, not of enumerating them. The progress file goes
 to a temporary folder.
 
@@ -95,10 +95,10 @@ def one(kind, folder):
     """Trace one grade, in this fresh process: ``kind`` is blank or reference."""
     os.environ["HANDMADE_DATA"] = folder  # a pass is recorded there, not in the learner's file
     import_everything()
-    from handmade.course import tasks
+    from handmade.course import solutions, tasks
 
     path = os.path.join(folder, f"{kind}.json")
-    handmade.save_weights(getattr(tasks, kind)("abc"), path)
+    handmade.save_weights({"blank": tasks.blank, "reference": solutions.reference}[kind]("abc"), path)
     status, calls = traced(["grade", "abc", "--weights", path])
     return report(f"grade abc --weights {kind}.json", status, calls)
 

@@ -26,7 +26,8 @@ from pathlib import Path
 import numpy as np
 
 from handmade.course import grader
-from handmade.course.tasks import MAX_GRADING, TASKS, blank, examples, grading_cost, load_tasks, reference
+from handmade.course.solutions import reference
+from handmade.course.tasks import MAX_GRADING, TASKS, blank, examples, grading_cost, load_tasks
 from handmade.training import init_params
 from handmade.weights import check_weights, count_nonzero
 

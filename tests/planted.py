@@ -19,7 +19,8 @@ import numpy as np
 import handmade
 from handmade.course.builtin_tasks import induction
 from handmade.course.grader import grade
-from handmade.course.tasks import TASKS, get_task, reference
+from handmade.course.solutions import reference
+from handmade.course.tasks import TASKS, get_task
 from handmade.parts import part_values, with_parts
 
 LG = 1024

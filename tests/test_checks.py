@@ -20,7 +20,8 @@ from handmade.course import worked_example as w
 from handmade.course.checks import Verdict, acb, lg_threshold, matmul, softmax
 from handmade.course.checks.window_q import window_attention
 from handmade.course.efficiency import blog_flops, count_flops
-from handmade.course.tasks import TASKS, reference
+from handmade.course.solutions import reference
+from handmade.course.tasks import TASKS
 from handmade.course.verdict import right, row, typed
 from handmade.display.labelled import fmt
 

@@ -267,7 +267,8 @@ def test_tasks_lists_every_task_with_its_statement_and_shape():
 def test_tasks_marks_the_tasks_this_learner_has_passed_and_only_those(tmp_path):
     from helpers import own_model
 
-    from handmade.course.tasks import TASKS, blank, reference
+    from handmade.course.solutions import reference
+    from handmade.course.tasks import TASKS, blank
 
     data = {"HANDMADE_DATA": str(tmp_path / "data")}
     first = run("tasks", env=data)[1]
@@ -303,7 +304,8 @@ def test_blank_then_grade_fails_with_status_1_and_says_where(tmp_path):
 
 
 def test_a_reference_solution_passes_with_status_0(tmp_path):
-    from handmade.course.tasks import TASKS, reference
+    from handmade.course.solutions import reference
+    from handmade.course.tasks import TASKS
 
     path = tmp_path / "abc.json"
     handmade.save_weights(reference(TASKS["abc"]), path)
@@ -407,7 +409,8 @@ def test_tasks_lists_only_the_files_tasks(teacher):
 
 
 def test_a_teachers_task_is_blanked_and_graded_pass_and_fail(teacher):
-    from handmade.course.tasks import load_tasks, reference
+    from handmade.course.solutions import reference
+    from handmade.course.tasks import load_tasks
 
     assert run("blank", "shift", "blank.json", "--tasks", "shift.py", cwd=teacher)[0] == 0
     code, out, err = run("grade", "shift", "--weights", "blank.json", "--tasks", "shift.py", cwd=teacher)

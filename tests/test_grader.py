@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 import handmade
 from handmade.course import explain
 from handmade.course.grader import grade, submission
-from handmade.course.tasks import TASKS, blank, examples, get_task, reference
+from handmade.course.solutions import reference
+from handmade.course.tasks import TASKS, blank, examples, get_task
 from handmade.parts import get, with_parts
 from handmade.structure import Structure
 

@@ -44,7 +44,7 @@ import handmade.training as training
 from handmade import cli, files, inference, parts, tokenizer
 from handmade.arguments import MAX_MESSAGE, check_alphabet
 from handmade.basis import Basis, Labels
-from handmade.course import grader, progress, task_files, task_options, tasks, user_code
+from handmade.course import grader, progress, solutions, task_files, task_options, tasks, user_code
 from handmade.course import report as reports
 from handmade.display.trace import trace, weight_tables
 from handmade.display.window import TABLE_SIDE as SHOWN
@@ -83,6 +83,7 @@ MODULES = (
     grader,
     reports,
     progress,
+    solutions,
 )
 
 MATHS = "the maths trusts its arrays, as picoGPT does (handmade/model.py): forward() and check_weights() check what people give"
@@ -120,6 +121,7 @@ SKIPPED = {  # the public callables that are not called blindly, each with the r
             "course.report.Report",
             "course.progress.Passes",
             "course.grader.Graded",
+            "course.solutions.Solution",
             "course.tasks.Task",
             "training.optimizer.AdamState",
             "training.loop.History",
@@ -131,6 +133,8 @@ SKIPPED = {  # the public callables that are not called blindly, each with the r
     "inference.next_logits": "continuation()'s loop, after continuation() has checked the tokens and the weights",
     "course.grader.logits_per_context": "the grader's arithmetic on weights submission() has checked",
     "course.grader.margins_of": "the grader's arithmetic on the logits it computed",
+    "course.tasks.passes": "the grouping of the windows the grader and grading_cost make from a task's own contexts",
+    "course.tasks.grading_operations": "grading_cost's arithmetic on a checked Structure and the counts it made",
     **dict.fromkeys(
         [f"course.report.{n}" for n in ("miss_said", "report_lines", "diagnosis_lines", "shares_listed")],
         "a report's text, made from the data Report.to_json made (tested in tests/test_path.py)",
@@ -272,10 +276,10 @@ VALID = {  # a valid value for each parameter name: what every other argument is
 FRESH = itertools.count()  # numbers for file names not used before
 
 VALID_FOR = {  # where a parameter's valid value depends on the function (or on its other arguments)
-    "course.grader.grade": lambda tmp: {"params": tasks.reference("abc")},
-    "course.grader.handed_in": lambda tmp: {"params": tasks.reference("abc")},
-    "course.grader.graded": lambda tmp: {"params": tasks.reference("abc")},
-    "course.grader.submission": lambda tmp: {"params": tasks.reference("abc")},
+    "course.grader.grade": lambda tmp: {"params": solutions.reference("abc")},
+    "course.grader.handed_in": lambda tmp: {"params": solutions.reference("abc")},
+    "course.grader.graded": lambda tmp: {"params": solutions.reference("abc")},
+    "course.grader.submission": lambda tmp: {"params": solutions.reference("abc")},
     "course.task_files.load_tasks": lambda tmp: {"path": _tasks_file(tmp)},
     "files.write_new_text": lambda tmp: {  # files of their own each time: nothing there to keep
         "path": str(tmp / f"homework_{next(FRESH)}.py"),
@@ -381,7 +385,7 @@ ALIASES = {  # the words a message may name an argument by, besides its own name
     "params": ("weights",),  # weights are "weights" wherever they come in
     "path": ("'",),  # a file is named by its name, quoted
     "text": ("cannot tokenize",),  # a character of the text, its place and the alphabet
-    "name": ("part", "direction"),  # what the name names
+    "name": ("part", "direction", "solution"),  # what the name names
     "names": ("direction",),
     "inputs": ("token",),
     "examples": ("example",),
@@ -548,7 +552,7 @@ def every_argv(tmp):
 
 @pytest.fixture
 def workspace(tmp_path):
-    handmade.save_weights(tasks.reference("abc"), tmp_path / "abc.json")
+    handmade.save_weights(solutions.reference("abc"), tmp_path / "abc.json")
     return tmp_path
 
 
@@ -894,7 +898,7 @@ def test_labels_say_what_token_ids_mean_to_grade_and_to_complete_alike(tmp_path,
     """Whatever a file's alphabet says, grade and complete read its token ids the same way: the
     contexts grade fails are exactly those where complete writes another character than the task's."""
     task = tasks.get_task(name)
-    params = _relabelled(tasks.reference(task), order, move_rows)
+    params = _relabelled(solutions.reference(task), order, move_rows)
     path = tmp_path / "w.json"
     handmade.save_weights(params, path)
     failing = {case["context"] for case in tasks_failing(task, path, capsys)}
@@ -1333,7 +1337,9 @@ def test_a_signal_during_a_save_leaves_no_temporary_file_and_a_whole_file(site, 
     (train makes one first to see that --out can be written): whichever, nothing is left behind,
     and the file there is whole weights, the old or the new. (abc.json is a learner's own model:
     the reference's pass would not be recorded, and the progress file not written.)"""
-    own = parts.with_parts(tasks.reference("abc"), {"c_proj.w": 2 * parts.get(tasks.reference("abc"), "c_proj.w")})
+    own = parts.with_parts(
+        solutions.reference("abc"), {"c_proj.w": 2 * parts.get(solutions.reference("abc"), "c_proj.w")}
+    )
     handmade.save_weights(own, tmp_path / "abc.json")
     handmade.save_weights(handmade.blog_model(), tmp_path / "out.json")
     args = SAVES[command][0]
@@ -1600,7 +1606,9 @@ def test_the_progress_file_is_read_bounded_and_any_problem_said_in_one_line(tmp_
     stated = read.problem if case not in ("the lock a named pipe", "the folder a file") else note
     assert stated and "\n" not in stated and ("cannot" in stated or "could not" in stated), stated
     assert note and "Traceback" not in note and "Exceeds the limit" not in note
-    own = parts.with_parts(tasks.reference("abc"), {"c_proj.w": 2 * parts.get(tasks.reference("abc"), "c_proj.w")})
+    own = parts.with_parts(
+        solutions.reference("abc"), {"c_proj.w": 2 * parts.get(solutions.reference("abc"), "c_proj.w")}
+    )
     handmade.save_weights(own, tmp_path / "abc.json")
     env = {**os.environ, "HANDMADE_DATA": str(data), "HANDMADE_LANG": "zh"}
     for args, status in ((["tasks"], 0), (["grade", "abc", "--weights", str(tmp_path / "abc.json")], 0)):
@@ -2095,7 +2103,7 @@ def _named_pipe_in(tmp):
 
 def _other_shape(tmp):
     path = tmp / "other.json"
-    handmade.save_weights(tasks.reference("abc"), path, force=True)
+    handmade.save_weights(solutions.reference("abc"), path, force=True)
     return path
 
 
@@ -2678,7 +2686,7 @@ def _on(surface, place, path, monkeypatch, capsys, lang=()):
     if surface == "library":
         try:
             found = tasks.load_tasks(path.name)
-            tasks.reference(found["hostile"]) if place == "reference" else tasks.examples(found["hostile"])
+            solutions.reference(found["hostile"]) if place == "reference" else tasks.examples(found["hostile"])
             return None, "", capsys.readouterr().err
         except ValueError as error:
             return str(error), "", capsys.readouterr().err

@@ -172,7 +172,8 @@ def value_pattern(value):
 
 def reference_entries(name):
     """(part, the directions' patterns, the value's pattern, value) of every non-zero weight of the reference."""
-    from handmade.course.tasks import TASKS, reference
+    from handmade.course.solutions import reference
+    from handmade.course.tasks import TASKS
     from handmade.display.trace import weight_tables
 
     found = []
@@ -249,7 +250,8 @@ def test_a_reference_said_to_be_built_with_the_learner_is_built_there(runs):
     """shown_models says that abc's reference is the model notebook 14 builds with the learner: it is."""
     from handmade.course.grader import submission
     from handmade.course.progress import model_fingerprint
-    from handmade.course.tasks import TASKS, reference
+    from handmade.course.solutions import reference
+    from handmade.course.tasks import TASKS
 
     for name, notebook in BUILT_WITH_YOU.items():
         where = next(n for n in DESIGNS_AND_CHALLENGES if n.startswith(notebook))
@@ -279,6 +281,17 @@ def test_a_solution_is_shown_only_when_asked_and_says_it_is_the_answer(lang):
     done = subprocess.run([sys.executable, "-m", "handmade", "solution", "nope"], capture_output=True, text=True,
                           encoding="utf-8", timeout=60)  # fmt: skip
     assert done.returncode == 2 and "two_back" in done.stderr and "after_last_c" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("lang", ["../README", "answers/en", "fr", "", "EN", 1, b"en"])
+def test_the_solutions_are_read_only_in_a_language_of_the_course(lang):
+    """solutions(lang) reads answers/<lang>.md: a lang that is not a language of the course (a path, another
+    language, a number) is refused in one line naming lang and the languages, and no other file is read."""
+    from handmade.course.solutions import solutions
+
+    with pytest.raises((ValueError, TypeError)) as refused:
+        solutions(lang)
+    assert str(refused.value).startswith("lang must be one of en, zh, or None") and "\n" not in str(refused.value)
 
 
 def test_each_playground_saves_to_a_file_of_its_own_by_default():

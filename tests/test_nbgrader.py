@@ -247,7 +247,8 @@ import numpy as np
 import handmade
 from handmade.course.checks import check_acb
 from handmade.course.grader import grade
-from handmade.course.tasks import TASKS, blank, reference
+from handmade.course.tasks import TASKS, blank
+from handmade.course.solutions import reference
 from handmade.parts import with_parts
 from handmade.widgets import Playground
 

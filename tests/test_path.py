@@ -18,7 +18,8 @@ from handmade.course import explain, grader
 from handmade.course import report as reports
 from handmade.course.grader import grade
 from handmade.course.path import scores, stream
-from handmade.course.tasks import TASKS, blank, reference
+from handmade.course.solutions import reference
+from handmade.course.tasks import TASKS, blank
 from handmade.model import Name
 from handmade.names import T
 from handmade.parts import get, with_parts

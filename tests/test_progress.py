@@ -16,8 +16,8 @@ import handmade
 from handmade.course import progress
 from handmade.course.grader import grade, graded, handed_in
 from handmade.course.shown_models import BUILT_WITH_YOU
-from handmade.course.solutions import solutions
-from handmade.course.tasks import TASKS, blank, load_tasks, reference
+from handmade.course.solutions import reference, solutions
+from handmade.course.tasks import TASKS, blank, load_tasks
 from handmade.i18n import set_language
 from handmade.parts import with_parts
 from handmade.structure import BlockShape, Structure

@@ -14,9 +14,10 @@ from helpers import as_lists
 
 import handmade
 from handmade import Basis, Example, Labels, WeightsError, parts, training
-from handmade.course import grader, task_options, tasks
+from handmade.course import grader, solutions, task_options, tasks
 from handmade.course.grader import MARGIN_THRESHOLD, grade
-from handmade.course.tasks import TASKS, blank, examples, get_task, reference
+from handmade.course.solutions import reference
+from handmade.course.tasks import TASKS, blank, examples, get_task
 from handmade.files import load_weights, save_weights, weights_from_json
 from handmade.inference import accuracy, complete, next_in_pattern, prefix_examples, unambiguous_examples
 from handmade.weights import count_nonzero
@@ -934,7 +935,7 @@ def test_a_teachers_code_that_failed_for_a_task_is_not_run_again():
     fine.reference(broken_reference)
     said = []
     for _ in range(3):
-        for use in (lambda: tasks.reference(fine), lambda: examples(broken)):
+        for use in (lambda: solutions.reference(fine), lambda: examples(broken)):
             with pytest.raises(ValueError) as error:
                 use()
             said.append(str(error.value))

@@ -199,12 +199,12 @@ def test_a_file_that_is_not_text_is_a_clear_error(tmp_path):
 
 @pytest.mark.parametrize("made", ["blog_model", "a task's reference"])
 def test_unchecked_weights_read_their_structure_once_until_changed(monkeypatch, made):
-    """``blog_model()`` and ``tasks.reference()`` are Weights nobody has checked: their Structure is read
+    """``blog_model()`` and ``solutions.reference()`` are Weights nobody has checked: their Structure is read
     on the first ``.structure`` (checking them), kept for every read after, and read again after a change
     at the top level, which may change it."""
-    from handmade.course import tasks
+    from handmade.course import solutions
 
-    weights = handmade.blog_model() if made == "blog_model" else tasks.reference("abc")
+    weights = handmade.blog_model() if made == "blog_model" else solutions.reference("abc")
     reads = counted(monkeypatch, Structure, "of")
     assert not weights.checked
     first = weights.structure

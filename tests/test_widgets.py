@@ -359,7 +359,8 @@ def test_softmax_explorer_says_so_when_a_row_overflows():
 
 
 def test_a_task_playground_edits_the_blank_and_shows_the_grade_with_its_margin():
-    from handmade.course.tasks import TASKS, reference
+    from handmade.course.solutions import reference
+    from handmade.course.tasks import TASKS
 
     p = Playground(task="abc")
     assert "5 / 15 right, margin 0" in accuracy_text(p)

@@ -16,7 +16,8 @@ import pytest
 
 import handmade
 from handmade.course import checks
-from handmade.course.tasks import TASKS, blank, get_task, reference
+from handmade.course.solutions import reference
+from handmade.course.tasks import TASKS, blank, get_task
 from handmade.i18n import set_language
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -72,7 +72,8 @@ def package_models():
     from handmade import blog
     from handmade.course.grader import grade, submission
     from handmade.course.progress import model_fingerprint
-    from handmade.course.tasks import TASKS, reference
+    from handmade.course.solutions import reference
+    from handmade.course.tasks import TASKS
     from handmade.weights import WeightsError
 
     shown = {}

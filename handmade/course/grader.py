@@ -31,7 +31,6 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..arguments import brief
-from ..cost import passes
 from ..i18n import _
 from ..parts import with_part
 from ..weights import (
@@ -49,7 +48,8 @@ from .explain import explain, lagging, margin_direction, missing, read_window, s
 from .path import follow
 from .report import SHOWN_STEPS, Miss, Report, shares_listed  # noqa: F401  (SHOWN_STEPS: the playground reads it here)
 from .shown_models import shown_model
-from .tasks import TASKS, check_grading, get_task, graded_tokens, reference, usable, withheld
+from .solutions import reference
+from .tasks import TASKS, check_grading, get_task, graded_tokens, passes, usable, withheld
 from .tasks import examples as task_examples
 
 # A logit gap of 1 makes the right token at least e = 2.7 times as likely as any wrong one, and
@@ -300,14 +300,11 @@ def _explain(params, example, tokens, right, threshold, readings, prefer=None, f
 
 def _readings(windows, params):
     """{window: (a recorded pass, the position of the window's last token in it)}: one pass per longest
-    window, which a causal model's prefixes of it are read from too."""
+    window (``tasks.passes``), which a causal model's prefixes of it are read from too."""
     found = {}
-    for window in sorted(set(windows), key=len, reverse=True):
-        if window not in found:
-            reading = read_window(window, params)
-            found.update(
-                {window[:end]: (reading, end - 1) for end in range(len(window), 0, -1) if window[:end] not in found}
-            )
+    for run, answered in passes(windows):
+        reading = read_window(run, params)
+        found.update({window: (reading, len(window) - 1) for window in answered})
     return found
 
 
@@ -344,7 +341,7 @@ def _revealed(theirs, task, unusable=None):
 
 def logits_per_context(contexts, params):  # contexts: token-id tuples -> [len(contexts), n_vocab]
     """The logits after each context (its last n_ctx tokens), one forward pass per longest window
-    (``cost.passes``): the pass over a window gives the logits of every prefix of it too."""
+    (``tasks.passes``): the pass over a window gives the logits of every prefix of it too."""
     n_ctx = len(params["wpe"])
     windows = [tokens[-n_ctx:] for tokens in contexts]
     after = {}  # window -> logits after its last token

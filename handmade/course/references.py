@@ -3,7 +3,7 @@ task's named directions, and attached to its task with ``@task.reference``.
 
 They live apart from the tasks (``builtin_tasks``) so that a teacher can give learners the package
 without them (README, "For teachers"): a wheel built with ``HANDMADE_NO_REFERENCES=1`` leaves this
-module out, and with that setting at run time it is not loaded (``tasks.reference`` then says the
+module out, and with that setting at run time it is not loaded (``solutions.reference`` then says the
 answers are not installed). The grader, the blanks and the explanations of a learner's own model
 need nothing from here; the grader only compares a failing model with a reference when it has one.
 """

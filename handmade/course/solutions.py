@@ -1,4 +1,5 @@
-"""The solutions of the challenges, with their reasons: shown to a learner who asks, and nowhere else.
+"""The answers: the solutions of the challenges, with their reasons, and the tasks' reference
+solutions as weights; shown to a learner who asks, and nowhere else.
 
 The notebooks a learner opens hold the challenges, their hints and an empty answer cell; the
 answers are here, in one file per language (``answers/en.md``, ``answers/zh.md``): a section per
@@ -7,8 +8,10 @@ place of ``# YOUR CODE HERE``, its reasons in comments. ``solution("alternate")`
 that it is the answer; so does ``python -m handmade solution alternate``. ``tools/teacher_source.py``
 puts them into the answer cells, between nbgrader's markers, to make a teacher's nbgrader source.
 
-An install without the answers (``HANDMADE_NO_REFERENCES``, or a wheel built without them) has no
-solutions either: ``solution()`` then says so.
+A task's reference solution (``reference("abc")``) is the weights its ``@task.reference`` builds:
+the grader compares a failing model with it, and shows it only when asked. An install without the
+answers (``HANDMADE_NO_REFERENCES``, or a wheel built without them: ``tasks.withheld``) has neither:
+``solution()`` and ``reference()`` then say so.
 """
 
 import html
@@ -17,11 +20,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..arguments import UnknownName, brief, with_names
-from ..i18n import _, language
-from .tasks import NoReferences, references_off
+from ..i18n import LANGUAGES, _, language, listed
+from ..weights import Weights, labels_of
+from . import user_code
+from .tasks import get_task, references_off, withheld
 
 FOLDER = Path(__file__).parent / "answers"
 PLACEHOLDER = "# YOUR CODE HERE"  # where a solution goes in an answer cell (nbgrader's own words)
+
+
+class NoReferences(ValueError):
+    """The reference solutions are not installed here: an install for learners, without the answers."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +68,12 @@ class Solution:
 def solutions(lang=None):
     """{name: Solution} of every challenge, in the order of the notebooks, in ``lang`` (the current
     language by default). NoReferences in an install without the answers."""
+    if lang is not None and lang not in LANGUAGES:
+        raise (ValueError if isinstance(lang, str) else TypeError)(
+            _("lang must be one of {languages}, or None for the current language; found {value}").format(
+                languages=listed(LANGUAGES), value=brief(lang)
+            )
+        )
     file = FOLDER / f"{lang or language()}.md"
     if references_off() or not file.is_file():
         raise NoReferences(
@@ -88,3 +103,39 @@ def solution(name):
         sentence = _("there is no solution called {name}; the solutions are {names}")
         raise UnknownName(with_names(sentence, every, name=brief(name, 40)))
     return every[name]
+
+
+# ---- the reference solutions: the answers as weights ------------------------------------------
+
+
+def reference(task):
+    """The task's reference solution: the answer, never printed unasked. NoReferences (a
+    ValueError) in an install without the answers; ValueError when the task has none, or its
+    builder fails (run as a teacher's code: ``user_code``)."""
+    task = get_task(task)
+    if withheld(task):
+        raise NoReferences(
+            _(
+                "task {name}: the reference solutions are not installed here (an install for learners, without the answers); grading needs none"
+            ).format(name=task.name)
+        )
+    if task.build is None:
+        raise ValueError(
+            _("task {name} has no reference solution: write one below its rule with @{name}.reference").format(
+                name=task.name
+            )
+        )
+    return _built(task)
+
+
+@user_code.failures_remembered
+def _built(task):
+    try:
+        built = user_code.run_bounded(task.build)
+    except user_code.Failed as failed:
+        problem = _("its reference solution {failed}").format(failed=failed.clause)
+        raise ValueError(task.saying(problem)) from failed.error
+    if not isinstance(built, dict):
+        problem = _("its reference solution returned {kind}, not weights").format(kind=type(built).__name__)
+        raise ValueError(task.saying(problem))
+    return built if labels_of(built) is not None else Weights(built, task.labels)

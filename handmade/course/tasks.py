@@ -19,8 +19,10 @@ design of another shape passes too. The reference is there to be compared with, 
 diagnosis, and is never printed unasked.
 
 The built-in tasks are written the same way, in ``builtin_tasks``; ``TASKS`` holds them by name
-(``handmade.course`` puts them there as it is imported, before this module can be used). Their references are apart, in ``references``, so that learners can have the package without the
-answers (``HANDMADE_NO_REFERENCES``; ``withheld`` says whether this install has them).
+(``handmade.course`` puts them there as it is imported, before this module can be used). Their
+references are apart, in ``references``, so that learners can have the package without the answers
+(``HANDMADE_NO_REFERENCES``; ``withheld`` says whether this install has them); ``solutions.reference``
+builds one.
 A teacher's own tasks live in the teacher's own Python file: ``load_tasks(path)`` (in
 ``task_files``) runs it and gathers what it defines (``python -m handmade tasks --tasks FILE.py``).
 A teacher's code (the file, a rule, its extra examples, a reference) runs within ``user_code``'s
@@ -49,12 +51,11 @@ from dataclasses import dataclass, field
 
 from ..arguments import UnknownName, brief, shown_path, text_of, with_names, yes_or_no
 from ..basis import Labels
-from ..cost import grading_operations, passes
 from ..i18n import _, ngettext
 from ..inference import Example
 from ..structure import Structure
 from ..tokenizer import tokenize
-from ..weights import Weights, labels_of
+from ..weights import Weights
 from . import user_code
 from .task_files import (
     MAX_TASKS_FILE,
@@ -63,16 +64,12 @@ from .task_files import (
 )
 from .task_options import OptionError, TaskError, options
 
-MAX_GRADING = 10**11  # operations one grade may cost (cost.grading_operations): seconds, not minutes
+MAX_GRADING = 10**11  # operations one grade may cost (grading_operations): seconds, not minutes
 NO_REFERENCES = "HANDMADE_NO_REFERENCES"  # set to 1: an install for learners, without the answers
 SHOWN_NAME = 32  # characters of a task's name, and of its file's, in a message naming it
 
 TASKS = {}
 """Every built-in task by name, easiest first (``builtin_tasks`` fills it as ``handmade.course`` is imported)."""
-
-
-class NoReferences(ValueError):
-    """The reference solutions are not installed here: an install for learners, without the answers."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -102,14 +99,8 @@ class Task:
         """Decorate the function that builds the task's reference solution (weights, best with
         the task's labels): ``@shift.reference`` below the rule. Returns the function unchanged."""
         if not callable(build):
-            raise TaskError(
-                _("{task}: {problem}").format(
-                    task=_called(self),
-                    problem=_("its reference is a function that returns the weights; found {kind}").format(
-                        kind=type(build).__name__
-                    ),
-                )
-            )
+            problem = _("its reference is a function that returns the weights; found {kind}")
+            raise TaskError(self.saying(problem.format(kind=type(build).__name__)))
         object.__setattr__(self, "build", build)  # the one field set later: the reference comes after the rule
         return build
 
@@ -161,6 +152,17 @@ class Task:
             _("  designed for: {shape}").format(shape=self.shape()),
         ]
         return "\n".join([*lines, _("  passed: you have designed a model that passes it")] if passed else lines)
+
+    def called(self):
+        """How a message names the task: "task shift", or "task shift in 'homework.py'" for a teacher's file's."""
+        name = self.name if len(self.name) <= SHOWN_NAME else self.name[: SHOWN_NAME - 1] + "…"
+        if self.source is None:
+            return _("task {name}").format(name=name)
+        return _("task {name} in '{path}'").format(name=name, path=shown_path(self.source, SHOWN_NAME))
+
+    def saying(self, problem):
+        """``problem`` (a sentence) after the task's name: "task shift in 'homework.py': its rule ..."."""
+        return _("{task}: {problem}").format(task=self.called(), problem=problem)
 
     def __repr__(self):
         return f"Task({self.name!r}, alphabet={self.alphabet!r}, n_ctx={self.n_ctx})"
@@ -273,13 +275,13 @@ def examples(task):
 @user_code.failures_remembered
 def _examples(task):
     if task.refused:
-        raise ValueError(_("{task}: {problem}").format(task=_called(task), problem=task.refused))
+        raise ValueError(task.saying(task.refused))
     enumerated = [Example(context, _answer(task, context, answer)) for context, answer in _asked(task)]
     found = (*task.extra_examples, *(e for e in enumerated if e.expected is not None))
     if not found:
         raise ValueError(
             _("{task} grades no context: its rule returns None for every text of 1 to {n_ctx} letters").format(
-                task=_called(task), n_ctx=task.n_ctx
+                task=task.called(), n_ctx=task.n_ctx
             )
         )
     return found
@@ -306,7 +308,7 @@ def _asked(task):
             )
         else:
             problem = _("its rule {failed} after {context}").format(failed=failed.clause, context=context)
-        raise ValueError(_("{task}: {problem}").format(task=_called(task), problem=problem)) from failed.error
+        raise ValueError(task.saying(problem)) from failed.error
     return asked
 
 
@@ -321,7 +323,7 @@ def _answer(task, context, answer):
     problem = _("its rule answered {answer} after {context}; an answer is a character of {alphabet}, or None").format(
         answer=shown, context=repr(context), alphabet=repr(task.alphabet)
     )
-    raise ValueError(_("{task}: {problem}").format(task=_called(task), problem=problem))
+    raise ValueError(task.saying(problem))
 
 
 def graded_tokens(task):
@@ -334,15 +336,52 @@ def _graded_tokens(task):
     return tuple((tuple(tokenize(e.context, task.alphabet)), task.alphabet.index(e.expected)) for e in examples(task))
 
 
-def _called(task):
-    """How a message names ``task``: "task shift", or "task shift in 'homework.py'" for a teacher's file's."""
-    name = task.name if len(task.name) <= SHOWN_NAME else task.name[: SHOWN_NAME - 1] + "…"
-    if task.source is None:
-        return _("task {name}").format(name=name)
-    return _("task {name} in '{path}'").format(name=name, path=shown_path(task.source, SHOWN_NAME))
-
-
 # ---- what grading a task costs ----------------------------------------------------------------
+# Grading runs many small passes, where numpy's fixed cost per call outweighs the arithmetic, and long
+# ones, where the attention scores (an entry per query and key) are elementwise work that costs more
+# than its count (``handmade.cost`` counts a pass's arithmetic alone): ``grading_operations`` estimates
+# it in one closed formula, fitted on this machine's timings (benchmarks/bench_grader.py measures them).
+
+CALL_OPERATIONS = 100_000  # one numpy call on small arrays takes as long as this much arithmetic (~5 µs)
+SCORE_OPERATIONS = 300  # one attention score: scaled, masked, exponentiated, normalised, applied
+EXPLAINING = 3  # explaining a failing context: a recorded pass over its window, its shares and its words
+# following a failing context's path back (``grade --json`` follows every one's): about 2 ms a context on
+# the longest paths benchmarks/bench_explain.py finds (random weights), 6 to 17 passes' worth
+FOLLOWING = 16
+
+
+def passes(windows):
+    """[(window to run, [the windows its pass answers])]: the logits after every one of ``windows``
+    (tuples of token ids) from the fewest passes. A causal pass over a window gives the logits after
+    each of its prefixes too, so a window that is the prefix of another is not run: in descending
+    order the windows that extend one come just before it, so the run before it covers it if any does."""
+    runs = []
+    for window in sorted(set(windows), reverse=True):
+        if runs and runs[-1][0][: len(window)] == window:
+            runs[-1][1].append(window)
+        else:
+            runs.append((window, [window]))
+    return runs
+
+
+def grading_operations(structure, runs, explained, followed=None):
+    """What grading costs a model of ``structure``, in operations: ``runs``, ``explained`` and ``followed``
+    count the passes, the explained contexts and those whose path back is followed by their positions
+    ({n_seq: how many}, e.g. a Counter). A pass of n positions costs 2 n W for the W weights of its
+    matrices that each position goes through (wte's too, for the logits), 4 n² for each direction of
+    attention (q @ k.T and weights @ v), SCORE_OPERATIONS for each score of each head, and
+    CALL_OPERATIONS for each array it taps; explaining a context costs EXPLAINING passes over its
+    window, and following its path back FOLLOWING."""
+    d, blocks = structure.n_embd, structure.blocks
+    weights = structure.n_vocab * d + sum(4 * d * b.n_attn + 2 * d * b.n_hidden for b in blocks)
+    per_score = sum(4 * b.n_attn + SCORE_OPERATIONS * b.n_head for b in blocks)
+    calls = CALL_OPERATIONS * len(structure.taps(derived=False))
+    followed = followed or {}
+    counts = {
+        n: runs.get(n, 0) + EXPLAINING * explained.get(n, 0) + FOLLOWING * followed.get(n, 0)
+        for n in {*runs, *explained, *followed}
+    }
+    return sum(k * (2 * n * weights + n * n * per_score + calls) for n, k in counts.items())
 
 
 @functools.lru_cache(maxsize=64)
@@ -387,7 +426,7 @@ def check_grading(task, structure, explained=True, designed=False, every_path=Fa
         sentence = _(
             "grading {task} would take about {cost:.1e} operations ({passes} passes of up to {longest} positions); at most {limit:.0e} are allowed"
         )
-    raise ValueError(sentence.format(task=_called(task), cost=cost, passes=runs, longest=longest, limit=MAX_GRADING))
+    raise ValueError(sentence.format(task=task.called(), cost=cost, passes=runs, longest=longest, limit=MAX_GRADING))
 
 
 def usable(task):
@@ -457,36 +496,3 @@ def withheld(task):
     task is built in and the built-in references were left out of it (a wheel built without them)."""
     task = get_task(task)
     return references_off() or (task.build is None and TASKS.get(task.name) is task)
-
-
-def reference(task):
-    """The task's reference solution: the answer, never printed unasked. NoReferences (a
-    ValueError) in an install without the answers; ValueError when the task has none, or its
-    builder fails (run as a teacher's code: ``user_code``)."""
-    task = get_task(task)
-    if withheld(task):
-        raise NoReferences(
-            _(
-                "task {name}: the reference solutions are not installed here (an install for learners, without the answers); grading needs none"
-            ).format(name=task.name)
-        )
-    if task.build is None:
-        raise ValueError(
-            _("task {name} has no reference solution: write one below its rule with @{name}.reference").format(
-                name=task.name
-            )
-        )
-    return _built(task)
-
-
-@user_code.failures_remembered
-def _built(task):
-    try:
-        built = user_code.run_bounded(task.build)
-    except user_code.Failed as failed:
-        problem = _("its reference solution {failed}").format(failed=failed.clause)
-        raise ValueError(_("{task}: {problem}").format(task=_called(task), problem=problem)) from failed.error
-    if not isinstance(built, dict):
-        problem = _("its reference solution returned {kind}, not weights").format(kind=type(built).__name__)
-        raise ValueError(_("{task}: {problem}").format(task=_called(task), problem=problem))
-    return built if labels_of(built) is not None else Weights(built, task.labels)
