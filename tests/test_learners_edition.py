@@ -283,15 +283,29 @@ def test_a_solution_is_shown_only_when_asked_and_says_it_is_the_answer(lang):
     assert done.returncode == 2 and "two_back" in done.stderr and "after_last_c" in done.stderr, done.stderr
 
 
-@pytest.mark.parametrize("lang", ["../README", "answers/en", "fr", "", "EN", 1, b"en"])
-def test_the_solutions_are_read_only_in_a_language_of_the_course(lang):
+class _EqualToAll(str):  # a str that says it equals anything: only str's own methods may read it
+    def __eq__(self, other):
+        return True
+
+    __hash__ = str.__hash__
+
+
+@pytest.mark.parametrize("lang", ["../README", "answers/en", "fr", "", "EN", 1, b"en", _EqualToAll("../../README")])
+def test_the_solutions_are_read_only_in_a_language_of_the_course(lang, monkeypatch):
     """solutions(lang) reads answers/<lang>.md: a lang that is not a language of the course (a path, another
-    language, a number) is refused in one line naming lang and the languages, and no other file is read."""
+    language, a number, a str that says it equals anything) is refused in one line naming lang and the
+    languages, and no file is looked at."""
+    from pathlib import Path
+
     from handmade.course.solutions import solutions
 
+    looked = []
+    for method in ("is_file", "read_text"):
+        monkeypatch.setattr(Path, method, lambda path, *args, **kwargs: looked.append(path))
     with pytest.raises((ValueError, TypeError)) as refused:
         solutions(lang)
     assert str(refused.value).startswith("lang must be one of en, zh, or None") and "\n" not in str(refused.value)
+    assert looked == []
 
 
 def test_each_playground_saves_to_a_file_of_its_own_by_default():

@@ -10,8 +10,9 @@ puts them into the answer cells, between nbgrader's markers, to make a teacher's
 
 A task's reference solution (``reference("abc")``) is the weights its ``@task.reference`` builds:
 the grader compares a failing model with it, and shows it only when asked. An install without the
-answers (``HANDMADE_NO_REFERENCES``, or a wheel built without them: ``tasks.withheld``) has neither:
-``solution()`` and ``reference()`` then say so.
+answers (``HANDMADE_NO_REFERENCES``, or a wheel built without them) has no solutions and no built-in
+reference (``tasks.withheld``; a teacher's own task keeps its reference in a wheel built without
+them): ``solution()`` and ``reference()`` then say so.
 """
 
 import html
@@ -23,7 +24,7 @@ from ..arguments import UnknownName, brief, with_names
 from ..i18n import LANGUAGES, _, language, listed
 from ..weights import Weights, labels_of
 from . import user_code
-from .tasks import get_task, references_off, withheld
+from .tasks import TASKS, get_task, references_off, withheld
 
 FOLDER = Path(__file__).parent / "answers"
 PLACEHOLDER = "# YOUR CODE HERE"  # where a solution goes in an answer cell (nbgrader's own words)
@@ -42,8 +43,6 @@ class Solution:
     code: str  # what replaces PLACEHOLDER in the answer cell
 
     def heading(self):
-        from .tasks import TASKS
-
         if self.name not in TASKS:  # a Try it's: its code makes what it needs
             return _("The solution of {name}: the answer, shown because you asked for it. {where}").format(
                 name=self.name, where=self.where
@@ -67,14 +66,17 @@ class Solution:
 
 def solutions(lang=None):
     """{name: Solution} of every challenge, in the order of the notebooks, in ``lang`` (the current
-    language by default). NoReferences in an install without the answers."""
-    if lang is not None and lang not in LANGUAGES:
+    language by default): the file ``answers/<lang>.md``. NoReferences in an install without the
+    answers; ValueError (TypeError for what is not a string) when ``lang`` is not one of ``LANGUAGES``.
+    Only str's own methods read ``lang``: a subclass of str runs none of its code here."""
+    plain = str.__str__(lang) if isinstance(lang, str) else lang  # a plain str, or what it was
+    if lang is not None and (not isinstance(plain, str) or plain not in LANGUAGES):
         raise (ValueError if isinstance(lang, str) else TypeError)(
             _("lang must be one of {languages}, or None for the current language; found {value}").format(
-                languages=listed(LANGUAGES), value=brief(lang)
+                languages=listed(LANGUAGES), value=brief(plain)
             )
         )
-    file = FOLDER / f"{lang or language()}.md"
+    file = FOLDER / f"{plain or language()}.md"
     if references_off() or not file.is_file():
         raise NoReferences(
             _("the solutions are not installed here (an install for learners, without the answers); grading needs none")

@@ -21,9 +21,8 @@ diagnosis, and is never printed unasked.
 The built-in tasks are written the same way, in ``builtin_tasks``; ``TASKS`` holds them by name
 (``handmade.course`` puts them there as it is imported, before this module can be used). Their
 references are apart, in ``references``, so that learners can have the package without the answers
-(``HANDMADE_NO_REFERENCES``; ``withheld`` says whether this install has them); ``solutions.reference``
-builds one.
-A teacher's own tasks live in the teacher's own Python file: ``load_tasks(path)`` (in
+(``HANDMADE_NO_REFERENCES``; ``withheld`` says whether this install has them, ``solutions.reference``
+builds one). A teacher's own tasks live in the teacher's own Python file: ``load_tasks(path)`` (in
 ``task_files``) runs it and gathers what it defines (``python -m handmade tasks --tasks FILE.py``).
 A teacher's code (the file, a rule, its extra examples, a reference) runs within ``user_code``'s
 bounds, and its failures are said as its own.
@@ -346,7 +345,8 @@ CALL_OPERATIONS = 100_000  # one numpy call on small arrays takes as long as thi
 SCORE_OPERATIONS = 300  # one attention score: scaled, masked, exponentiated, normalised, applied
 EXPLAINING = 3  # explaining a failing context: a recorded pass over its window, its shares and its words
 # following a failing context's path back (``grade --json`` follows every one's): about 2 ms a context on
-# the longest paths benchmarks/bench_explain.py finds (random weights), 6 to 17 passes' worth
+# the longest paths benchmarks/bench_explain.py finds (random weights), 6 to 17 passes' worth at the rates
+# benchmarks/bench_grader.py measures
 FOLLOWING = 16
 
 
@@ -475,7 +475,7 @@ def _unknown(name, tasks):
     return with_names(sentence, names, name=brief(name, 24), close=close[0] if close else "")
 
 
-# ---- blank models and reference solutions ---------------------------------------------------
+# ---- blank models, and whether the references are installed ----------------------------------
 
 
 def blank(task):
