@@ -1839,6 +1839,7 @@ SURFACE_VALID_FOR = {  # where a valid value depends on the callable
     "widgets.editors.MatrixEditor.set_values": lambda tmp: {"values": [[1.0, 2.0], [3.0, 4.0]]},
     "widgets.editors.MatrixEditor": lambda tmp: {"name": "m"},
     "widgets.choice.Choice": lambda tmp: {"count": 2, "value": 1},
+    "widgets.choice.Menu": lambda tmp: {"options": ["Ta", "Tb"], "value": "Tb"},
     "display.outputs.pipeline": lambda tmp: {"current": ("tokens",)},
     "display.outputs.side_by_side": lambda tmp: {"parts": ("<b>x</b>",)},
     "display.outputs.equations": lambda tmp: {"named": (("X", [[1.0]]),)},

@@ -15,6 +15,7 @@ from handmade.display.labelled import fmt
 from handmade.parts import with_parts
 from handmade.widgets import Playground, ProductExplorer, SoftmaxExplorer, blog_playground
 from handmade.widgets.blog import with_lg
+from handmade.widgets.choice import Menu
 from handmade.widgets.editors import QUIET_LABEL
 from handmade.widgets.slider import LogSlider
 
@@ -399,9 +400,7 @@ def _controls(widget):
         for k in range(len(widget.children)):
             widget.selected_index = k  # a tab's grids are built when it is first shown
         widget.selected_index = 0
-    found = (
-        [widget] if isinstance(widget, (W.Text, W.FloatText, W.Dropdown, W.Button, W.ToggleButton, LogSlider)) else []
-    )
+    found = [widget] if isinstance(widget, (W.Text, W.FloatText, Menu, W.Button, W.ToggleButton, LogSlider)) else []
     for child in getattr(widget, "children", ()):
         found += _controls(child)
     return found
@@ -413,7 +412,7 @@ def test_every_control_of_a_playground_has_a_name(make):
     controls = _controls(p.widget)
     assert len(controls) > 100
     for control in controls:
-        name = control.label if isinstance(control, LogSlider) else control.description
+        name = control.label if isinstance(control, (LogSlider, Menu)) else control.description
         assert name.strip(), control
     for name, editor in p.editors.items():
         matrix = editor.matrix

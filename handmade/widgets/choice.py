@@ -1,4 +1,5 @@
-"""One of a few numbers, as a screen reader and a keyboard expect it: the browser's own radio buttons.
+"""One of a few numbers, or one of many names, as a screen reader and a keyboard expect it: the
+browser's own radio buttons (``Choice``) and its own menu (``Menu``).
 
 ipywidgets' ``ToggleButtons`` draw a row of plain buttons whose chosen one differs only by its
 colour: a screen reader hears "0, button", "1, button", and neither which one is chosen nor what
@@ -8,12 +9,18 @@ says "row, group; 1, radio button, checked, 2 of 4", the arrow keys move the cho
 own shortcuts are off inside it: its up and down arrows would move to another cell), Tab leaves the
 group, and the chosen one is marked by its dot, not by a colour. ``value`` is the chosen number;
 each setting is checked where it comes in.
+
+ipywidgets' ``Dropdown`` is a ``<select>`` on which JupyterLab's shortcuts stay on: its down arrow
+moves to the next cell instead of the next name. ``Menu`` is a ``<select>`` named by its ``<label>``
+(shown, or, ``quiet``, read by a screen reader alone) with those shortcuts off: the arrow keys move
+the choice, as in any page.
 """
 
 import anywidget
 import traitlets
 
-from ..arguments import text_of, whole
+from ..arguments import brief, few, strings, text_of, whole
+from ..i18n import _
 
 RADIOS_ESM = """
 function render({ model, el }) {
@@ -75,3 +82,95 @@ class Choice(anywidget.AnyWidget):
     @traitlets.validate("value")
     def _one_of_the_options(self, proposal):
         return whole(proposal["value"], "value", 0, len(self.options) - 1)
+
+
+MENU_ESM = """
+function render({ model, el }) {
+  const row = document.createElement("div");
+  const label = document.createElement("label");
+  const select = document.createElement("select");
+  select.id = "hm-menu-" + Math.random().toString(36).slice(2);
+  label.htmlFor = select.id;  // the label names the menu, and a click on it opens it
+  select.setAttribute("data-lm-suppress-shortcuts", "");  // the arrow keys move the choice, not JupyterLab's cells
+  const draw = () => {
+    label.textContent = model.get("label");
+    label.className = model.get("quiet") ? "hm-menu-quiet" : "";
+    select.replaceChildren(...model.get("options").map((text) => {
+      const option = document.createElement("option");
+      option.value = option.textContent = text;
+      return option;
+    }));
+    select.value = model.get("value");
+  };
+  select.addEventListener("change", () => {
+    model.set("value", select.value);
+    model.save_changes();
+  });
+  model.on("change:value", () => { select.value = model.get("value"); });  // the same menu: focus stays
+  model.on("change:options", draw);
+  model.on("change:label", draw);
+  model.on("change:quiet", draw);
+  draw();
+  row.append(label, select);
+  el.append(row);
+}
+export default { render };
+"""
+MENU_CSS = """
+.hm-menu > div { display: flex; align-items: center; gap: 4px; margin: 2px 8px 2px 0; }
+.hm-menu select { min-width: 0; flex: 1; font-family: monospace; }
+.hm-menu .hm-menu-quiet { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0);
+  clip-path: inset(50%); white-space: nowrap; }
+"""
+
+
+class Menu(anywidget.AnyWidget):
+    """A menu of names (1 to ``MOST``) named ``label``; ``value`` is the chosen one, always one of
+    ``options`` (the first when the options change without it). ``quiet``: the label is for a screen
+    reader alone (the names say what it is)."""
+
+    MOST = 4096
+    _esm, _css = MENU_ESM, MENU_CSS
+    options = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    value = traitlets.Unicode("").tag(sync=True)
+    label = traitlets.Unicode("").tag(sync=True)
+    quiet = traitlets.Bool(False).tag(sync=True)
+
+    def __init__(self, options, value=None, label="", quiet=False, **kwargs):  # kwargs: a widget's (layout)
+        options = _menu_names(options)
+        chosen = options[0] if value is None else _menu_choice(value, options)
+        label = text_of(label, "label", 200)
+        super().__init__(options=options, value=chosen, label=label, quiet=bool(quiet), **kwargs)
+        self.add_class("hm-menu")
+
+    @traitlets.validate("options")
+    def _names(self, proposal):
+        return _menu_names(proposal["value"])
+
+    @traitlets.observe("options")
+    def _keep_a_choice(self, change):
+        if self.value not in change["new"]:
+            self.value = change["new"][0]
+
+    @traitlets.validate("value")
+    def _one_of_the_names(self, proposal):
+        return _menu_choice(proposal["value"], self.options)
+
+
+def _menu_names(options):
+    """``options`` as a list of 1 to Menu.MOST names, or TypeError or ValueError saying what they are."""
+    names = strings(options, "options")
+    if not 1 <= len(names) <= Menu.MOST:
+        raise ValueError(_("options must hold 1 to {most} names; found {n}").format(most=Menu.MOST, n=len(names)))
+    return names
+
+
+def _menu_choice(value, options):
+    """``value`` if it is one of ``options``, else TypeError or ValueError naming them."""
+    if not isinstance(value, str) or value not in options:
+        raise (ValueError if isinstance(value, str) else TypeError)(
+            _("value must be one of the options ({allowed}); found {value}").format(
+                allowed=few(options), value=brief(value)
+            )
+        )
+    return value

@@ -15,25 +15,28 @@ from ..arguments import shown_path
 from ..display.labelled import fmt
 from ..files import read_bounded
 from ..i18n import N_, _
-from .editors import NARROW, QUIET_LABEL, message_html
+from .choice import Menu
+from .editors import NARROW, message_html
 
 ACTIONS = {N_("set to 0"): lambda x: 0.0, N_("flip sign"): lambda x: -x, N_("add 1"): lambda x: x + 1}
 
 
 def break_control(playground, at=None):
-    """Dropdowns for a part, a row, a column and an action, and a button that applies it.
+    """Menus for a part, a row, a column and an action, and a button that applies it.
 
     ``at`` (part, row, column) is where it starts; by default the first part's first weight. A
     part, a row and a column are always chosen, so the button always has something to break.
     """
     p, names = playground, list(playground.editors)
     part, row, col = at if at is not None and at[0] in names else (names[0], None, None)
-    which = W.Dropdown(options=names, value=part, description=_("break"), layout=W.Layout(width="170px"), style=NARROW)
-    rows = W.Dropdown(description=_("row"), layout=W.Layout(width="120px"), style=NARROW)
-    cols = W.Dropdown(description=_("column"), layout=W.Layout(width="130px"), style=NARROW)
+    m = p.editors[part].matrix
+    which = Menu(names, part, _("break"), layout=W.Layout(width="170px"))
+    rows = Menu(list(m.rows), label=_("row"), layout=W.Layout(width="120px"))
+    cols = Menu(list(m.cols), label=_("column"), layout=W.Layout(width="130px"))
     labels = {_(name): action for name, action in ACTIONS.items()}
-    action = W.Dropdown(options=list(labels), description=_("what to do to it"), layout=W.Layout(width="100px"))
-    action.add_class(QUIET_LABEL)  # its options say what it is
+    action = Menu(
+        list(labels), label=_("what to do to it"), quiet=True, layout=W.Layout(width="100px")
+    )  # its names say it
     go = W.Button(description=_("break it"), button_style="warning", layout=W.Layout(width="90px"))
     for widget, name in ((which, "matrix"), (rows, "row"), (cols, "col"), (action, "action"), (go, "go")):
         widget.add_class(f"hm-break-{name}")

@@ -1,8 +1,9 @@
 """The playground for a keyboard and a screen reader, in JupyterLab in Chromium (WCAG 2.1 AA): axe-core
 finds no serious or critical violation in any of its tabs, every control has a name (the grid's
 boxes say which matrix, row and column), a refused edit is announced, focus stays where the learner
-typed, a focused control shows a ring that stands out, and nothing is cut short: the task's
-diagnosis is whole and every tab's title too, on a 1280 x 800 screen. The widgets outside a
+typed, a focused control shows a ring that stands out, the arrow keys move the break tab's menus
+(not JupyterLab's cells), and nothing is cut short: the task's diagnosis is whole and every tab's
+title too, on a 1280 x 800 screen. The widgets outside a
 playground (notebook 01's and 05's explorers, a grid and a number box shown alone) too: every control
 reached by the Tab key shows the same ring, axe finds nothing serious, every control has a name, and
 the product explorer's choices are radio buttons in named groups that the arrow keys move.
@@ -301,6 +302,32 @@ def test_the_up_and_down_arrows_move_a_choice_or_a_slider_not_jupyterlabs_cells(
             "radio",
             "range",
         )
+
+
+def test_the_up_and_down_arrows_move_a_playgrounds_menus_not_jupyterlabs_cells(notebook):
+    """The break tab's menus (a part, its row and column, what to do) are moved by the arrow keys, as
+    in any page: focus stays on the menu, the cell stays, and a part chosen from the keyboard gives
+    the row menu that part's rows."""
+    nb = notebook(PLAYGROUND)
+    page = nb.page
+    nb.tab("break")
+    for name in ("break", "row", "column", "what to do to it"):
+        menu = page.get_by_role("combobox", name=name, exact=True)
+        menu.focus()
+        cell, before = page.evaluate(ACTIVE_CELL), menu.input_value()
+        page.keyboard.press("ArrowDown")
+        moved = menu.input_value()
+        assert moved != before and page.evaluate(ACTIVE_CELL) == cell, name
+        assert menu.evaluate("e => e === document.activeElement"), name
+        page.keyboard.press("ArrowUp")
+        assert menu.input_value() == before, name
+    part, rows = (page.get_by_role("combobox", name=name, exact=True) for name in ("break", "row"))
+    names = "e => [...e.options].map(o => o.value).join(' ')"
+    shown = rows.evaluate(names)
+    part.focus()
+    page.keyboard.press("ArrowDown")  # wte's rows are tokens, wpe's are positions
+    page.wait_for_function(f"([e, shown]) => ({names})(e) !== shown", arg=[rows.element_handle(), shown])
+    assert rows.input_value() == rows.evaluate("e => e.options[0].value")  # a row is chosen at once
 
 
 def test_at_1280_by_800_the_diagnosis_is_whole_and_every_tab_title_too(notebook):
