@@ -133,6 +133,33 @@ def test_a_task_without_a_reference_that_blames_an_embedding_says_what_the_block
     assert "reads position 1 (b) with weight 0.5" in path[0].text
 
 
+@pytest.mark.parametrize("lang, position", [("en", "pos {i}"), ("zh", "位置 {i}")])
+@pytest.mark.parametrize("name", ["repeat", "alternate"])
+def test_a_model_without_blocks_that_writes_nothing_here_is_told_which_two_rows_are_0(name, lang, position):
+    """Without blocks the stream is wte's row of the token plus wpe's row of the position, read through
+    wte's rows: where both rows are 0 (a blank, or one token's row left empty), the report names those
+    two rows of the context it speaks of; where the part it names writes nothing, that part's row; where
+    a part writes, what it writes."""
+    handmade.set_language(lang)
+    try:
+        empty = grade(name, blank(name))
+        wte = np.zeros_like(get(blank(name), "wte"))
+        wte[0, -1] = 1  # a's row writes its last direction; every other token's row is 0
+        some = grade(name, with_parts(blank(name), {"wte": wte}))
+    finally:
+        handmade.set_language("en")
+    for report, written in ((empty, ""), (some, "a")):  # the tokens whose row writes something
+        context = report.diagnosed.context[-get_task(name).n_ctx :]  # the window it reads
+        at = position.format(i=len(context) - 1)
+        rows = f"wte[{context[-1]}] 和 wpe[{at}]" if lang == "zh" else f"wte[{context[-1]}] and wpe[{at}]"
+        assert (rows in report.diagnosis) == (context[-1] not in written), (report.diagnosis, rows)
+        if context[-1] in written and report.focus.named == "wpe":  # the part named, which writes nothing here
+            nothing = "什么也没有写入：wpe[{at}] 全是 0" if lang == "zh" else "writes nothing: wpe[{at}] is all 0"
+            assert nothing.format(at=at) in report.diagnosis, report.diagnosis
+    assert set(empty.shares.values()) == {0.0}
+    assert some.focus.named == "wpe" if name == "alternate" else some.focus.named is None  # both kinds are met
+
+
 def test_a_task_that_grades_nothing_is_refused_in_one_line():
     @handmade.task(alphabet="ab", n_ctx=3, n_embd=2)
     def nothing(context):

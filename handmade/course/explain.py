@@ -192,7 +192,8 @@ def explain(reading, position, params, example, right, threshold, prefer=None):
         else:
             sentence += _what_the_blocks_add(found, part, words)
     if params.structure.n_layer == 0:  # no block: the margin is read through wte's rows, and that is the path
-        sentence += _read_through_wte(params, vectors, named or _writing_most(vectors, everyone=True), right, wrong)
+        writer, at = named or _writing_most(vectors, everyone=True), (reading.tokens[position], position)
+        sentence += _read_through_wte(params, vectors, writer, (right, wrong), at)
     if part is not None and not (part.kind is None or part.kind == "mlp"):  # a bias: nothing to follow back
         part = None
     predicted = tokens[int(np.argmax(logits))]
@@ -234,19 +235,39 @@ def _what_the_blocks_add(found, part, words):
     return _after(sentence.format(part=phrase(part), amount=fmt(abs(share)), **words))
 
 
-def _read_through_wte(params, vectors, part, right, wrong):
+def _read_through_wte(params, vectors, part, pair, at):
     """In a model without blocks: a sentence on what ``part`` writes most here and the entries of wte's rows
-    of the two tokens through which the logits read it (wte writes the token and reads the logits), or ""."""
+    of the two tokens (``pair``: right, wrong) through which the logits read it (wte writes the token and
+    reads the logits); or, where ``part`` (None: every part) writes nothing, on the rows that are 0 there
+    (``at``: the token id and the position the stream is read at)."""
+    small = tolerance(np.abs(v).max() for v in vectors.values())
     if part is None:
-        return ""
+        sentence = _(
+            "Here nothing is written into the stream: {token} and {position}, the rows the embedding adds up, are all 0, so every logit is 0."
+        )
+        return _after(sentence.format(token=_row(params, Name("wte"), at), position=_row(params, Name("wpe"), at)))
     vector = vectors[part]  # [n_embd]
+    if not np.abs(vector).max() > small:
+        sentence = _("Here {part} writes nothing: {row} is all 0.")
+        return _after(sentence.format(part=phrase(part), row=_row(params, part, at)))
     d = int(np.argmax(np.abs(vector)))
     tokens = params.labels.token_names(params.structure.n_vocab)
     direction = params.structure.basis(params.structure.space("stream"), params.labels).names[d]
-    entries = [f"wte[{tokens[t]}, {direction}] = {fmt(params['wte'][t, d])}" for t in (right, wrong)]
+    entries = [f"wte[{tokens[t]}, {direction}] = {fmt(params['wte'][t, d])}" for t in pair]
     sentence = _("Here {part} writes {direction} = {value}, which the logits read through wte's rows: {entries}.")
     said = _("{first} and {second}").format(first=entries[0], second=entries[1])
     return _after(sentence.format(part=phrase(part), direction=direction, value=fmt(vector[d]), entries=said))
+
+
+def _row(params, part, at):
+    """The weights ``part`` (wte, wpe or ln_f.b) adds to the stream at ``at`` (token id, position): ``wte[b]``,
+    ``wpe[pos 0]``, ``ln_f.b``."""
+    token, position = at
+    if part.kind == "wte":
+        return f"wte[{params.labels.token_names(params.structure.n_vocab)[token]}]"
+    if part.kind == "wpe":
+        return f"wpe[{params.structure.basis(params.structure.space('positions'), params.labels).names[position]}]"
+    return str(part)
 
 
 def _blocks_first(found, part, embedding, words):
