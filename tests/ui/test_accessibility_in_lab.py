@@ -280,6 +280,7 @@ def test_the_product_explorer_is_two_named_groups_of_radio_buttons_the_arrow_key
 
 
 ACTIVE_CELL = "() => window.jupyterapp.shell.currentWidget.content.activeCellIndex"
+MENUS = ("break", "row", "column", "what to do to it")  # the break tab's, in the order they are set
 
 
 @pytest.mark.parametrize(
@@ -307,27 +308,47 @@ def test_the_up_and_down_arrows_move_a_choice_or_a_slider_not_jupyterlabs_cells(
 def test_the_up_and_down_arrows_move_a_playgrounds_menus_not_jupyterlabs_cells(notebook):
     """The break tab's menus (a part, its row and column, what to do) are moved by the arrow keys, as
     in any page: focus stays on the menu, the cell stays, and a part chosen from the keyboard gives
-    the row menu that part's rows."""
+    the row menu that part's rows. Whatever other tests chose is put back at the end."""
     nb = notebook(PLAYGROUND)
     page = nb.page
     nb.tab("break")
-    for name in ("break", "row", "column", "what to do to it"):
-        menu = page.get_by_role("combobox", name=name, exact=True)
-        menu.focus()
-        cell, before = page.evaluate(ACTIVE_CELL), menu.input_value()
-        page.keyboard.press("ArrowDown")
-        moved = menu.input_value()
-        assert moved != before and page.evaluate(ACTIVE_CELL) == cell, name
-        assert menu.evaluate("e => e === document.activeElement"), name
-        page.keyboard.press("ArrowUp")
-        assert menu.input_value() == before, name
-    part, rows = (page.get_by_role("combobox", name=name, exact=True) for name in ("break", "row"))
-    names = "e => [...e.options].map(o => o.value).join(' ')"
-    shown = rows.evaluate(names)
-    part.focus()
-    page.keyboard.press("ArrowDown")  # wte's rows are tokens, wpe's are positions
-    page.wait_for_function(f"([e, shown]) => ({names})(e) !== shown", arg=[rows.element_handle(), shown])
-    assert rows.input_value() == rows.evaluate("e => e.options[0].value")  # a row is chosen at once
+    menus = {name: page.get_by_role("combobox", name=name, exact=True) for name in MENUS}
+    rows = menus["row"]
+    found, named = {name: menu.input_value() for name, menu in menus.items()}, _names(rows)  # put back at the end
+    try:
+        menus["break"].select_option("wte")  # whose rows (tokens) the next part's (positions) differ from
+        _wait_for_names(page, rows, "a b", differ=False)
+        for name, menu in menus.items():
+            menu.focus()
+            cell, before, shown = page.evaluate(ACTIVE_CELL), menu.input_value(), _names(rows)
+            last = menu.evaluate("e => e.selectedIndex === e.options.length - 1")  # then up and back down
+            for key, value in zip(("ArrowUp", "ArrowDown") if last else ("ArrowDown", "ArrowUp"), (None, before)):
+                page.keyboard.press(key)
+                assert menu.input_value() != before if value is None else menu.input_value() == value, name
+                assert page.evaluate(ACTIVE_CELL) == cell and menu.evaluate("e => e === document.activeElement")
+                if name == "break":  # another part: the kernel gives the row menu its rows
+                    _wait_for_names(page, rows, shown, differ=value is None)
+    finally:
+        menus["break"].select_option(found["break"])
+        _wait_for_names(page, rows, named, differ=False)
+        for name, value in found.items():
+            menus[name].select_option(value)
+        page.wait_for_function(JS_KERNEL_IDLE)
+        assert {name: menu.input_value() for name, menu in menus.items()} == found
+
+
+JS_NAMES_OF = "e => [...e.options].map(o => o.value).join(' ')"
+
+
+def _names(menu):
+    return menu.evaluate(JS_NAMES_OF)
+
+
+def _wait_for_names(page, menu, names, differ):
+    """Until ``menu``'s names differ from ``names`` (or, ``differ`` False, are them), and the kernel is idle."""
+    test = "!==" if differ else "==="
+    page.wait_for_function(f"([e, names]) => ({JS_NAMES_OF})(e) {test} names", arg=[menu.element_handle(), names])
+    page.wait_for_function(JS_KERNEL_IDLE)
 
 
 def test_at_1280_by_800_the_diagnosis_is_whole_and_every_tab_title_too(notebook):
