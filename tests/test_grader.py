@@ -139,13 +139,18 @@ def test_a_model_without_blocks_that_writes_nothing_here_is_told_which_two_rows_
     """Without blocks the stream is wte's row of the token plus wpe's row of the position, read through
     wte's rows: where both rows are 0 (a blank, or one token's row left empty), the report names those
     two rows of the context it speaks of; where the part it names writes nothing, that part's row; where
-    a part writes, what it writes."""
+    a part writes, what it writes. Only rows that are exactly 0 are said to be (ln_f centres rows of 2 away)."""
     handmade.set_language(lang)
     try:
         empty = grade(name, blank(name))
         wte = np.zeros_like(get(blank(name), "wte"))
         wte[0, -1] = 1  # a's row writes its last direction; every other token's row is 0
         some = grade(name, with_parts(blank(name), {"wte": wte}))
+        width = wte.shape[1]  # with ln_f, rows of 2 are centred away: nothing is written, but no row is 0
+        normed = handmade.Weights(
+            {**blank(name), "ln_f": {"g": np.ones(width), "b": np.zeros(width)}}, blank(name).labels
+        )
+        centred = grade(name, with_parts(normed, {"wpe": np.full(get(normed, "wpe").shape, 2.0)}))
     finally:
         handmade.set_language("en")
     for report, written in ((empty, ""), (some, "a")):  # the tokens whose row writes something
@@ -156,7 +161,8 @@ def test_a_model_without_blocks_that_writes_nothing_here_is_told_which_two_rows_
         if context[-1] in written and report.focus.named == "wpe":  # the part named, which writes nothing here
             nothing = "什么也没有写入：wpe[{at}] 全是 0" if lang == "zh" else "writes nothing: wpe[{at}] is all 0"
             assert nothing.format(at=at) in report.diagnosis, report.diagnosis
-    assert set(empty.shares.values()) == {0.0}
+    assert set(empty.shares.values()) == {0.0} and set(centred.shares.values()) == {0.0}
+    assert ("全是 0" if lang == "zh" else "all 0") not in centred.diagnosis, centred.diagnosis
     assert some.focus.named == "wpe" if name == "alternate" else some.focus.named is None  # both kinds are met
 
 

@@ -1673,6 +1673,8 @@ SURFACE_METHODS = _methods_of(SURFACE_CLASSES)
 PLUMBING = "the playground's own plumbing, given only what the package made and checked"
 VIEWS = "the playground's views: plain functions from a trace that trace() made (tried here) to HTML; bounded by the tables they draw"
 SURFACE_SKIPPED = {  # the public callables of the two packages not called blindly, each with the reason
+    "widgets.choice.Menu.set_state": "ipywidgets' hook for what the browser sends, never called by a person "
+    "(tests/test_widgets.py sends it the names the browser may)",
     **{
         name: "the Playground's checks of its options, each tried through the Playground's own arguments"
         for name, obj in SURFACE_PUBLIC.items()
@@ -1784,6 +1786,7 @@ SURFACE = {
     **{
         name: (lambda name=name: getattr(SURFACE_INSTANCES[name.rsplit(".", 1)[0]](), name.rsplit(".", 1)[1]))
         for name in SURFACE_METHODS
+        if name not in SURFACE_SKIPPED
     },
 }
 
@@ -1908,10 +1911,11 @@ SURFACE_CASES = [(name, param) for name in SURFACE for param in surface_paramete
 
 
 def test_every_widget_and_view_is_called_or_skipped_with_a_reason():
-    assert set(SURFACE_SKIPPED) <= set(SURFACE_PUBLIC), set(SURFACE_SKIPPED) - set(SURFACE_PUBLIC)
+    skippable = {*SURFACE_PUBLIC, *SURFACE_METHODS}
+    assert set(SURFACE_SKIPPED) <= skippable, set(SURFACE_SKIPPED) - skippable
     assert {"widgets.playground.Playground", "widgets.explorers.ProductExplorer", "display.trace.trace"} <= set(SURFACE)
     assert {"widgets.playground.Playground.reveal_control", "display.labelled.LabelledMatrix.html"} <= set(SURFACE)
-    assert set(SURFACE_INSTANCES) >= {name.rsplit(".", 1)[0] for name in SURFACE_METHODS}
+    assert set(SURFACE_INSTANCES) >= {name.rsplit(".", 1)[0] for name in SURFACE_METHODS if name not in SURFACE_SKIPPED}
     assert len(SURFACE_CASES) >= 100
 
 
@@ -1971,8 +1975,8 @@ SLID = [math.nan, math.inf, -math.inf, 1e308, 2.0, -1.0, 100.0, 0.0625, 2048.0] 
 
 def controls(widget):
     """{label: the control}: every box, slider and button of ``widget``, and the first box of each
-    grid (built as its tab builds it). A dropdown or a row of toggle buttons offers choices the
-    browser cannot go beyond, and is left out."""
+    grid (built as its tab builds it). A menu or a row of toggle buttons offers only its own choices,
+    and is left out (a menu's own test sends it names it no longer has)."""
     from ipywidgets import Button, FloatText, Text, ToggleButton
 
     from handmade.widgets.slider import LogSlider

@@ -386,6 +386,28 @@ def test_break_it_works_in_every_task_playground_from_its_first_choice(task):
     assert parts.get(p.params, which.value)[i, j] == 1 and "is now 1" in p.status.value
 
 
+def test_a_menu_keeps_one_of_its_names_whatever_the_browser_sends_and_refuses_a_list_it_cannot_show():
+    """The break tab's menus: a name the browser offered before the options changed (a row of the last
+    part, sent before the new rows came) keeps the current one, and "break it" still breaks a weight;
+    the browser cannot change the names; names come as a list, each once, and a value is one of them."""
+    p = blog_playground()
+    which, rows, cols = (_find(p.widget, f"hm-break-{name}") for name in ("matrix", "row", "col"))
+    which.set_state({"value": "wpe"})
+    rows.set_state({"value": "a"})  # one of wte's rows, which wpe does not have
+    assert rows.value == rows.options[0] == "pos 0" and rows.options == list(p.editors["wpe"].matrix.rows)
+    rows.set_state({"options": ["x"], "value": "pos 2"})
+    assert rows.options == list(p.editors["wpe"].matrix.rows) and rows.value == "pos 2"
+    _find(p.widget, "hm-break-go").click()
+    assert "wpe[pos 2, " in p.status.value
+    for bad, error in [({"b", "a"}, TypeError), (["a", "a"], ValueError), ([], ValueError), (["a" * 201], ValueError)]:
+        with pytest.raises(error, match="options"):
+            Menu(bad)
+    with pytest.raises(ValueError, match=r"^value must be one of the options \('a\\nb'\); found 'c'$"):
+        Menu(["a\nb"], "c")  # one line, whatever the names hold
+    with pytest.raises(TypeError, match="quiet must be True or False"):
+        Menu(["a"], quiet="no")
+
+
 def test_a_playground_needs_a_model_or_a_task():
     with pytest.raises(ValueError, match="a playground needs a model"):
         Playground()

@@ -238,18 +238,20 @@ def _what_the_blocks_add(found, part, words):
 def _read_through_wte(params, vectors, part, pair, at):
     """In a model without blocks: a sentence on what ``part`` writes most here and the entries of wte's rows
     of the two tokens (``pair``: right, wrong) through which the logits read it (wte writes the token and
-    reads the logits); or, where ``part`` (None: every part) writes nothing, on the rows that are 0 there
-    (``at``: the token id and the position the stream is read at)."""
-    small = tolerance(np.abs(v).max() for v in vectors.values())
-    if part is None:
+    reads the logits); or, where the weights ``part`` (None: every part) adds at ``at`` (the token id and
+    the position the stream is read at) are exactly 0, a sentence naming them; else ""."""
+    if part is None:  # nothing writes anything here: the rows the stream is made of
+        (token, wte), (position, wpe), (_b, shift) = (_row(params, Name(kind), at) for kind in ("wte", "wpe", "ln_f.b"))
+        if wte.any() or wpe.any() or shift.any():  # they cancel, or a layer norm takes them away: not said here
+            return ""
         sentence = _(
             "Here nothing is written into the stream: {token} and {position}, the rows the embedding adds up, are all 0, so every logit is 0."
         )
-        return _after(sentence.format(token=_row(params, Name("wte"), at), position=_row(params, Name("wpe"), at)))
+        return _after(sentence.format(token=token, position=position))
+    row, weights = _row(params, part, at)
+    if not weights.any():
+        return _after(_("Here {part} writes nothing: {row} is all 0.").format(part=phrase(part), row=row))
     vector = vectors[part]  # [n_embd]
-    if not np.abs(vector).max() > small:
-        sentence = _("Here {part} writes nothing: {row} is all 0.")
-        return _after(sentence.format(part=phrase(part), row=_row(params, part, at)))
     d = int(np.argmax(np.abs(vector)))
     tokens = params.labels.token_names(params.structure.n_vocab)
     direction = params.structure.basis(params.structure.space("stream"), params.labels).names[d]
@@ -260,14 +262,15 @@ def _read_through_wte(params, vectors, part, pair, at):
 
 
 def _row(params, part, at):
-    """The weights ``part`` (wte, wpe or ln_f.b) adds to the stream at ``at`` (token id, position): ``wte[b]``,
-    ``wpe[pos 0]``, ``ln_f.b``."""
+    """(its name, the weights) that ``part`` (wte, wpe or ln_f.b) adds to the stream at ``at`` (token id,
+    position): ``wte[b]``, ``wpe[pos 0]``, ``ln_f.b`` (zeros in a model without ln_f)."""
     token, position = at
     if part.kind == "wte":
-        return f"wte[{params.labels.token_names(params.structure.n_vocab)[token]}]"
+        return f"wte[{params.labels.token_names(params.structure.n_vocab)[token]}]", params["wte"][token]
     if part.kind == "wpe":
-        return f"wpe[{params.structure.basis(params.structure.space('positions'), params.labels).names[position]}]"
-    return str(part)
+        names = params.structure.basis(params.structure.space("positions"), params.labels).names
+        return f"wpe[{names[position]}]", params["wpe"][position]
+    return "ln_f.b", params["ln_f"]["b"] if params.structure.ln_f else np.zeros(1)
 
 
 def _blocks_first(found, part, embedding, words):

@@ -19,7 +19,8 @@ the choice, as in any page.
 import anywidget
 import traitlets
 
-from ..arguments import brief, few, strings, text_of, whole
+from ..arguments import brief, few, strings, text_of, whole, yes_or_no
+from ..basis import MAX_NAMES
 from ..i18n import _
 
 RADIOS_ESM = """
@@ -84,13 +85,14 @@ class Choice(anywidget.AnyWidget):
         return whole(proposal["value"], "value", 0, len(self.options) - 1)
 
 
+NAME = 200  # characters of one name in a menu
 MENU_ESM = """
 function render({ model, el }) {
   const row = document.createElement("div");
   const label = document.createElement("label");
   const select = document.createElement("select");
   select.id = "hm-menu-" + Math.random().toString(36).slice(2);
-  label.htmlFor = select.id;  // the label names the menu, and a click on it opens it
+  label.htmlFor = select.id;  // the label names the menu, and a click on it focuses it
   select.setAttribute("data-lm-suppress-shortcuts", "");  // the arrow keys move the choice, not JupyterLab's cells
   const draw = () => {
     label.textContent = model.get("label");
@@ -125,11 +127,12 @@ MENU_CSS = """
 
 
 class Menu(anywidget.AnyWidget):
-    """A menu of names (1 to ``MOST``) named ``label``; ``value`` is the chosen one, always one of
-    ``options`` (the first when the options change without it). ``quiet``: the label is for a screen
-    reader alone (the names say what it is)."""
+    """A menu of names (1 to ``MOST``, each once, in the order given) named ``label``; ``value`` is the
+    chosen one, always one of ``options`` (the first when the options change without it). ``quiet``: the
+    label is for a screen reader alone (the names say what it is). The browser sends only the name
+    chosen: one it offered before the options changed keeps the current one, which it then shows."""
 
-    MOST = 4096
+    MOST = MAX_NAMES
     _esm, _css = MENU_ESM, MENU_CSS
     options = traitlets.List(traitlets.Unicode()).tag(sync=True)
     value = traitlets.Unicode("").tag(sync=True)
@@ -139,9 +142,15 @@ class Menu(anywidget.AnyWidget):
     def __init__(self, options, value=None, label="", quiet=False, **kwargs):  # kwargs: a widget's (layout)
         options = _menu_names(options)
         chosen = options[0] if value is None else _menu_choice(value, options)
-        label = text_of(label, "label", 200)
-        super().__init__(options=options, value=chosen, label=label, quiet=bool(quiet), **kwargs)
+        label, quiet = text_of(label, "label", 200), yes_or_no(quiet, "quiet")
+        super().__init__(options=options, value=chosen, label=label, quiet=quiet, **kwargs)
         self.add_class("hm-menu")
+
+    def set_state(self, sync_data):  # what the browser sends: the name chosen, if it is still one of the names
+        offered = {key: value for key, value in sync_data.items() if key == "value"}
+        if offered and offered["value"] not in self.options:
+            offered["value"] = self.value  # chosen from the names before the last change: the echo shows the current
+        super().set_state(offered)
 
     @traitlets.validate("options")
     def _names(self, proposal):
@@ -158,10 +167,20 @@ class Menu(anywidget.AnyWidget):
 
 
 def _menu_names(options):
-    """``options`` as a list of 1 to Menu.MOST names, or TypeError or ValueError saying what they are."""
+    """``options`` as a list of 1 to Menu.MOST names of at most NAME characters, each once, in order
+    (a set has none), or TypeError or ValueError saying what they are."""
     names = strings(options, "options")
+    if isinstance(options, (set, frozenset)):
+        raise TypeError(
+            _("{name} must be a list of strings; found {value}").format(name="options", value=brief(options))
+        )
     if not 1 <= len(names) <= Menu.MOST:
         raise ValueError(_("options must hold 1 to {most} names; found {n}").format(most=Menu.MOST, n=len(names)))
+    for name in names:
+        text_of(name, "options", NAME)
+    twice = next((name for k, name in enumerate(names) if name in names[:k]), None)
+    if twice is not None:
+        raise ValueError(_("options must name each choice once; {name} is there twice").format(name=brief(twice)))
     return names
 
 
@@ -170,7 +189,7 @@ def _menu_choice(value, options):
     if not isinstance(value, str) or value not in options:
         raise (ValueError if isinstance(value, str) else TypeError)(
             _("value must be one of the options ({allowed}); found {value}").format(
-                allowed=few(options), value=brief(value)
+                allowed=few([brief(option, 20) for option in options]), value=brief(value)
             )
         )
     return value

@@ -43,9 +43,10 @@ def break_control(playground, at=None):
 
     def chosen(_change=None, row=None, col=None):
         m = p.editors[which.value].matrix
-        rows.options, cols.options = list(m.rows), list(m.cols)
-        rows.value = row if row in m.rows else m.rows[0]
-        cols.value = col if col in m.cols else m.cols[0]
+        with rows.hold_sync(), cols.hold_sync():  # each menu's new names and choice in one message
+            rows.options, cols.options = list(m.rows), list(m.cols)
+            rows.value = row if row in m.rows else m.rows[0]
+            cols.value = col if col in m.cols else m.cols[0]
 
     def press(_button):
         editor = p.editors[which.value]
