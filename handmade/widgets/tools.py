@@ -34,9 +34,8 @@ def break_control(playground, at=None):
     rows = Menu(list(m.rows), label=_("row"), layout=W.Layout(width="120px"))
     cols = Menu(list(m.cols), label=_("column"), layout=W.Layout(width="130px"))
     labels = {_(name): action for name, action in ACTIONS.items()}
-    action = Menu(
-        list(labels), label=_("what to do to it"), quiet=True, layout=W.Layout(width="100px")
-    )  # its names say it
+    # the action's names say what it is: its label is for a screen reader alone
+    action = Menu(list(labels), label=_("what to do to it"), quiet=True, layout=W.Layout(width="100px"))
     go = W.Button(description=_("break it"), button_style="warning", layout=W.Layout(width="90px"))
     for widget, name in ((which, "matrix"), (rows, "row"), (cols, "col"), (action, "action"), (go, "go")):
         widget.add_class(f"hm-break-{name}")
