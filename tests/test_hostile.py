@@ -45,7 +45,7 @@ from handmade import cli, files, inference, parts, tokenizer
 from handmade.arguments import MAX_MESSAGE, check_alphabet
 from handmade.basis import Basis, Labels
 from handmade.course import grader, progress, solutions, task_files, task_options, tasks, user_code
-from handmade.course import report as reports
+from handmade.course import explain
 from handmade.display.trace import trace, weight_tables
 from handmade.display.window import TABLE_SIDE as SHOWN
 from handmade.training import AdamW, leaves
@@ -81,7 +81,7 @@ MODULES = (
     task_files,
     task_options,
     grader,
-    reports,
+    explain,
     progress,
     solutions,
 )
@@ -117,8 +117,10 @@ SKIPPED = {  # the public callables that are not called blindly, each with the r
             "inference.Example",
             "inference.Prediction",
             "inference.Score",
-            "course.report.Miss",
-            "course.report.Report",
+            "course.grader.Miss",
+            "course.grader.Report",
+            "course.explain.Reading",
+            "course.explain.Explanation",
             "course.progress.Passes",
             "course.grader.Graded",
             "course.solutions.Solution",
@@ -136,7 +138,18 @@ SKIPPED = {  # the public callables that are not called blindly, each with the r
     "course.tasks.passes": "the grouping of the windows the grader and grading_cost make from a task's own contexts",
     "course.tasks.grading_operations": "grading_cost's arithmetic on a checked Structure and the counts it made",
     **dict.fromkeys(
-        [f"course.report.{n}" for n in ("miss_said", "report_lines", "diagnosis_lines", "shares_listed")],
+        [
+            f"course.explain.{n}"
+            for n in "read_window writers through_norm part_vectors back_through margin_direction shares explain".split()
+        ],
+        "the grader's explanation, of weights submission() has checked and of a pass it recorded (tests/test_grader.py)",
+    ),
+    **dict.fromkeys(
+        [f"course.explain.{n}" for n in ("phrase", "tolerance", "missing", "lagging")],
+        "the explanation's words and comparisons, on the parts and shares it found itself (tests/test_grader.py)",
+    ),
+    **dict.fromkeys(
+        [f"course.explain.{n}" for n in ("miss_said", "report_lines", "diagnosis_lines", "shares_listed")],
         "a report's text, made from the data Report.to_json made (tested in tests/test_path.py)",
     ),
     "course.progress.model_fingerprint": "the progress file's fingerprint of weights submission() has checked",

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import handmade
 from handmade.course import explain, grader
-from handmade.course import report as reports
+from handmade.course import explain as reports
 from handmade.course.grader import grade
 from handmade.course.path import scores, stream
 from handmade.course.solutions import reference

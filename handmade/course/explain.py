@@ -14,7 +14,9 @@ by all). Layer norms inside the blocks change what a head or an MLP computes, no
 sentence about the learner's own model: the part that pushed the wrong way, or the one that did not
 push enough (a push "toward" a token is always a positive push toward it; the other way is said so),
 and which head or MLP the path back (``handmade.course.path``) starts from. ``writers`` and
-``through_norm`` split what any layer reads the same way, for the path's steps.
+``through_norm`` split what any layer reads the same way, for the path's steps. ``report_lines``
+words a whole grade, from its data (``Report.to_json``): the score, the first wrong predictions, and
+the explanation of the context it speaks of, with the first steps of its path back.
 """
 
 from dataclasses import dataclass
@@ -22,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..arguments import fmt
-from ..i18n import N_, _
+from ..i18n import N_, _, listed
 from ..model import Name, recording
 from ..names import T
 from ..structure import LAYER_NORM_EPS
@@ -351,3 +353,84 @@ def lagging(mine, theirs):
 def _after(sentence):
     """``sentence`` as it follows another: after a space in English, straight after 。 in Chinese."""
     return _("{previous} {sentence}").format(previous="", sentence=sentence)
+
+
+# ---- the report's text -------------------------------------------------------------------------
+
+SHOWN_STEPS = 3  # steps of the path back shown in the text (--json has them all)
+
+
+def miss_said(miss):
+    """A wrong prediction (``Miss.to_json()``) as the report prints it."""
+    line = (
+        _("{context}: expected {expected}, the model predicted {predicted} by a tie (margin {margin})")
+        if miss["tie"]
+        else _("{context}: expected {expected}, the model predicted {predicted} (margin {margin})")
+    )
+    return line.format(
+        context=repr(miss["context"]),
+        expected=miss["expected"],
+        predicted=miss["predicted"],
+        margin=fmt(miss["margin"]),
+    )
+
+
+def report_lines(data):
+    """The lines of a report, from its data (``Report.to_json``): the verdict, the score, the margin, the
+    first wrong predictions, where it goes wrong and the path back, the reference when asked, the progress note."""
+    verdict = _("PASS") if data["passed"] else _("FAIL")
+    smallest = data["smallest_at"]
+    lines = [
+        _("task {task}: {verdict}").format(task=data["task"], verdict=verdict),
+        _("  right: {correct} / {total} contexts ({percent:.1f}%)").format(
+            correct=data["right"], total=data["graded"], percent=100 * data["right"] / data["graded"]
+        ),
+        _(
+            "  margin: {margin} (smallest at {context} → {expected}); a pass needs 100% and more than {threshold}"
+        ).format(
+            margin=fmt(data["margin"]),
+            context=repr(smallest["context"]),
+            expected=smallest["expected"],
+            threshold=fmt(data["threshold"]),
+        ),
+        _("  non-zero weights: {n}").format(n=data["nonzero"]),
+    ]
+    if data["first_wrong"]:
+        lines.append(_("  first failing contexts ({n} in all):").format(n=data["wrong"]))
+        lines += [f"    {miss_said(miss)}" for miss in data["first_wrong"]]
+    if data["diagnosed"] is not None:
+        lines += diagnosis_lines(data)
+    if data["revealed"]:
+        lines.append(data["revealed"])
+    if data["progress_note"]:
+        lines.append(f"  {data['progress_note']}")
+    return lines
+
+
+def diagnosis_lines(data):
+    """Where it goes wrong (a report's data, ``Report.to_json``): the diagnosed context and its margin, the
+    parts' shares, the sentence, then the path back, a line a step (the first SHOWN_STEPS of them)."""
+    focus = data["failing"][data["diagnosed"]]
+    heading = (
+        _(
+            "  where it goes wrong, for {context} → {expected}: the margin over {wrong} is {margin}; part by part: {shares}"
+        )
+        if data["right"] < data["graded"]  # a report whose predictions are all right speaks of the margin
+        else _(
+            "  why the margin is too small, for {context} → {expected}: the margin over {wrong} is {margin}; part by part: {shares}"
+        )
+    )
+    said = {"context": repr(focus["context"]), "expected": focus["expected"], "wrong": focus["against"]}
+    lines = [
+        heading.format(margin=fmt(focus["margin"]), shares=shares_listed(focus["contributions"]), **said),
+        f"    {focus['sentence']}",
+    ]
+    path = focus["path"] or []
+    lines += [f"    → {step['text']}" for step in path[:SHOWN_STEPS]]
+    if len(path) > SHOWN_STEPS:
+        lines.append(_("    → {n} more steps back: grade --json has them").format(n=len(path) - SHOWN_STEPS))
+    return lines
+
+
+def shares_listed(found):  # {part: share} -> "wte 1.5, h0 -0.5 and mlp0 2"
+    return listed(f"{name} {fmt(share)}" for name, share in found.items())

@@ -20,18 +20,21 @@ context the text speaks of, and for every other one when the report's data is as
 reference solution may choose which part to speak of (the one whose share falls furthest short of the
 reference's), but the sentence speaks only of the learner's numbers; the reference itself is shown only when
 asked (``reveal=True``, ``grade --reveal``). In an install without the answers (``tasks.withheld``) there is
-none: the report says so, and explains from the learner's model alone. The Report, its data
-(``report.to_json()``, the command line's ``--json``) and its text, made from the same data, are
-``handmade.course.report``'s.
+none: the report says so, and explains from the learner's model alone. ``grade`` returns a ``Report``,
+declared here with the wrong predictions it lists (``Miss``): its data (``report.to_json()``, the command
+line's ``--json``) and its text, made from that same data by ``explain.report_lines``, which words it
+with the explanations' sentences.
 """
 
+import html
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from ..arguments import brief
 from ..i18n import _
+from ..inference import Example
 from ..parts import with_part
 from ..weights import (
     NonFiniteError,
@@ -44,9 +47,19 @@ from ..weights import (
     with_alphabet,
 )
 from . import progress
-from .explain import explain, lagging, margin_direction, missing, read_window, shares
+from .explain import (
+    diagnosis_lines,
+    explain,
+    lagging,
+    margin_direction,
+    miss_said,
+    missing,
+    read_window,
+    report_lines,
+    shares,
+    shares_listed,
+)
 from .path import follow
-from .report import SHOWN_STEPS, Miss, Report, shares_listed  # noqa: F401  (SHOWN_STEPS: the playground reads it here)
 from .shown_models import shown_model
 from .solutions import reference
 from .tasks import TASKS, check_grading, get_task, graded_tokens, passes, usable, withheld
@@ -58,6 +71,113 @@ from .tasks import examples as task_examples
 # every reference solution clears it by a factor of more than 3, most by hundreds.
 MARGIN_THRESHOLD = 1.0
 SHOWN_FAILURES = 5  # failing contexts listed in a report
+
+
+# ---- the report ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Miss:
+    """A graded context the model got wrong."""
+
+    example: Example
+    predicted: str  # the token with the largest logit (the first of a tie)
+    margin: float  # right logit minus best wrong logit: negative or 0 when wrong
+    tie: bool  # whether the largest logit is shared
+
+    def __str__(self):  # 'ab': expected a, the model predicted b (margin -1)
+        return miss_said(self.to_json())
+
+    def to_json(self):
+        return {
+            "context": self.example.context,
+            "expected": self.example.expected,
+            "predicted": self.predicted,
+            "margin": self.margin,
+            "tie": self.tie,
+        }
+
+
+@dataclass(frozen=True, repr=False)
+class Report:
+    """What grading found: ``print(report)`` reads it, ``report.passed`` decides, and in a
+    notebook the report shows itself as the same few lines."""
+
+    task: str  # the task's name
+    correct: int
+    total: int
+    margin: float  # the smallest margin over every graded context
+    smallest_at: Example  # where it is smallest
+    nonzero: int  # weights that are not zero, counted from the weights themselves
+    failures: tuple  # Miss, for the first few failing contexts in grading order
+    n_failures: int
+    threshold: float  # a pass needs every context right and a margin above it
+    passed: bool  # whether it passes: every context right and the margin above the threshold
+    explained: tuple = ()  # an Explanation per context below the margin, in grading order (none on a pass)
+    diagnosed: Example | None = None  # the context the diagnosis is about
+    diagnosis: str | None = None  # why the model goes wrong there, from its own numbers, as sentences
+    shares: dict | None = None  # {part: share of the margin} there
+    focus: object = None  # the Explanation of that context: its margin, its shares, its path back
+    revealed: str | None = None  # the reference solution's shares there, only when asked
+    progress_note: str | None = None  # what became of a pass handed in: recorded in the progress file, or why not
+    recorded: bool = False  # whether that pass is in the progress file now
+    # (index in ``explained``) -> its path back: followed when --json asks (``grade(every_path=True)``)
+    follower: object = field(default=None, repr=False, compare=False)
+
+    @property
+    def accuracy(self):
+        return self.correct / self.total
+
+    def __bool__(self):
+        return self.passed
+
+    def lines(self):
+        """The report's text, made from its data (``to_json``, without the paths the text does not show)."""
+        return report_lines(self.to_json(every_path=False))
+
+    def diagnosis_lines(self):
+        """Where it goes wrong, in one go: the context and its margin, the parts' shares, the part named,
+        then the path back to the cause, a line a step (the first SHOWN_STEPS of them)."""
+        data = self.to_json(every_path=False)
+        return diagnosis_lines(data) if data["diagnosed"] is not None else []
+
+    def to_json(self, every_path=True):
+        """The report as data: what the command line's ``grade --json`` prints, and what its text is made
+        from. Every context under the margin has its path back (``every_path``, on a report graded with
+        ``every_path=True``, whose estimate counted them; the text needs only the diagnosed one's)."""
+        explained = list(self.explained)
+        if every_path and self.follower is not None:
+            explained = [
+                e if e.path is not None else replace(e, path=self.follower(i)) for i, e in enumerate(explained)
+            ]
+        return {
+            "task": self.task,
+            "passed": self.passed,
+            "right": self.correct,
+            "graded": self.total,
+            "margin": self.margin,
+            "smallest_at": {"context": self.smallest_at.context, "expected": self.smallest_at.expected},
+            "threshold": self.threshold,
+            "nonzero": self.nonzero,
+            "wrong": self.n_failures,
+            "first_wrong": [miss.to_json() for miss in self.failures],
+            "failing": [e.to_json() for e in explained],
+            "paths": sum(e.path is not None for e in explained),
+            "diagnosed": next((i for i, e in enumerate(self.explained) if e is self.focus), None),
+            "revealed": self.revealed,
+            "progress_note": self.progress_note,
+            "recorded": self.recorded,
+        }
+
+    def __str__(self):
+        return "\n".join(self.lines())
+
+    __repr__ = __str__
+
+    def _repr_html_(self):  # the same lines, wrapped at spaces on a narrow page, with a coloured edge
+        colour = "#1a7f37" if self.passed else "#b3261e"
+        style = f"white-space:pre-wrap;word-break:normal;border-left:4px solid {colour};padding:4px 8px;margin:0"
+        return f'<pre style="{style}">{html.escape(str(self))}</pre>'
 
 
 # ---- grading -------------------------------------------------------------------------------

@@ -43,7 +43,8 @@ class TaskScore:
         self.label, self.reveal = _("{task}:").format(task=self.task.name), False
 
     def __call__(self, params):
-        from ..course.grader import SHOWN_STEPS, handed_in
+        from ..course.explain import SHOWN_STEPS
+        from ..course.grader import handed_in
 
         report = handed_in(self.task, params, reveal=self.reveal)  # the learner's work: a pass is recorded
         summary = _("{correct} / {total} right, margin {margin} (a pass needs all and more than {threshold})").format(
