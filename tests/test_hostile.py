@@ -44,8 +44,7 @@ import handmade.training as training
 from handmade import cli, files, inference, parts, tokenizer
 from handmade.arguments import MAX_MESSAGE, check_alphabet
 from handmade.basis import Basis, Labels
-from handmade.course import grader, progress, solutions, task_files, task_options, tasks, user_code
-from handmade.course import explain
+from handmade.course import explain, grader, progress, solutions, task_files, task_options, tasks, user_code
 from handmade.display.trace import trace, weight_tables
 from handmade.display.window import TABLE_SIDE as SHOWN
 from handmade.training import AdamW, leaves
@@ -136,11 +135,19 @@ SKIPPED = {  # the public callables that are not called blindly, each with the r
     "course.grader.logits_per_context": "the grader's arithmetic on weights submission() has checked",
     "course.grader.margins_of": "the grader's arithmetic on the logits it computed",
     "course.tasks.passes": "the grouping of the windows the grader and grading_cost make from a task's own contexts",
-    "course.tasks.grading_operations": "grading_cost's arithmetic on a checked Structure and the counts it made",
     **dict.fromkeys(
         [
             f"course.explain.{n}"
-            for n in "read_window writers through_norm part_vectors back_through margin_direction shares explain".split()
+            for n in [
+                "read_window",
+                "writers",
+                "through_norm",
+                "part_vectors",
+                "back_through",
+                "margin_direction",
+                "shares",
+                "explain",
+            ]
         ],
         "the grader's explanation, of weights submission() has checked and of a pass it recorded (tests/test_grader.py)",
     ),

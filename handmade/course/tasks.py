@@ -63,7 +63,7 @@ from .task_files import (
 )
 from .task_options import OptionError, TaskError, options
 
-MAX_GRADING = 10**11  # operations one grade may cost (grading_operations): seconds, not minutes
+MAX_GRADING = 10**11  # operations one grade may cost (grading_cost): seconds, not minutes
 NO_REFERENCES = "HANDMADE_NO_REFERENCES"  # set to 1: an install for learners, without the answers
 SHOWN_NAME = 32  # characters of a task's name, and of its file's, in a message naming it
 
@@ -338,7 +338,7 @@ def _graded_tokens(task):
 # ---- what grading a task costs ----------------------------------------------------------------
 # Grading runs many small passes, where numpy's fixed cost per call outweighs the arithmetic, and long
 # ones, where the attention scores (an entry per query and key) are elementwise work that costs more
-# than its count (``handmade.cost`` counts a pass's arithmetic alone): ``grading_operations`` estimates
+# than its count (``handmade.cost`` counts a pass's arithmetic alone): ``grading_cost`` estimates
 # it in one closed formula, fitted on this machine's timings (benchmarks/bench_grader.py measures them).
 
 CALL_OPERATIONS = 100_000  # one numpy call on small arrays takes as long as this much arithmetic (~5 µs)
@@ -364,30 +364,10 @@ def passes(windows):
     return runs
 
 
-def grading_operations(structure, runs, explained, followed=None):
-    """What grading costs a model of ``structure``, in operations: ``runs``, ``explained`` and ``followed``
-    count the passes, the explained contexts and those whose path back is followed by their positions
-    ({n_seq: how many}, e.g. a Counter). A pass of n positions costs 2 n W for the W weights of its
-    matrices that each position goes through (wte's too, for the logits), 4 n² for each direction of
-    attention (q @ k.T and weights @ v), SCORE_OPERATIONS for each score of each head, and
-    CALL_OPERATIONS for each array it taps; explaining a context costs EXPLAINING passes over its
-    window, and following its path back FOLLOWING."""
-    d, blocks = structure.n_embd, structure.blocks
-    weights = structure.n_vocab * d + sum(4 * d * b.n_attn + 2 * d * b.n_hidden for b in blocks)
-    per_score = sum(4 * b.n_attn + SCORE_OPERATIONS * b.n_head for b in blocks)
-    calls = CALL_OPERATIONS * len(structure.taps(derived=False))
-    followed = followed or {}
-    counts = {
-        n: runs.get(n, 0) + EXPLAINING * explained.get(n, 0) + FOLLOWING * followed.get(n, 0)
-        for n in {*runs, *explained, *followed}
-    }
-    return sum(k * (2 * n * weights + n * n * per_score + calls) for n, k in counts.items())
-
-
 @functools.lru_cache(maxsize=64)
 def _lengths(task, n_ctx):
     """(Counter of the lengths of the passes that grading a model of n_ctx positions runs, Counter of
-    the lengths of the graded contexts' windows): what ``grading_operations`` needs."""
+    the lengths of the graded contexts' windows): what ``grading_cost`` needs."""
     windows = [tokens[-n_ctx:] for tokens, _right in graded_tokens(task)]
     return Counter(len(run) for run, _covered in passes(windows)), Counter(map(len, windows))
 
@@ -395,16 +375,28 @@ def _lengths(task, n_ctx):
 def grading_cost(task, structure, explained=True, every_path=False):
     """(operations, passes, longest pass): what grading a model of ``structure`` (``weights.structure``)
     on ``task`` costs, worked out before any pass; with ``explained``, the explanation of every context,
-    were all to fail, and with ``every_path`` too, every one's path back (``grade --json``)."""
+    were all to fail, and with ``every_path`` too, every one's path back (``grade --json``).
+
+    A pass of n positions costs 2 n W for the W weights of its matrices that each position goes
+    through (wte's too, for the logits), 4 n² for each direction of attention (q @ k.T and weights @ v),
+    SCORE_OPERATIONS for each score of each head, and CALL_OPERATIONS for each array it taps; explaining
+    a context costs EXPLAINING passes over its window, and following its path back FOLLOWING."""
     if not isinstance(structure, Structure):
         raise TypeError(
             _("structure must be a model's Structure (weights.structure); found {value}").format(value=brief(structure))
         )
-    yes_or_no(explained, "explained")
-    yes_or_no(every_path, "every_path")
-    runs, windows = _lengths(get_task(task), structure.n_ctx)
-    explaining, following = (windows if explained else Counter()), (windows if explained and every_path else None)
-    return grading_operations(structure, runs, explaining, following), sum(runs.values()), max(runs)
+    explained, every_path = yes_or_no(explained, "explained"), yes_or_no(every_path, "every_path")
+    runs, windows = _lengths(get_task(task), structure.n_ctx)  # {n_seq: how many passes, how many contexts}
+    passes_per_length = {
+        n: runs.get(n, 0) + (EXPLAINING + FOLLOWING * every_path) * explained * windows.get(n, 0)
+        for n in {*runs, *windows}
+    }
+    d, blocks = structure.n_embd, structure.blocks
+    weights = structure.n_vocab * d + sum(4 * d * b.n_attn + 2 * d * b.n_hidden for b in blocks)
+    per_score = sum(4 * b.n_attn + SCORE_OPERATIONS * b.n_head for b in blocks)
+    calls = CALL_OPERATIONS * len(structure.taps(derived=False))
+    cost = sum(k * (2 * n * weights + n * n * per_score + calls) for n, k in passes_per_length.items())
+    return cost, sum(runs.values()), max(runs)
 
 
 def check_grading(task, structure, explained=True, designed=False, every_path=False):
