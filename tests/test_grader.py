@@ -2,6 +2,7 @@
 at fault named, for any shape; the reference solution shown only when asked."""
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -164,6 +165,49 @@ def test_a_model_without_blocks_that_writes_nothing_here_is_told_which_two_rows_
     assert set(empty.shares.values()) == {0.0} and set(centred.shares.values()) == {0.0}
     assert ("全是 0" if lang == "zh" else "all 0") not in centred.diagnosis, centred.diagnosis
     assert some.focus.named == "wpe" if name == "alternate" else some.focus.named is None  # both kinds are met
+
+
+READ_THROUGH_WTE = re.compile(
+    r"writes (\S+) = (\S+), which the logits read through wte's rows: wte\[\S+, \S+\] = (\S+) and wte\[\S+, \S+\] = (\S+)\."
+)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("name", ["repeat", "alternate"])
+def test_in_a_model_without_blocks_the_direction_named_carries_the_push_its_part_is_said_to_make(name, seed):
+    """Without blocks, after "wte pushes toward a by 1" the report names a direction that wte writes and
+    the two entries of wte's rows that read it: that direction pushes the way the part's share goes, by at
+    least an even part of it, whatever else the part writes more of (a direction both rows read alike
+    pushes nothing)."""
+    rng = np.random.default_rng(seed)
+    params = with_parts(blank(name), {key: rng.normal(size=get(blank(name), key).shape) for key in ("wte", "wpe")})
+    said = 0
+    for failing in grade(name, params).to_json()["failing"]:
+        found = READ_THROUGH_WTE.search(failing["sentence"])
+        if found is None or failing["named"] is None:  # no part named: its share is 0, no way to push
+            continue
+        share = failing["contributions"][failing["named"]]
+        value, read_right, read_wrong = (float(x) for x in found.groups()[1:])
+        push = value * (read_right - read_wrong)
+        width = get(params, "wte").shape[1]
+        assert np.sign(push) == np.sign(share) and abs(push) >= abs(share) / width * 0.99, (failing, push)
+        said += 1
+    assert said, "no sentence read through wte's rows"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_direction_both_rows_read_alike_is_not_named_for_a_push_it_does_not_make(lang):
+    """repeat's token a writes Tc = 5 and Ta = 1; wte's rows of a and b read Tc alike (5 and 5) and Ta as 1
+    and 0: wte's push toward a comes through Ta, which the report names, not through Tc."""
+    params = with_parts(blank("repeat"), {"wte": np.array([[1.0, 0, 5], [0, 1, 5], [0, 0, 5]])})
+    handmade.set_language(lang)
+    try:
+        report = grade("repeat", params)
+    finally:
+        handmade.set_language("en")
+    (failing,) = [f for f in report.to_json()["failing"] if f["context"] == "a"]
+    assert "wte[a, Ta] = 1" in failing["sentence"] and "wte[b, Ta] = 0" in failing["sentence"], failing["sentence"]
+    assert "Tc" not in failing["sentence"], failing["sentence"]
 
 
 def test_a_task_that_grades_nothing_is_refused_in_one_line():

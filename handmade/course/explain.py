@@ -238,10 +238,12 @@ def _what_the_blocks_add(found, part, words):
 
 
 def _read_through_wte(params, vectors, part, pair, at):
-    """In a model without blocks: a sentence on what ``part`` writes most here and the entries of wte's rows
-    of the two tokens (``pair``: right, wrong) through which the logits read it (wte writes the token and
-    reads the logits); or, where the weights ``part`` (None: every part) adds at ``at`` (the token id and
-    the position the stream is read at) are exactly 0, a sentence naming them; else ""."""
+    """In a model without blocks: a sentence on the direction ``part`` writes here and the entries of wte's
+    rows of the two tokens (``pair``: right, wrong) through which the logits read it (wte writes the token
+    and reads the logits): the direction that carries most of its push the way its share goes, the push
+    the sentence before spoke of (where its share is 0, the one it writes most, which both rows read
+    alike); or, where the weights ``part`` (None: every part) adds at ``at`` (the token id and the
+    position the stream is read at) are exactly 0, a sentence naming them; else ""."""
     if part is None:  # nothing writes anything here: the rows the stream is made of
         (token, wte), (position, wpe), (_b, shift) = (_row(params, Name(kind), at) for kind in ("wte", "wpe", "ln_f.b"))
         if wte.any() or wpe.any() or shift.any():  # they cancel, or a layer norm takes them away: not said here
@@ -254,7 +256,10 @@ def _read_through_wte(params, vectors, part, pair, at):
     if not weights.any():
         return _after(_("Here {part} writes nothing: {row} is all 0.").format(part=phrase(part), row=row))
     vector = vectors[part]  # [n_embd]
-    d = int(np.argmax(np.abs(vector)))
+    right, wrong = pair
+    pushes = vector * (params["wte"][right] - params["wte"][wrong])  # [n_embd]: each direction's part of its share
+    share = float(pushes.sum())
+    d = int(np.argmax(np.sign(share) * pushes if abs(share) > tolerance(pushes) else np.abs(vector)))
     tokens = params.labels.token_names(params.structure.n_vocab)
     direction = params.structure.basis(params.structure.space("stream"), params.labels).names[d]
     entries = [f"wte[{tokens[t]}, {direction}] = {fmt(params['wte'][t, d])}" for t in pair]
