@@ -16,7 +16,7 @@ from handmade.course.grader import grade, submission
 from handmade.course.solutions import reference
 from handmade.course.tasks import TASKS, blank, examples, get_task
 from handmade.parts import get, with_parts
-from handmade.structure import Structure
+from handmade.structure import LAYER_NORM_EPS, Structure
 
 
 @settings(max_examples=40, deadline=None)
@@ -167,47 +167,72 @@ def test_a_model_without_blocks_that_writes_nothing_here_is_told_which_two_rows_
     assert some.focus.named == "wpe" if name == "alternate" else some.focus.named is None  # both kinds are met
 
 
-READ_THROUGH_WTE = re.compile(
-    r"writes (\S+) = (\S+), which the logits read through wte's rows: wte\[\S+, \S+\] = (\S+) and wte\[\S+, \S+\] = (\S+)\."
-)
+READ_THROUGH_WTE = re.compile(r"\((wte|wpe|ln_f\.b)\) writes (\S+) = \S+, which the logits read through wte's rows")
 
 
+def _written(params, part, token, position):  # [n_embd]: what ``part`` adds to the stream the logits read
+    row = {"wte": get(params, "wte")[token], "wpe": get(params, "wpe")[position]}
+    if "ln_f" not in params:
+        return row[part]
+    norm, stream = params["ln_f"], row["wte"] + row["wpe"]
+    spread = np.sqrt(np.var(stream) + LAYER_NORM_EPS)  # the whole stream's: each part's vector is centred, over it
+    return norm["b"] if part == "ln_f.b" else norm["g"] * (row[part] - row[part].mean()) / spread
+
+
+@pytest.mark.parametrize("ln_f", [False, True])
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("name", ["repeat", "alternate"])
-def test_in_a_model_without_blocks_the_direction_named_carries_the_push_its_part_is_said_to_make(name, seed):
-    """Without blocks, after "wte pushes toward a by 1" the report names a direction that wte writes and
-    the two entries of wte's rows that read it: that direction pushes the way the part's share goes, by at
-    least an even part of it, whatever else the part writes more of (a direction both rows read alike
-    pushes nothing)."""
+def test_in_a_model_without_blocks_the_direction_named_carries_the_push_its_part_is_said_to_make(name, seed, ln_f):
+    """Without blocks, after "wte pushes toward a by 1" the report names a direction that the part writes
+    and the two entries of wte's rows that read it: of every direction, the one that pushes most the way
+    the part's share goes; where its share is 0, the one it writes most. Worked out here from the weights,
+    with a final layer norm too (each part's vector centred, over the stream's spread, times g)."""
     rng = np.random.default_rng(seed)
     params = with_parts(blank(name), {key: rng.normal(size=get(blank(name), key).shape) for key in ("wte", "wpe")})
+    if ln_f:
+        width = get(params, "wte").shape[1]
+        norm = {"g": rng.uniform(0.5, 2, width), "b": rng.normal(size=width)}
+        params = handmade.Weights({**params, "ln_f": norm}, params.labels)
+    task, directions = get_task(name), list(params.labels.residual.names)
     said = 0
     for failing in grade(name, params).to_json()["failing"]:
         found = READ_THROUGH_WTE.search(failing["sentence"])
-        if found is None or failing["named"] is None:  # no part named: its share is 0, no way to push
+        if found is None:
             continue
-        share = failing["contributions"][failing["named"]]
-        value, read_right, read_wrong = (float(x) for x in found.groups()[1:])
-        push = value * (read_right - read_wrong)
-        width = get(params, "wte").shape[1]
-        assert np.sign(push) == np.sign(share) and abs(push) >= abs(share) / width * 0.99, (failing, push)
+        part, d = found[1], directions.index(found[2])
+        window = failing["context"][-task.n_ctx :]
+        vector = _written(params, part, task.alphabet.index(window[-1]), len(window) - 1)  # [n_embd]
+        right, wrong = (task.alphabet.index(failing[key]) for key in ("expected", "against"))
+        pushes = vector * (get(params, "wte")[right] - get(params, "wte")[wrong])  # [n_embd]
+        share = failing["contributions"][part]
+        assert share == pytest.approx(pushes.sum(), abs=1e-9)
+        best = np.sign(share) * pushes if abs(share) > 1e-9 else np.abs(vector)
+        assert best[d] == best.max(), (failing["sentence"], pushes)
         said += 1
     assert said, "no sentence read through wte's rows"
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_a_direction_both_rows_read_alike_is_not_named_for_a_push_it_does_not_make(lang):
-    """repeat's token a writes Tc = 5 and Ta = 1; wte's rows of a and b read Tc alike (5 and 5) and Ta as 1
-    and 0: wte's push toward a comes through Ta, which the report names, not through Tc."""
-    params = with_parts(blank("repeat"), {"wte": np.array([[1.0, 0, 5], [0, 1, 5], [0, 0, 5]])})
+@pytest.mark.parametrize(
+    "rows, named, not_named",
+    [  # repeat's wte, each row what its token writes and what its logit reads; the context is "a"
+        ([[1, 0, 5], [0, 1, 5], [0, 0, 5]], "wte[a, Ta] = 1", "Tc"),  # Tc, written most, is read alike: no push
+        ([[1, 1, 1], [4, -1, -1], [0, 0, 0]], "wte[a, Tb] = 1", "Ta]"),  # Ta pushes most, but toward b
+        ([[0, 0, 5], [0, 0, 5], [0, 0, 5]], "wte[a, Tc] = 5", "Ta]"),  # no push at all: what it writes most
+    ],
+)
+def test_the_direction_named_without_blocks_is_the_one_that_makes_the_push_said(rows, named, not_named, lang):
+    """The cases: a direction written most that the two rows read alike (it pushes nothing), a direction
+    that pushes most but against the part's share, and a part that pushes nothing, which is said to
+    write what it writes most."""
+    params = with_parts(blank("repeat"), {"wte": np.array(rows, dtype=float)})
     handmade.set_language(lang)
     try:
         report = grade("repeat", params)
     finally:
         handmade.set_language("en")
     (failing,) = [f for f in report.to_json()["failing"] if f["context"] == "a"]
-    assert "wte[a, Ta] = 1" in failing["sentence"] and "wte[b, Ta] = 0" in failing["sentence"], failing["sentence"]
-    assert "Tc" not in failing["sentence"], failing["sentence"]
+    assert named in failing["sentence"] and not_named not in failing["sentence"], failing["sentence"]
 
 
 def test_a_task_that_grades_nothing_is_refused_in_one_line():

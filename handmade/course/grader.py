@@ -137,7 +137,7 @@ class Report:
 
     def diagnosis_lines(self):
         """Where it goes wrong, in one go: the context and its margin, the parts' shares, the part named,
-        then the path back to the cause, a line a step (the first SHOWN_STEPS of them)."""
+        then the path back to the cause, a line a step (the first ``explain.SHOWN_STEPS`` of them)."""
         data = self.to_json(every_path=False)
         return diagnosis_lines(data) if data["diagnosed"] is not None else []
 
