@@ -149,7 +149,7 @@ SET_TRIED = 16  # of those, tried at most
 
 def planted(seed=0):
     """Every planted fault that fails its task (one that still passes is no fault): (task name, task,
-    model, the part planted (its Name), how)."""
+    model, the part planted (its Name), how, the columns of the part it changed)."""
     rng = np.random.default_rng(seed)
     found = []
     for name, (task, model) in solved().items():
@@ -162,7 +162,8 @@ def planted(seed=0):
                     break
                 broken = with_parts(model, {names[part.name]: changed})
                 if not grade(task, broken, diagnose=False).passed:
-                    found.append((name, task, broken, part.name, how))
+                    columns = {int(c) for c in np.argwhere(changed != part_values(model, part))[:, -1]}
+                    found.append((name, task, broken, part.name, how, columns))
                     kept += i >= len(always)
     return found
 
@@ -187,21 +188,30 @@ def entry_of(report, part, model):
     return any(e["entry"].startswith(f"{short}[") for step in steps for e in step["entries"])
 
 
-def named_in_path(report, part, model):
+def named_in_path(report, part, model, columns=None):
     """Whether the report on the diagnosed context names ``part`` (a Name of a part): an entry of the part
     itself in a step of its path or in its sentence (``wte[b, Tb]``, in a model without blocks); or, for a
     head's weights and an MLP's input weights, a step on that head or MLP of the kind that blames what the
-    part makes (BLAMED: its attention for q and k, what it carries for v and c_proj.w, a unit for
-    mlp.c_fc.w); or, for a part the margin is shared among (an embedding, c_proj.b), the sentence's naming
-    it. A bias (q.b, mlp.c_fc.b, mlp.c_proj.b) is named by its entry."""
+    part makes (BLAMED: its attention for q and k, what it carries for v and c_proj.w, for mlp.c_fc.w a
+    unit whose column of it was broken, one of ``columns``); or, for a part the margin is shared among (an
+    embedding, c_proj.b), the sentence's naming it. A bias (q.b, mlp.c_fc.b, mlp.c_proj.b) is named by its
+    entry. An MLP's input weights are named only at a unit they were broken for: an entry in its column,
+    or a step on it (another unit of the same MLP is another part of the design)."""
     short = model.structure.part_names()[part]
+    kind = BLAMED.get(part.kind)
+    steps = _diagnosed(report)["path"] or []
+    owner = f"blocks[{part.block}].mlp" if part.kind.startswith("mlp.") else f"blocks[{part.block}].head"
+    if kind == "unit":  # the unit whose input was broken, not another of the same MLP
+        hidden = model.structure.basis(model.structure.space("hidden", part.block), model.labels).names
+        units = {hidden[c] for c in columns} if columns is not None else set(hidden)
+        entries = [e["entry"] for step in steps for e in step["entries"]]
+        return any(e.startswith(f"{short}[") and e.endswith(tuple(f", {u}]" for u in units)) for e in entries) or any(
+            s["part"].startswith(owner) and s["kind"] == kind and s["unit"] in units for s in steps
+        )
     if entry_of(report, part, model) or f"{short}[" in report.focus.sentence:
         return True
     if report.focus.named == part:
         return True
-    kind = BLAMED.get(part.kind)
-    steps = _diagnosed(report)["path"] or []
-    owner = f"blocks[{part.block}].mlp" if part.kind.startswith("mlp.") else f"blocks[{part.block}].head"
     return kind is not None and any(s["part"].startswith(owner) and s["kind"] == kind for s in steps)
 
 
@@ -218,11 +228,11 @@ class Measured(NamedTuple):
 def measured(seed=0):
     """[Measured] for every planted fault that fails its task."""
     found = []
-    for name, task, model, part, how in planted(seed):
+    for name, task, model, part, how, columns in planted(seed):
         report = grade(task, model)
         assert not report.passed, (name, part, how)
         entry = entry_of(report, part, model) if part.kind in QK else None
-        found.append(Measured(name, part, how, named_in_path(report, part, model), entry))
+        found.append(Measured(name, part, how, named_in_path(report, part, model, columns), entry))
     return found
 
 

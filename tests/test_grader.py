@@ -235,6 +235,24 @@ def test_the_direction_named_without_blocks_is_the_one_that_makes_the_push_said(
     assert named in failing["sentence"] and not_named not in failing["sentence"], failing["sentence"]
 
 
+@pytest.mark.parametrize("unit, context", [("s<0", "11"), ("s>0", "00")])
+def test_a_unit_that_reads_nothing_is_the_one_named_not_its_twin(unit, context):
+    """xor's two units are alike (each writes T0 through mlp.c_proj.w = 1): with one's input weight zeroed,
+    the context that needed it fails, and the path names that unit and the entry it would read through,
+    not the other unit, which is right to stay off there."""
+    model = reference("xor")
+    hidden, residual = model.labels.hidden[0].names, model.labels.residual.names
+    c_fc = get(model, "mlp.c_fc.w").copy()
+    c_fc[residual.index("V"), hidden.index(unit)] = 0
+    report = grade("xor", with_parts(model, {"mlp.c_fc.w": c_fc}))
+    (failing,) = [f for f in report.to_json()["failing"] if f["context"] == context]
+    assert report.diagnosed.context == context
+    units = [step.facts["unit"] for step in report.focus.path if step.kind == "unit"]
+    entries = [name for step in report.focus.path for name, _value in step.entries]
+    assert units == [unit] and f"mlp.c_fc.w[V, {unit}]" in entries, (units, entries)
+    assert failing["sentence"] == report.focus.sentence
+
+
 def test_a_task_that_grades_nothing_is_refused_in_one_line():
     @handmade.task(alphabet="ab", n_ctx=3, n_embd=2)
     def nothing(context):

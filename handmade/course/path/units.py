@@ -78,11 +78,17 @@ def _unit_at_fault(model, b, p, units, worth, bias, small):
     worst = int(np.argmin(units))
     if units[worst] < -small and units[worst] <= bias:
         return worst
-    pre = model.tapped[Name(T.mlp_pre, b)][p]
+    pre = model.tapped[Name(T.mlp_pre, b)][p]  # [n_hidden]
     idle = np.where(pre <= 0, worth, -np.inf)  # what each unit that does not fire would give, once it did
     if bias < -small:
-        return int(np.argmax(idle)) if idle.max() > small and units.sum() <= small else None
-    return int(np.argmax(worth))
+        return _nearest(idle, pre) if idle.max() > small and units.sum() <= small else None
+    return _nearest(worth, pre)
+
+
+def _nearest(worth, pre):
+    """The unit worth most to the reader; of equals (units a design made alike), the nearest to firing:
+    the one whose pre-activation is largest, which this context was meant to make fire."""
+    return int(np.lexsort((-pre, -worth))[0])
 
 
 def _misled(model, read):
@@ -135,8 +141,10 @@ def _unit(model, read, facts, unit, units, bias, amount, feed=False, held=False)
     shares = _pre_shares(model, b, p, unit)
     layer_in = layer_read(model, b, "mlp")[p]
     sign = want if feed else -want  # what fed it, too little; else what pushed it the wrong way
-    named = [_unit_input_entry(model, b, unit, layer_in, sign), _unit_output_entry(model, read, unit)]
-    named = [e for e in named if e]
+    taken = _unit_input_entry(model, b, unit, layer_in, sign)
+    if taken is None and pre <= 0 < want:  # it should fire, and nothing held it back: it reads nothing here
+        taken = _unread_entry(model, b, unit, at, layer_in)
+    named = [e for e in (taken, _unit_output_entry(model, read, unit)) if e]
     name = model.basis(model.structure.space("hidden", b))[unit]
     said = {
         "position": p,
@@ -198,6 +206,17 @@ def _unit_input_entry(model, b, unit, layer_in, sign):
     if row == len(layer_in):
         return model.entry("mlp.c_fc.b", b, unit, c_fc["b"][unit])
     return model.entry("mlp.c_fc.w", b, (row, unit), c_fc["w"][row, unit])
+
+
+def _unread_entry(model, b, unit, at, layer_in):
+    """The entry of mlp.c_fc.w through which ``unit`` would read what the heads and MLPs before it write
+    most at this position (what is written there at all, when they write nothing), or None."""
+    written = sum((v for n, v in at.shares.items() if n.kind in BLOCK_PARTS), np.zeros_like(layer_in))  # [n_embd]
+    source = written if np.abs(written).max() > tolerance(written) else layer_in
+    if np.abs(source).max() <= tolerance([*source, 1.0]):
+        return None
+    row = int(np.argmax(np.abs(source)))
+    return model.entry("mlp.c_fc.w", b, (row, unit), model.params["blocks"][b]["mlp"]["c_fc"]["w"][row, unit])
 
 
 def _unit_output_entry(model, read, unit):
