@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import handmade
+from handmade.arguments import fmt
 from handmade.course import explain
 from handmade.course.grader import grade, submission
 from handmade.course.solutions import reference
@@ -251,6 +252,36 @@ def test_a_unit_that_reads_nothing_is_the_one_named_not_its_twin(unit, context):
     entries = [name for step in report.focus.path for name, _value in step.entries]
     assert units == [unit] and f"mlp.c_fc.w[V, {unit}]" in entries, (units, entries)
     assert failing["sentence"] == report.focus.sentence
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("strength", [-512, 0])
+def test_a_part_said_to_push_too_little_is_told_what_the_others_push_against_it(strength, lang):
+    """first_not_last's head 1 pushes toward the right letter and head 0 toward the first: with head 1's rows
+    of c_proj.w weakened (or zeroed), the report speaks of head 1, whose share falls furthest short of the
+    reference's, and says by how much all the other parts push the other way, not only that a pass needs a
+    margin above 1 (a margin of -513 is not "just short")."""
+    model = reference("first_not_last")
+    c_proj = get(model, "c_proj.w").copy()
+    for letter in "abc":
+        c_proj[
+            model.structure.basis(model.structure.space("attention", 0), model.labels).names.index(f"h1·{letter}"),
+            model.labels.residual.names.index(f"T{letter}"),
+        ] = strength
+    handmade.set_language(lang)
+    try:
+        report = grade("first_not_last", with_parts(model, {"c_proj.w": c_proj}))
+    finally:
+        handmade.set_language("en")
+    focus = report.focus
+    others = focus.margin - focus.shares[focus.named]
+    assert focus.named == "blocks[0].head1" and others < -1, (focus.sentence, focus.shares)
+    said = fmt(abs(others))
+    wanted = {
+        "en": f"all the other parts together push toward {focus.wrong} by {said}",
+        "zh": f"其余所有部件加在一起往 {focus.wrong} 推了 {said}",
+    }
+    assert wanted[lang] in focus.sentence, focus.sentence
 
 
 def test_a_task_that_grades_nothing_is_refused_in_one_line():

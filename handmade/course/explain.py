@@ -312,14 +312,9 @@ def _reason(found, margin, words, prefer):
     worst, best = min(found, key=found.get), max(found, key=found.get)
     part = prefer if prefer in found else worst if found[worst] < -small else best
     said = {"part": phrase(part), "amount": fmt(abs(found[part])), "margin": fmt(margin), **words}
-    if found[part] >= -small:
-        sentence = (
-            _("{part} pushes toward {expected} by {amount}, not enough: a pass needs a margin above {threshold}.")
-            if found[part] > small
-            else _("{part} does not push toward {expected}, and a pass needs a margin above {threshold}.")
-        )
-        return sentence.format(**said), part
     others = margin - found[part]
+    if found[part] >= -small:
+        return _too_little(found[part], others, small).format(others=fmt(abs(others)), **said), part
     if others > small:
         sentence = _(
             "{part} pushes toward {wrong} by {amount}; all the other parts together push toward {expected} by {others}."
@@ -331,6 +326,24 @@ def _reason(found, margin, words, prefer):
     else:
         sentence = _("{part} pushes toward {wrong} by {amount}; all the other parts together add nothing.")
     return sentence.format(others=fmt(abs(others)), **said), part
+
+
+def _too_little(share, others, small):
+    """The sentence on a part that pushes the right way, or not at all, when the margin is too small:
+    with what all the other parts together push the wrong way, when they do."""
+    if others < -small:
+        return (
+            _(
+                "{part} pushes toward {expected} by {amount}, not enough: all the other parts together push toward {wrong} by {others}, and a pass needs a margin above {threshold}."
+            )
+            if share > small
+            else _(
+                "{part} does not push toward {expected}, and all the other parts together push toward {wrong} by {others}; a pass needs a margin above {threshold}."
+            )
+        )
+    if share > small:
+        return _("{part} pushes toward {expected} by {amount}, not enough: a pass needs a margin above {threshold}.")
+    return _("{part} does not push toward {expected}, and a pass needs a margin above {threshold}.")
 
 
 def missing(mine, theirs, expected):
