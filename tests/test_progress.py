@@ -72,6 +72,9 @@ def test_a_references_note_says_truly_where_the_learner_meets_it(data, name):
     finally:
         set_language("en")
     assert chinese != note and (f'solution("{name}")' in chinese) == (name in answers)
+    # it says why the pass is not recorded, never how to make a copy count: no strength to change, no value
+    assert not any(word in note.lower() for word in ("strength", "value", "change", "scale")), note
+    assert not any(word in chinese for word in ("强度", "数值", "改", "缩放")), chinese
 
 
 def test_the_blogs_models_are_not_the_learners(data):

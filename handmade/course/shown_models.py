@@ -37,7 +37,7 @@ task is a challenge, whose reference is the solution that ``solution()`` shows w
 
 def shown_model(task, params, their_reference=None):
     """Sentences saying that the pass of ``params`` is not recorded and why: which model the course
-    shows they are, number for number (and what would be recorded instead); None
+    shows they are, number for number, and that a model of the learner's own is recorded; None
     when they are none of them. ``params``: weights checked for ``task`` (``grader.submission``);
     ``their_reference``: a teacher's task's reference solution, checked the same way, if it has one."""
     from .progress import model_fingerprint
@@ -53,11 +53,11 @@ def shown_model(task, params, their_reference=None):
         return None
     if source == "reference" and task.name in BUILT_WITH_YOU:
         return _(
-            "This pass is not recorded in your progress: these weights are, number for number, the reference solution of {task}, the model notebook {notebook} builds with you. Your progress records designs of your own: another passing model of yours (another strength will do) is recorded."
+            "This pass is not recorded in your progress: these weights are, number for number, the reference solution of {task}, the model notebook {notebook} builds with you. Your progress records designs of your own: another passing model of yours is recorded."
         ).format(task=task.name, notebook=BUILT_WITH_YOU[task.name])
     if source == "reference":
         return _(
-            'This pass is not recorded in your progress: these weights are, number for number, the reference solution of {task}, the answer that solution("{task}") shows when asked (python -m handmade solution {task} in a terminal). Your progress records designs of your own: another passing model of yours (another strength will do) is recorded.'
+            'This pass is not recorded in your progress: these weights are, number for number, the reference solution of {task}, the answer that solution("{task}") shows when asked (python -m handmade solution {task} in a terminal). Your progress records designs of your own: another passing model of yours is recorded.'
         ).format(task=task.name)
     if source == "their reference":
         return _(
