@@ -284,6 +284,24 @@ def test_a_part_said_to_push_too_little_is_told_what_the_others_push_against_it(
     assert wanted[lang] in focus.sentence, focus.sentence
 
 
+@pytest.mark.parametrize("vote, passed", [(2.00001, True), (2 + 1e-12, True), (2 - 1e-9, False), (2.0, False)])
+def test_a_margin_next_to_the_threshold_is_never_written_as_the_threshold(vote, passed):
+    """alternate's position votes at 2 make every margin exactly 1, which fails (a pass needs more): a hair
+    above passes and a hair below fails, and the report writes the margin with the digits that tell it
+    from 1, in its text and in a playground's summary, as the verdict does."""
+    from handmade.widgets.playground import TaskScore
+
+    model = reference("alternate")
+    wpe = get(model, "wpe")
+    params = with_parts(model, {"wpe": np.where(wpe != 0, vote, 0.0)})
+    report = grade("alternate", params)
+    said = str(report).splitlines()[2]  # "  margin: 1.00001 (smallest at 'a' → b); a pass needs ..."
+    shown = said.split("margin: ")[1].split(" ")[0]
+    assert report.passed == passed and (float(shown) > 1) == passed and (shown == "1") == (report.margin == 1), said
+    _passed, summary, _details = TaskScore("alternate")(params)  # what a playground's score line says
+    assert f"margin {shown} (" in summary, summary
+
+
 def test_a_task_that_grades_nothing_is_refused_in_one_line():
     @handmade.task(alphabet="ab", n_ctx=3, n_embd=2)
     def nothing(context):

@@ -156,7 +156,10 @@ SKIPPED = {  # the public callables that are not called blindly, each with the r
         "the explanation's words and comparisons, on the parts and shares it found itself (tests/test_grader.py)",
     ),
     **dict.fromkeys(
-        [f"course.explain.{n}" for n in ("miss_said", "report_lines", "diagnosis_lines", "shares_listed")],
+        [
+            f"course.explain.{n}"
+            for n in ("miss_said", "report_lines", "diagnosis_lines", "shares_listed", "margin_said")
+        ],
         "a report's text, made from the data Report.to_json made (tested in tests/test_path.py)",
     ),
     "course.progress.model_fingerprint": "the progress file's fingerprint of weights submission() has checked",

@@ -121,6 +121,25 @@ def test_a_bad_entry_shows_a_message_and_keeps_the_model(text, message):
     assert p.editors["c_proj.w"].message.value == ""
 
 
+def test_no_box_shows_a_number_the_model_does_not_use_once_its_message_is_gone():
+    """A refused entry stays in its box, to mend, while the message beside the grid says what the model
+    keeps; once a later edit takes the message's place, every box that held refused text shows the
+    model's own value again, and the box edited last shows what was typed."""
+    p = blog_playground()
+    editor = p.editors["c_proj.w"]
+    type_into(p, "c_proj.w", 7, 6, "abc")
+    type_into(p, "c_proj.w", 0, 0, "1e400")
+    assert editor.boxes[7][6].value == "abc" and editor.boxes[0][0].value == "1e400"  # the latest is said
+    assert "1e400 is not finite; the model keeps 0" in editor.message.value
+    type_into(p, "c_proj.w", 1, 1, "-0.5")
+    assert editor.message.value == "" and p.params["blocks"][0]["attn"]["c_proj"]["w"][1, 1] == -0.5
+    shown = [[float(box.value) for box in row] for row in editor.boxes]
+    assert np.array_equal(shown, p.params["blocks"][0]["attn"]["c_proj"]["w"]), (
+        "a box shows what the model does not use"
+    )
+    assert editor.boxes[1][1].value == "-0.5"
+
+
 def test_an_entry_that_overflows_is_refused_with_the_reason():
     p = blog_playground()
     type_into(p, "wte", 0, 5, "1e200")
@@ -319,7 +338,8 @@ def test_snapshot_is_the_views_as_static_html_collapsed_and_titled():
 
 def test_widget_text_form_is_one_fixed_line():
     assert (
-        repr(blog_playground().widget) == "[Playground: an interactive widget; run the notebook in Jupyter to use it]"
+        repr(blog_playground().widget)
+        == "[Playground: an interactive widget; run this cell in Jupyter to use it (again, if it does not show)]"
     )
 
 

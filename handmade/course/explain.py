@@ -406,7 +406,7 @@ def report_lines(data):
         _(
             "  margin: {margin} (smallest at {context} → {expected}); a pass needs 100% and more than {threshold}"
         ).format(
-            margin=fmt(data["margin"]),
+            margin=margin_said(data["margin"], data["threshold"]),
             context=repr(smallest["context"]),
             expected=smallest["expected"],
             threshold=fmt(data["threshold"]),
@@ -440,7 +440,9 @@ def diagnosis_lines(data):
     )
     said = {"context": repr(focus["context"]), "expected": focus["expected"], "wrong": focus["against"]}
     lines = [
-        heading.format(margin=fmt(focus["margin"]), shares=shares_listed(focus["contributions"]), **said),
+        heading.format(
+            margin=margin_said(focus["margin"], data["threshold"]), shares=shares_listed(focus["contributions"]), **said
+        ),
         f"    {focus['sentence']}",
     ]
     path = focus["path"] or []
@@ -448,6 +450,16 @@ def diagnosis_lines(data):
     if len(path) > SHOWN_STEPS:
         lines.append(_("    → {n} more steps back: grade --json has them").format(n=len(path) - SHOWN_STEPS))
     return lines
+
+
+def margin_said(margin, threshold, digits=4):
+    """``margin`` as ``fmt`` writes it, with as many more digits as it takes to tell it from ``threshold``,
+    which a pass needs more than: a margin of 1.00001 is not "1" beside "more than 1", nor 0.99999999."""
+    for n in range(digits, 18):
+        said = fmt(margin, n)
+        if margin == threshold or said != fmt(threshold, n):
+            return said
+    return said
 
 
 def shares_listed(found):  # {part: share} -> "wte 1.5, h0 -0.5 and mlp0 2"

@@ -120,7 +120,7 @@ export default { render };
 """
 MENU_CSS = """
 .hm-menu > div { display: flex; align-items: center; gap: 4px; margin: 2px 8px 2px 0; }
-.hm-menu select { min-width: 0; flex: 1; font-family: monospace; }
+.hm-menu select { flex: none; max-width: 36ch; font-family: monospace; }
 .hm-menu .hm-menu-quiet { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0);
   clip-path: inset(50%); white-space: nowrap; }
 """

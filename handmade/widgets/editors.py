@@ -16,6 +16,7 @@ from ..i18n import _
 from .slider import LogSlider
 
 CELL = "46px"
+MESSAGE_WIDTH = 360  # px: the least a grid's message may take, a sentence in two or three lines
 MAX_BOXES = 512  # boxes in one grid: 16 x 32, about a screen, built in 0.8 s here (1.5 ms a box: three widgets)
 NARROW = {"description_width": "initial"}  # a widget's label takes only the room it needs
 QUIET_LABEL = "hm-quiet-label"  # a widget whose label a screen reader reads but the page does not show
@@ -49,7 +50,9 @@ class Quiet(W.VBox):
         _ringed(self)
 
     def __repr__(self):
-        return _("[{name}: an interactive widget; run the notebook in Jupyter to use it]").format(name=self._label)
+        return _(
+            "[{name}: an interactive widget; run this cell in Jupyter to use it (again, if it does not show)]"
+        ).format(name=self._label)
 
 
 def message_html(text, ok=False):
@@ -103,6 +106,7 @@ class MatrixEditor:
         label_width = whole(label_width, "label_width", 0, 1000)
         self.values = matrix.values.copy()
         self._quiet = False
+        self._refused = set()  # (i, j) of the boxes that hold text the model did not take, said in the message
         self._boxes = self._widget = None  # built when first shown: a big model has thousands of boxes
         self.message = W.HTML()
         self.message.add_class(f"hm-message-{css(name)}")
@@ -128,15 +132,15 @@ class MatrixEditor:
         grid = W.GridBox(
             [cell for row in [header, *rows] for cell in row],
             layout=W.Layout(
-                grid_template_columns=f"{label_width}px repeat({matrix.shape[1]}, {CELL})",
+                # a column as wide as its box, or as its heading when that is wider ("h0·first"): never overlapping
+                grid_template_columns=f"{label_width}px repeat({matrix.shape[1]}, minmax({CELL}, max-content))",
                 grid_gap="1px 2px",
                 flex="0 0 auto",
             ),
         )
         grid.add_class("hm-grid")
-        self.message.layout = W.Layout(
-            max_width=f"{label_width + matrix.shape[1] * 48}px"
-        )  # below, as wide as the grid
+        # below, as wide as the grid, and wide enough for a sentence beside a narrow one (two columns)
+        self.message.layout = W.Layout(max_width=f"{max(label_width + matrix.shape[1] * 48, MESSAGE_WIDTH)}px")
         parts = [W.Box([grid], layout=W.Layout(overflow="auto", max_width="100%")), self.message]
         if heading:
             title = f"<b style='font-size:12px'>{html.escape(matrix.title)}</b>"
@@ -147,6 +151,7 @@ class MatrixEditor:
 
     def _label(self, text, j=None):
         edge = "border-left:2px solid #555;padding-left:2px;" if j in self.matrix.col_splits else ""
+        edge += "padding-right:4px;" if j is not None else ""  # a heading wider than its box keeps apart from the next
         return W.HTML(
             f'<div style="font-family:monospace;font-size:11px;white-space:nowrap;{edge}">{html.escape(text)}</div>'
         )
@@ -174,33 +179,48 @@ class MatrixEditor:
     def _typed(self, i, j, text):
         if self._quiet:
             return
+        problem = self._refusal(i, j, text)
+        if problem:  # the box keeps what was typed, to mend, and the message says what the model keeps
+            self._refused.add((i, j))
+            return self.show(problem)
+        self._refused.discard((i, j))
+        self._put_back()
+        self.show("")
+
+    def _refusal(self, i, j, text):
+        """Take ``text`` typed at (i, j) into the model, or say why not (the model keeps its value): ""."""
         where = f"{self.name}[{self.matrix.rows[i]}, {self.matrix.cols[j]}]"
         keeps = fmt(self.values[i, j])
         try:
             value = float(text)
         except (ValueError, OverflowError):
-            return self.show(
-                _("{where}: {text} is not a number; the model keeps {keeps}").format(
-                    where=where, text=repr(text[:40]), keeps=keeps
-                )
+            return _("{where}: {text} is not a number; the model keeps {keeps}").format(
+                where=where, text=repr(text[:40]), keeps=keeps
             )
         if not np.isfinite(value):
-            return self.show(
-                _("{where}: {text} is not finite; the model keeps {keeps}").format(
-                    where=where, text=text[:40], keeps=keeps
-                )
+            return _("{where}: {text} is not finite; the model keeps {keeps}").format(
+                where=where, text=text[:40], keeps=keeps
             )
         new = self.values.copy()
         new[i, j] = value
         problem = self.on_edit(self.name, new)
         if problem:
-            return self.show(
-                _("{where} = {text}: {problem}; the model keeps {keeps}").format(
-                    where=where, text=text[:40], problem=problem, keeps=keeps
-                )
+            return _("{where} = {text}: {problem}; the model keeps {keeps}").format(
+                where=where, text=text[:40], problem=problem, keeps=keeps
             )
         self.values = new
-        self.show("")
+        return ""
+
+    def _put_back(self):
+        """Show the model's own value again in every box whose refused text the message no longer speaks
+        of (a later edit took its place there): no box shows a number the model does not use."""
+        self._quiet = True
+        try:
+            for i, j in self._refused:
+                self._boxes[i][j].value = fmt(self.values[i, j])
+        finally:
+            self._quiet = False
+        self._refused.clear()
 
     def show(self, text):
         """Say ``text`` beside the grid ("" says nothing)."""
@@ -216,6 +236,7 @@ class MatrixEditor:
                 )
             )
         self.values = values
+        self._refused.clear()  # every box is written again below
         if self._boxes is None:  # not shown yet: the boxes will start from these values
             return self.show("")
         self._quiet = True

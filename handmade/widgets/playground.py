@@ -43,12 +43,15 @@ class TaskScore:
         self.label, self.reveal = _("{task}:").format(task=self.task.name), False
 
     def __call__(self, params):
-        from ..course.explain import SHOWN_STEPS
+        from ..course.explain import SHOWN_STEPS, margin_said
         from ..course.grader import handed_in
 
         report = handed_in(self.task, params, reveal=self.reveal)  # the learner's work: a pass is recorded
         summary = _("{correct} / {total} right, margin {margin} (a pass needs all and more than {threshold})").format(
-            correct=report.correct, total=report.total, margin=fmt(report.margin, 3), threshold=fmt(report.threshold)
+            correct=report.correct,
+            total=report.total,
+            margin=margin_said(report.margin, report.threshold, 3),
+            threshold=fmt(report.threshold),
         )
         if report.passed and report.recorded:
             summary = _("PASS, recorded in your progress: {summary}").format(summary=summary)

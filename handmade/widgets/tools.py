@@ -30,12 +30,12 @@ def break_control(playground, at=None):
     p, names = playground, list(playground.editors)
     part, row, col = at if at is not None and at[0] in names else (names[0], None, None)
     m = p.editors[part].matrix
-    which = Menu(names, part, _("break"), layout=W.Layout(width="170px"))
-    rows = Menu(list(m.rows), label=_("row"), layout=W.Layout(width="120px"))
-    cols = Menu(list(m.cols), label=_("column"), layout=W.Layout(width="130px"))
+    which = Menu(names, part, _("break"))  # each menu as wide as its longest name (MENU_CSS caps it)
+    rows = Menu(list(m.rows), label=_("row"))
+    cols = Menu(list(m.cols), label=_("column"))
     labels = {_(name): action for name, action in ACTIONS.items()}
     # the action's names say what it is: its label is for a screen reader alone
-    action = Menu(list(labels), label=_("what to do to it"), quiet=True, layout=W.Layout(width="100px"))
+    action = Menu(list(labels), label=_("what to do to it"), quiet=True)
     go = W.Button(description=_("break it"), button_style="warning", layout=W.Layout(width="90px"))
     for widget, name in ((which, "matrix"), (rows, "row"), (cols, "col"), (action, "action"), (go, "go")):
         widget.add_class(f"hm-break-{name}")

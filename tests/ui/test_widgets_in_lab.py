@@ -32,7 +32,7 @@ def test_notebook_runs_without_errors_and_its_widgets_render(notebook, name):
     assert page.locator(".jupyter-widgets").count() > 0
     assert "Error displaying widget" not in page.locator(".jp-NotebookPanel").text_content()
     # a rendered widget replaces the plain-text stand-in that viewers without widgets show
-    assert page.get_by_text("an interactive widget; run the notebook in Jupyter").count() == 0
+    assert page.get_by_text("an interactive widget; run this cell in Jupyter").count() == 0
     for view in page.locator("[class*='hm-view-'], [class*='hm-product-view'], [class*='hm-softmax-view']").all():
         assert view.text_content().strip(), "a widget view rendered empty"
 

@@ -141,9 +141,8 @@ def _unit(model, read, facts, unit, units, bias, amount, feed=False, held=False)
     shares = _pre_shares(model, b, p, unit)
     layer_in = layer_read(model, b, "mlp")[p]
     sign = want if feed else -want  # what fed it, too little; else what pushed it the wrong way
-    taken = _unit_input_entry(model, b, unit, layer_in, sign)
-    if taken is None and pre <= 0 < want:  # it should fire, and nothing held it back: it reads nothing here
-        taken = _unread_entry(model, b, unit, at, layer_in)
+    taken = _unit_input_entry(model, b, unit, layer_in, sign)  # else, should it fire, what it reads nothing of
+    taken = taken or (_unread_entry(model, b, unit, at, layer_in) if pre <= 0 < want else None)
     named = [e for e in (taken, _unit_output_entry(model, read, unit)) if e]
     name = model.basis(model.structure.space("hidden", b))[unit]
     said = {
