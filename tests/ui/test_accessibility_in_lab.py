@@ -351,6 +351,53 @@ def _wait_for_names(page, menu, names, differ):
     page.wait_for_function(JS_KERNEL_IDLE)
 
 
+WIDE = "19_challenges_mlp_heads_blocks.ipynb"  # two blocks and two heads: the series' longest names
+
+
+def test_no_menu_cuts_a_name_short_and_no_grid_heading_runs_into_the_next(notebook):
+    """In every playground of the notebook with the longest names (blocks[0].c_proj.w, h0·first), tab by
+    tab: each menu of the break tab is as wide as its longest name, and each heading of a grid ends before
+    the next one begins (a heading wider than its box widens its column)."""
+    nb = notebook(WIDE)
+    page = nb.page
+    cut, crowded = [], []
+    for playground in page.locator(".hm-playground").all():
+        for tab in playground.locator(".hm-stages .lm-TabBar-tab").all():
+            tab.click()
+            page.wait_for_timeout(100)
+            cut += playground.evaluate(JS_MENUS_CUT)
+            crowded += playground.evaluate(JS_HEADINGS_CROWDED)
+    assert cut == [] and crowded == [], (cut, crowded)
+
+
+# The visible menus narrower than the same menu left to its own width: [its value, that width, its width].
+JS_MENUS_CUT = """(root) => [...root.querySelectorAll('.hm-menu select')].filter(s => s.offsetParent !== null).map(s => {
+  const free = s.cloneNode(true);
+  free.style.cssText = 'position:absolute;visibility:hidden;width:auto;max-width:none;min-width:0;flex:none';
+  s.parentElement.appendChild(free);
+  const natural = free.getBoundingClientRect().width;
+  free.remove();
+  return [s.value, natural, s.getBoundingClientRect().width];
+}).filter(([_value, natural, width]) => width + 1 < natural)"""
+
+# The headings of visible grids whose text ends less than 2 px before the next heading's begins.
+JS_HEADINGS_CROWDED = """(root) => {
+  const found = [];
+  const text = (e) => { const r = document.createRange(); r.selectNodeContents(e); return r.getBoundingClientRect(); };
+  for (const grid of root.querySelectorAll('.hm-grid')) {
+    if (grid.offsetParent === null) continue;
+    const n = getComputedStyle(grid).gridTemplateColumns.split(' ').length;
+    const headings = [...grid.children].slice(1, n).map(cell => cell.querySelector('div')).filter(Boolean);
+    for (let j = 0; j + 1 < headings.length; j++) {
+      if (text(headings[j]).right + 2 > text(headings[j + 1]).left) {
+        found.push(headings[j].textContent + ' | ' + headings[j + 1].textContent);
+      }
+    }
+  }
+  return found;
+}"""
+
+
 def test_at_1280_by_800_the_diagnosis_is_whole_and_every_tab_title_too(notebook):
     nb = notebook(TASK)
     page = nb.page
