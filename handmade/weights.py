@@ -324,7 +324,8 @@ def _array(value, path, shape, names, dims=None, limits=()):
     fits = array.ndim == len(shape) and all(want in (None, got) for want, got in zip(shape, array.shape))
     if not fits:
         expected = (
-            "(" + ", ".join("any" if n is None else str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
+            # TRANSLATORS: a length a shape allows to be anything, as in "(any, 7)"
+            "(" + ", ".join(_("any") if n is None else str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
         )
         raise WeightsError(
             _("{path} has shape {found}; expected {expected}, that is {meaning}").format(

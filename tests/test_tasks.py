@@ -395,7 +395,7 @@ def huge(params):
 
 BAD = {
     "None": ("abc", None, "weights must be a dict"),
-    "a string": ("abc", "weights.json", "load a file first with handmade.load_weights"),
+    "a string": ("abc", "weights.json", "load the file first with handmade.load_weights"),
     "a list": ("abc", [1, 2], "weights must be a dict"),
     "an empty dict": ("abc", {}, "weights is missing 'wte'"),
     "wrong n_vocab": ("abc", handmade.blog_model(), "wte has 2 token rows, but the task abc has 3 tokens (abc)"),
@@ -408,6 +408,30 @@ BAD = {
     "overflow": ("abc", huge(None), "the forward pass produced inf or nan"),
     "a plain dict with a missing key": ("abc", {"wte": [[1.0]], "blocks": []}, "weights is missing 'wpe'"),
 }
+
+
+def test_a_playground_handed_in_for_its_weights_is_told_to_give_its_params():
+    from handmade.course.grader import graded
+    from handmade.widgets import Playground
+
+    playground = Playground(task="abc")
+    for grading in (grade, graded):
+        with pytest.raises(TypeError, match=r"give its params \(playground\.params\)"):
+            grading("abc", playground)
+    assert grade("abc", playground.params).total > 0  # which it then grades
+
+
+@pytest.mark.parametrize("lang, any_length", [("en", "any"), ("zh", "任意")])
+def test_a_shape_that_allows_any_length_says_so_in_the_learners_language(lang, any_length):
+    params = reference("abc")
+    params["wte"] = np.zeros((3, 7))  # wpe's width no longer matches: its rows may be any many, 7 wide
+    handmade.set_language(lang)
+    try:
+        with pytest.raises(WeightsError) as error:
+            grade("abc", params)
+    finally:
+        handmade.set_language("en")
+    assert f"({any_length}, 7)" in str(error.value) and "wpe" in str(error.value), str(error.value)
 
 
 @pytest.mark.parametrize("case", list(BAD))

@@ -199,9 +199,11 @@ def submission(task, params):
     if isinstance(params, (str, bytes, os.PathLike)):
         raise WeightsError(
             _(
-                "grade takes the weights themselves (a dict or handmade.Weights); load a file first with handmade.load_weights"
+                "the weights themselves are graded (a dict or handmade.Weights), not a file's name: load the file first with handmade.load_weights"
             )
         )
+    if not isinstance(params, dict) and isinstance(getattr(params, "params", None), dict):  # a playground
+        raise TypeError(_("a playground is graded by its weights: give its params (playground.params)"))
     if isinstance(params, Weights) and params.checked:  # checked where it came in: taken as it is
         checked = params
     else:  # checked here, once: the numbers alone, then the names that fit them
