@@ -195,7 +195,7 @@ def explain(reading, position, params, example, right, threshold, prefer=None):
             sentence += _what_the_blocks_add(found, part, words)
     if params.structure.n_layer == 0:  # no block: the margin is read through wte's rows, and that is the path
         writer, at = named or _writing_most(vectors, everyone=True), (reading.tokens[position], position)
-        sentence += _read_through_wte(params, vectors, found, writer, (right, wrong), at)
+        sentence += _read_through_wte(params, vectors, found, direction, writer, (right, wrong), at)
     if part is not None and not (part.kind is None or part.kind == "mlp"):  # a bias: nothing to follow back
         part = None
     predicted = tokens[int(np.argmax(logits))]
@@ -237,11 +237,11 @@ def _what_the_blocks_add(found, part, words):
     return _after(sentence.format(part=phrase(part), amount=fmt(abs(share)), **words))
 
 
-def _read_through_wte(params, vectors, found, part, pair, at):
+def _read_through_wte(params, vectors, found, direction, part, pair, at):
     """In a model without blocks: a sentence on the direction ``part`` writes here and the entries of wte's
     rows of the two tokens (``pair``: right, wrong) through which the logits read it (wte writes the token
-    and reads the logits): the direction that carries most of its push the way its share (in ``found``)
-    goes, the push the sentence before spoke of, or, where that share is 0 (as ``_reason`` counts it),
+    and reads the logits): the direction that carries most of its push (its vector times the margin's
+    ``direction``, entry by entry) the way its share (in ``found``) goes, the push the sentence before spoke of, or, where that share is 0 (as ``_reason`` counts it),
     the direction it writes most; or, where the weights ``part`` (None: every part) adds at ``at`` (the
     token id and the position the stream is read at) are exactly 0, a sentence naming them; else ""."""
     if part is None:  # nothing writes anything here: the rows the stream is made of
@@ -256,8 +256,7 @@ def _read_through_wte(params, vectors, found, part, pair, at):
     if not weights.any():
         return _after(_("Here {part} writes nothing: {row} is all 0.").format(part=phrase(part), row=row))
     vector = vectors[part]  # [n_embd]
-    right, wrong = pair
-    pushes = vector * (params["wte"][right] - params["wte"][wrong])  # [n_embd]: each direction's part of its share
+    pushes = vector * direction  # [n_embd]: each direction's part of its share
     share = found[part]  # pushes.sum()
     d = int(np.argmax(np.sign(share) * pushes if abs(share) > tolerance(found.values()) else np.abs(vector)))
     tokens = params.labels.token_names(params.structure.n_vocab)
