@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .arguments import UnknownName, brief, check_alphabet, few, is_real, writable
+from .arguments import UnknownName, brief, check_alphabet, few, is_real, whole, writable
 from .i18n import _
 
 MAX_DIRECTION_NAME = 40  # characters in one direction's name
@@ -21,19 +21,26 @@ MAX_NAMES = 4096  # names in one basis
 class Basis:
     """An ordered list of direction names, grouped for display (``P0..P4 | Ta Tb | V``)."""
 
-    def __init__(self, groups):  # a dict of lists of names, or one list of names (one group, "")
+    def __init__(
+        self, groups, longest=MAX_DIRECTION_NAME
+    ):  # a dict of lists of names, or one list of names (one group, "")
         groups = {"": groups} if isinstance(groups, (list, tuple)) else groups
+        longest = whole(longest, "longest", 1, 2 * MAX_DIRECTION_NAME)  # longer for names made of others ("q·Ta")
         if not isinstance(groups, dict) or not all(isinstance(names, (list, tuple)) for names in groups.values()):
             raise TypeError(
                 _("a basis is a list of names, or a dict of groups of names; found {value}").format(value=brief(groups))
             )
         self.groups = {str(group): tuple(names) for group, names in groups.items()}
+        if len(self.groups) != len(groups):
+            raise ValueError(
+                _("a basis's groups need distinct names; found {groups}").format(groups=brief(list(groups)))
+            )
         self.names = tuple(name for names in self.groups.values() for name in names)
-        bad = [name for name in self.names if not isinstance(name, str) or not 0 < len(name) <= MAX_DIRECTION_NAME]
+        bad = [name for name in self.names if not isinstance(name, str) or not 0 < len(name) <= longest]
         if bad:
             raise ValueError(
                 _("a direction's name is a string of 1 to {limit} characters; found {name}").format(
-                    limit=MAX_DIRECTION_NAME, name=brief(bad[0])
+                    limit=longest, name=brief(bad[0])
                 )
             )
         if len(self.names) > MAX_NAMES:
@@ -124,7 +131,7 @@ def _entries(entries, shape):
 
 
 # ---- q, k and v inside c_attn -------------------------------------------------------------
-# The one place that knows the layout: c_attn.w is [q | k | v] side by side, each [n_embd, n_attn].
+# c_attn.w is [q | k | v] side by side, each [n_embd, n_attn]: these two build and split it from its blocks.
 
 
 def qkv_weights(q, k, v):
@@ -178,16 +185,14 @@ class Labels:
                 )
             object.__setattr__(self, field, tuple(per_block))
 
-    @property
-    def tokens(self):
-        """The alphabet as names a table can show (a space is ␣, a new line ⏎); t0, t1, ... without one."""
-        return self.token_names(len(self.alphabet)) if self.alphabet is not None else []
-
     def token_names(self, n_vocab):
-        """The names of ``n_vocab`` tokens: the alphabet's characters, shown, or t0 .. t{n_vocab-1}."""
-        if self.alphabet is None:
-            return [f"t{i}" for i in range(n_vocab)]
-        return [TOKEN_SHOWN.get(c, c) for c in self.alphabet]
+        """The names of ``n_vocab`` tokens: the alphabet's characters, shown (a space is ␣, a new line ⏎),
+        or t0 .. t{n_vocab-1} without an alphabet, or when one of them cannot show in a name (a control
+        character, or two that would show alike: " ␣")."""
+        shown = [] if self.alphabet is None else [TOKEN_SHOWN.get(c, c) for c in self.alphabet]
+        if self.alphabet is not None and all(name.isprintable() for name in shown) and len(set(shown)) == len(shown):
+            return shown
+        return [f"t{i}" for i in range(n_vocab)]
 
     def attention_basis(self, block, n_attn):
         named = self.attention[block] if block < len(self.attention) else None

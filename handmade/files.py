@@ -23,6 +23,7 @@ from .reasons import not_text
 from .reasons import reason as said
 from .weights import WeightsError, check_weights, walk
 
+SAID_PATH = 200  # characters of the file a save names: whole, as it was typed, unless it is very long
 MAX_FILE_BYTES = 10_000_000  # a weights file of this series is at most a few hundred kilobytes
 MAX_LABELS = 4096  # names in one list of labels
 
@@ -45,7 +46,7 @@ def _format(value, indent):
     if isinstance(value, dict):
         items = [f"{pad}  {json.dumps(key)}: {_format(item, indent + 1)}" for key, item in value.items()]
         return "{\n" + ",\n".join(items) + "\n" + pad + "}"
-    if isinstance(value, list) and value and isinstance(value[0], (list, dict)):
+    if isinstance(value, list) and any(isinstance(item, (list, dict)) for item in value):  # rows, or a basis per block
         rows = [f"{pad}  {_format(row, indent + 1)}" for row in value]
         return "[\n" + ",\n".join(rows) + "\n" + pad + "]"
     if isinstance(value, list) and value and isinstance(value[0], str):
@@ -78,10 +79,12 @@ def save_weights(params, path, force=False):
     was_weights = replaced and (not force or is_weights_file(path))  # forced, it may have held anything
     write_atomically(path, text)
     if was_weights:
-        return _("replaced the weights in '{path}'").format(path=path)
+        return _("replaced the weights in '{path}'").format(path=shown_path(path, SAID_PATH))
     if replaced:
-        return _("replaced '{path}', which was not a weights file, with the weights").format(path=path)
-    return _("wrote the weights to '{path}'").format(path=path)
+        return _("replaced '{path}', which was not a weights file, with the weights").format(
+            path=shown_path(path, SAID_PATH)
+        )
+    return _("wrote the weights to '{path}'").format(path=shown_path(path, SAID_PATH))
 
 
 def save_new_weights(params, path):
@@ -101,6 +104,11 @@ def write_new_text(text, path, instead):
     Returns (the path that holds ``text`` now, a sentence saying which); WeightsError, naming both,
     when both hold other files."""
     text = writable(text_of(text, "text", MAX_FILE_BYTES), "text")
+    size = len(text.encode("utf-8"))
+    if size > MAX_FILE_BYTES:
+        raise ValueError(
+            _("text is {size} bytes in UTF-8; at most {limit} are allowed").format(size=size, limit=MAX_FILE_BYTES)
+        )
     path, instead = file_name(path), file_name(instead, "instead")
     for target in (path, instead):
         held = _held_text(target, text)

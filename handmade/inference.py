@@ -1,7 +1,8 @@
 """Using a model: predict the next token, complete a text, score a task.
 
 Each function takes text, optional ``params`` (the blog's model when None) and the alphabet.
-The weights are checked once on the way in; the loops then call ``gpt()`` directly.
+The weights are checked once on the way in (``prepare``); the loops then run them through
+``forward``, which takes checked weights as they are and checks only the new tokens.
 """
 
 import itertools
@@ -271,6 +272,14 @@ def accuracy(params=None, *, examples=None, alphabet=None):
     answers, failures = {}, []
     for example in examples:
         tokens = tuple(context_tokens(example.context, params))
+        if len(example.expected) != 1 or example.expected not in params.labels.alphabet:  # never right: said
+            raise ValueError(
+                _("the answer {answer} after {context} is not a character of the alphabet {alphabet}").format(
+                    answer=brief(example.expected),
+                    context=brief(example.context),
+                    alphabet=brief(params.labels.alphabet),
+                )
+            )
         if tokens not in answers:
             answers[tokens] = _predict(tokens, params).next
         if answers[tokens] != example.expected:

@@ -7,7 +7,7 @@ lets new tokens attend to the keys and values of earlier ones.
 
 Every intermediate passes through ``tap(name, array)``, which returns its argument. Nobody
 listens unless a caller asks, ``with recording(listener): gpt(...)``: the listener then hears each
-array under its ``handmade.names.Name``, which says its block and head too. That is how the trace,
+array under its ``Name`` (below), which says its block and head too. That is how the trace,
 the FLOP counter, the grader and training see the very arithmetic that ran. ``gpt()`` trusts its inputs and weights, as
 picoGPT does: ``handmade.weights.forward`` checks them where they come from people. Every function
 also takes a batch, [B, n_seq] tokens at once (each shape gains a leading B), which is how
@@ -109,6 +109,7 @@ class KVCache:
     def __init__(self):
         self.layers = []
         self.length = 0  # positions run so far (a model with no blocks caches nothing, but positions count)
+        self.model = None  # the weights that filled it, where ``handmade.weights.forward`` ran them: no others may
 
     def __len__(self):  # how many positions are cached
         return self.length
@@ -123,14 +124,24 @@ class KVCache:
             self.layers.append(_LayerCache())
         return self.layers[i]
 
+    def state(self):
+        """What it holds now, for ``restore``: a pass that fails is taken back, as if it never ran."""
+        return self.length, [(layer.k, layer.v) for layer in self.layers]
+
+    def restore(self, state):
+        self.length, kept = state
+        del self.layers[len(kept) :]
+        for layer, (k, v) in zip(self.layers, kept):
+            layer.k, layer.v = k, v
+
 
 class _LayerCache:
     def __init__(self):
         self.k = self.v = None
 
-    def extend(self, k, v):  # append this pass's keys and values; return all of them
-        self.k = k if self.k is None else np.vstack([self.k, k])
-        self.v = v if self.v is None else np.vstack([self.v, v])
+    def extend(self, k, v):  # append this pass's keys and values (after the earlier positions); return all of them
+        self.k = k if self.k is None else np.concatenate([self.k, k], axis=-2)  # [..., n_past + n_seq, n_attn]
+        self.v = v if self.v is None else np.concatenate([self.v, v], axis=-2)
         return self.k, self.v
 
 

@@ -5,7 +5,7 @@ description's source, so ``Structure.of(params)`` reads it off their shapes, onc
 come in (``check_weights`` puts it on the ``Weights`` it returns). Everything else reads it instead
 of walking the weights dict: the parts a person can edit, each with the space of its rows and of
 its columns; the arrays a forward pass taps, in the order it taps them; and a weights dict of the
-same shape, zero or random.
+same shape (``weights``: all zeros, or each matrix made by a function, as training's random start is).
 
 Parts and intermediates are named by one rule, ``handmade.names``': ``blocks[1].q`` in full, ``q``
 where that is unique, each a ``Name`` that says its block (and head) too. The intermediates are
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .arguments import brief
-from .basis import Basis
+from .basis import MAX_DIRECTION_NAME, Basis
 from .i18n import N_, _, translated
 from .model import Name, layer_norm
 from .names import INTERMEDIATES, T, resolve, shortest
@@ -139,7 +139,7 @@ class BlockShape:
 @dataclass(frozen=True)
 class Structure:
     """What a model is: its sizes, and per block what it has. Read off a model's weights by
-    ``Structure.of``, or written down to make weights of that shape (``zeros``, ``random``)."""
+    ``Structure.of``, or written down to make weights of that shape (``weights``, ``zeros``)."""
 
     n_vocab: int  # tokens: rows of wte
     n_ctx: int  # positions: rows of wpe, the longest context it reads
@@ -235,7 +235,7 @@ class Structure:
         if kind == "attention":
             return heads
         if kind == "qkv":
-            return Basis({x: [f"{x}·{n}" for n in heads] for x in "qkv"})
+            return Basis({x: [f"{x}·{n}" for n in heads] for x in "qkv"}, longest=MAX_DIRECTION_NAME + 2)  # "q·" added
         return _head_slice(heads, space.head, space.size)  # kind == "head"
 
     # ---- weights of this shape
@@ -279,7 +279,7 @@ class Structure:
 def _head_slice(heads, head, width):
     """One head's directions: its group of the attention basis when the groups are the heads."""
     groups = list(heads.groups.values())
-    if len(groups) * width == len(heads):
+    if all(len(group) == width for group in groups):  # a group per head, each as wide as a head
         return Basis(list(groups[head]))
     return Basis(list(heads.names[head * width : (head + 1) * width]))
 

@@ -5,7 +5,9 @@ from collections.abc import Iterable
 from .arguments import brief, check_alphabet, is_whole
 from .i18n import _
 
-MAX_TEXT = 1_000_000  # characters one call may tokenize (the longest text in the series is 165,000)
+MAX_TEXT = (
+    1_000_000  # characters one call may tokenize, or tokens untokenize (the longest text in the series is 165,000)
+)
 
 
 def tokenize(text, alphabet="ab"):  # "aabaa" -> [0, 0, 1, 0, 0]
@@ -48,6 +50,8 @@ def untokenize(tokens, alphabet="ab"):  # [0, 0, 1] -> "aab"
         raise TypeError(_("tokens must be a list of token ids; found {value}").format(value=brief(tokens)))
     chars = []
     for token in tokens:
+        if len(chars) == MAX_TEXT:  # an endless iterator, or a list too long, stops here
+            raise ValueError(_("at most {limit} tokens can be turned into text at once").format(limit=MAX_TEXT))
         if not is_whole(token) or not 0 <= token < len(alphabet):
             raise ValueError(
                 _("token {token} is not an id of the alphabet {alphabet} (ids 0 to {top})").format(

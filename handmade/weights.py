@@ -4,10 +4,8 @@
 person (the predict functions, the loaders, the widgets, the checkers, the command line) passes
 them through ``check_weights`` and ``forward``: a message names the matrix, the shape it expected
 and the shape it found, the token that does not fit, or the first intermediate that overflowed.
-What ``check_weights`` returns is checked ``Weights``, which carry the Structure read off them; every
-function after that edge takes them as they are, so a weights dict is checked once however far it
-goes (``tests/test_grader.py`` counts it for the grader). The arrays, the token ids and the whole
-numbers are read by ``handmade.arguments``' validators, which every edge of the package uses.
+``check_weights`` returns checked ``Weights``, carrying the Structure read off them, which every
+function after that edge takes as they are: a weights dict is checked once however far it goes.
 """
 
 import dataclasses
@@ -49,8 +47,7 @@ class Weights(dict):
     and, once checked, its ``structure`` (a ``handmade.Structure``: what the model has).
 
     ``check_weights`` makes the checked ones: float64 arrays of shapes that fit, labels that fit
-    them, and the Structure read off them once. Every function after that edge takes a checked
-    Weights as it is, without checking it again. Changing one at its top level (a key set or
+    them, the Structure read off them once. Changing one at its top level (a key set or
     removed, other labels) makes it unchecked, and it is checked again where it is next used; what
     is inside its arrays and blocks is trusted, as ``gpt()`` trusts it (change parts with
     ``handmade.with_parts``, which checks the copy it makes). ``Weights(params, labels)`` itself
@@ -283,13 +280,16 @@ def _checked_n_head(n_head, path, n_attn):
                 path=path, value=brief(n_head), allowed=allowed
             )
         )
+    if abs(n_head) > 10**6:  # a number of any length: never written out whole
+        raise WeightsError(
+            _("{path} is far outside 1 to {limit}, the numbers of heads a block may have; allowed: {allowed}").format(
+                path=path, limit=MAX_HEADS, allowed=allowed
+            )
+        )
     if n_head not in divisors:
         raise WeightsError(
             _("{path} is {value}, but n_attn = {n} does not split into {value} equal heads; allowed: {allowed}").format(
-                path=path,
-                value=brief(int(n_head)) if abs(n_head) < 10**6 else _("a huge number"),
-                n=n_attn,
-                allowed=allowed,
+                path=path, value=brief(int(n_head)), n=n_attn, allowed=allowed
             )
         )
     return int(n_head)
@@ -410,38 +410,55 @@ def with_alphabet(params, alphabet):
 def forward(inputs, params, cache=None):  # [n_seq] -> [n_seq, n_vocab], never inf or nan
     """``gpt()`` with its inputs checked and its result too: NonFiniteError says where it overflowed.
 
-    ``params`` that have not been through ``check_weights`` go through it here; so do the tokens.
+    ``params`` that have not been through ``check_weights`` go through it here; so do the tokens. A
+    ``cache`` serves the weights that filled it (the same object each time), and no others.
     """
-    params = check_weights(params)
+    checked = check_weights(params)
     if cache is not None and not isinstance(cache, KVCache):
-        raise TypeError(
-            _("cache must be a handmade.inference.KVCache, or None; found {value}").format(value=brief(cache))
+        raise TypeError(_("cache must be a handmade.model.KVCache, or None; found {value}").format(value=brief(cache)))
+    if cache is not None and cache.model is not None and cache.model is not params:
+        raise ValueError(
+            _(
+                "this cache holds the keys and values of other weights; a cache serves the weights that filled it: start a new KVCache() for these"
+            )
         )
     cached = 0 if cache is None else len(cache)
-    return finite_pass(tokens_for(inputs, len(params["wte"]), len(params["wpe"]), cached), params, cache)
+    logits = finite_pass(tokens_for(inputs, len(checked["wte"]), len(checked["wpe"]), cached), checked, cache)
+    if cache is not None:
+        cache.model = params
+    return logits
 
 
 def finite_pass(tokens, params, cache=None):  # [n_seq] -> [n_seq, n_vocab], never inf or nan
     """``gpt()`` on checked weights and token ids that fit them, such as the grader's own, which it
     made from its task's contexts (``forward`` checks a person's first): NonFiniteError says where it
-    overflowed."""
-    with np.errstate(all="ignore"):  # reported below, by name, rather than as warnings
-        logits = gpt(tokens, **params, cache=cache)
-    if not np.isfinite(logits).all():
-        raise NonFiniteError(where_non_finite(tokens, params))
+    overflowed. A pass that fails leaves the ``cache`` as it was."""
+    state = None if cache is None else cache.state()
+    try:
+        with np.errstate(all="ignore"):  # reported below, by name, rather than as warnings
+            logits = gpt(tokens, **params, cache=cache)
+        if not np.isfinite(logits).all():
+            raise NonFiniteError(where_non_finite(tokens, params, cache=cache, state=state))
+    except BaseException:
+        if cache is not None:
+            cache.restore(state)
+        raise
     return logits
 
 
-def where_non_finite(tokens, params, tapped=None):
+def where_non_finite(tokens, params, tapped=None, cache=None, state=None):
     """A sentence naming a weight that is not finite, or else the first intermediate that overflowed
-    (``tapped``: {name: array} of a pass already recorded in order, else the pass is run again)."""
+    (``tapped``: {name: array} of a pass already recorded in order, else the pass is run again, from
+    the ``state`` of the ``cache`` it ran with)."""
     problem = first_not_finite(params)
     if problem:
         return problem
     if tapped is None:
         tapped = {}
+        if cache is not None:
+            cache.restore(state)
         with np.errstate(all="ignore"), recording(tapped.__setitem__):
-            gpt(tokens, **params)
+            gpt(tokens, **params, cache=cache)
     where = next((name for name, array in tapped.items() if not _finite(name, array)), T.logits)
     place, value = largest_weight(params)
     return _(
@@ -470,9 +487,7 @@ def largest_weight(params):
     """(path with index, value) of the weight with the largest magnitude."""
     best = ("", 0.0)
     with np.errstate(all="ignore"):
-        for path, array in iter_matrices(params):
-            if array.size == 0:
-                continue
+        for path, array in iter_matrices(params):  # none is empty: checked weights
             index = np.unravel_index(int(np.argmax(np.abs(array))), array.shape)
             value = float(array[index])
             if not abs(value) <= abs(best[1]):

@@ -137,6 +137,40 @@ def test_a_full_cache_refuses_more_tokens():
         handmade.forward([1], handmade.blog_model(), cache=cache)
 
 
+def test_a_batch_runs_with_a_cache_as_it_runs_whole():
+    params, cache = random_params(np.random.default_rng(5), n_head=2, mlp=True), KVCache()
+    batch = np.array([[0, 2, 1, 1], [1, 0, 2, 2]])  # [B, n_seq]
+    first = handmade.gpt(batch[:, :2], **params, cache=cache)
+    rest = handmade.gpt(batch[:, 2:], **params, cache=cache)
+    np.testing.assert_allclose(np.concatenate([first, rest], axis=1), handmade.gpt(batch, **params), atol=1e-12)
+
+
+def test_a_cache_serves_only_the_weights_that_filled_it():
+    blog, other = handmade.blog_model(), handmade.flip_model()
+    cache = KVCache()
+    handmade.forward([0, 0], blog, cache=cache)
+    for weights in (other, dict(blog)):  # other numbers, or the same numbers in another dict: refused alike
+        with pytest.raises(ValueError, match="this cache holds the keys and values of other weights"):
+            handmade.forward([1], weights, cache=cache)
+    assert len(cache) == 2  # nothing was added by the refused calls
+    np.testing.assert_array_equal(handmade.forward([1], blog, cache=cache), handmade.forward([0, 0, 1], blog)[-1:])
+
+
+def test_a_pass_that_fails_leaves_the_cache_as_it_was_and_says_where_it_overflowed():
+    params = handmade.weights.copied(handmade.blog_model())
+    params["wpe"][1] = 1e200  # position 1 overflows the scores; position 0 is fine
+    whole = r"first in blocks\[0\]\.scores"
+    with pytest.raises(FloatingPointError, match=whole):
+        handmade.forward([0, 1], params)
+    cache = KVCache()
+    handmade.forward([0], params, cache=cache)
+    with pytest.raises(FloatingPointError, match=whole):  # the new token at position 1, as in the whole pass
+        handmade.forward([1], params, cache=cache)
+    assert len(cache) == 1 and cache.layers[0].k.shape == (1, 8)  # the failed token is not kept
+    params["wpe"][1] = 0.0  # the same arrays, mended: the cache goes on from position 1
+    np.testing.assert_array_equal(handmade.forward([1], params, cache=cache), handmade.forward([0, 1], params)[-1:])
+
+
 def test_generation_with_the_cache_writes_what_complete_writes_and_saves_work():
     steps = generate_with_cache("a", 10)
     assert "".join(step.token for step in steps) == handmade.continuation("a", 10)

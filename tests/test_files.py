@@ -80,7 +80,7 @@ def test_a_file_that_is_not_weights_is_replaced_only_when_forced(tmp_path):
 
 def test_a_new_blank_is_written_only_where_no_weights_are(tmp_path):
     path, blank = tmp_path / "echo.json", tasks.blank("repeat")
-    assert files.save_new_weights(blank, path) == f"wrote the weights to '{path}'"
+    assert files.save_new_weights(blank, path) == f"wrote the weights to '{path}'"  # as typed, when it is short
     handmade.save_weights(handmade.with_parts(blank, {"wte": 2 * np.eye(3)}), path)  # the learner's design
     before = path.read_bytes()
     assert files.save_new_weights(blank, path).startswith(f"kept '{shown_path(path)}': it holds weights already")
@@ -90,6 +90,24 @@ def test_a_new_blank_is_written_only_where_no_weights_are(tmp_path):
     with pytest.raises(WeightsError, match="exists and is not a weights file"):
         files.save_new_weights(blank, essay)
     assert essay.read_text(encoding="utf-8") == "my notes"
+
+
+def test_a_text_larger_than_a_file_may_be_in_utf8_is_refused_in_one_line(tmp_path):
+    text = "中" * (files.MAX_FILE_BYTES // 3 + 1)  # fewer characters than the limit, more bytes
+    with pytest.raises(ValueError, match=f"^text is {len(text) * 3} bytes in UTF-8; at most {files.MAX_FILE_BYTES}"):
+        files.write_new_text(text, tmp_path / "a.py", tmp_path / "b.py")
+    assert not list(tmp_path.iterdir())
+
+
+def test_what_save_weights_says_names_the_file_on_one_line_as_every_message_does(tmp_path):
+    folder = tmp_path / ("a long folder name\nwith a new line " * 5)
+    folder.mkdir()
+    path = folder / "w.json"
+    for said in (
+        handmade.save_weights(handmade.blog_model(), path),
+        handmade.save_weights(handmade.blog_model(), path),
+    ):
+        assert "\n" not in said and shown_path(path, files.SAID_PATH) in said and len(said) < 300
 
 
 def test_a_text_is_written_where_no_other_file_is_and_elsewhere_keeps_what_is_there(tmp_path):

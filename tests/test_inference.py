@@ -177,6 +177,23 @@ def test_accuracy_reports_the_misses():
     assert str(score) == f"ACCURACY: {100 * score.correct / 27:.1f}% ({score.correct} / 27)"
 
 
+@pytest.mark.parametrize("answer", ["bogus", "", "c"])
+def test_accuracy_refuses_an_answer_no_model_could_give(answer):
+    with pytest.raises(ValueError, match=f"the answer '{answer}' after 'aa' is not a character of the alphabet 'ab'"):
+        accuracy(examples=[("aa", "b"), ("aa", answer)])
+
+
+def test_untokenize_turns_at_most_max_text_tokens_into_text_and_stops_an_endless_iterator():
+    import itertools
+
+    from handmade.tokenizer import MAX_TEXT, untokenize
+
+    assert len(untokenize([0] * MAX_TEXT)) == MAX_TEXT
+    for endless in ([0] * (MAX_TEXT + 1), itertools.repeat(1)):
+        with pytest.raises(ValueError, match=f"at most {MAX_TEXT} tokens can be turned into text at once"):
+            untokenize(endless)
+
+
 def test_accuracy_needs_examples():
     with pytest.raises(ValueError, match="at least one example"):
         accuracy(examples=[])

@@ -173,3 +173,61 @@ def test_no_function_of_the_package_is_longer_than_40_lines_of_code():
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and code_lines(node, text) > 40:
                 long.append(f"{name}:{node.name} ({code_lines(node, text)})")
     assert not long
+
+
+# ---- labels the check accepts work everywhere after it ----------------------------------------
+
+NAME = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=40)
+ALPHABET = st.sampled_from(["ab", " ␣", "\n⏎", "a\tb"[:2], "中文", None])  # ␣ is how a space shows in a name
+
+
+def _basis(draw, n):
+    """A Basis of ``n`` distinct names, in groups of any sizes (None: left to the defaults)."""
+    names = draw(st.lists(NAME, min_size=n, max_size=n, unique=True))
+    cuts = sorted(draw(st.lists(st.integers(0, n), max_size=3)))
+    groups = [names[a:b] for a, b in zip([0, *cuts], [*cuts, n])]
+    return handmade.Basis({f"g{i}": group for i, group in enumerate(groups)})
+
+
+@st.composite
+def labelled_weights(draw):
+    """Two-block weights (two heads, an MLP in the second) with any labels that check_weights accepts."""
+    alphabet = draw(ALPHABET)
+    structure = Structure(2, 3, 4, (BlockShape(4, n_head=2), BlockShape(2, n_hidden=3)))
+    attention = tuple(draw(st.sampled_from([None, "named"])) for _block in structure.blocks)
+    labels = handmade.Labels(
+        alphabet,
+        _basis(draw, 4),
+        attention=tuple(None if a is None else _basis(draw, b.n_attn) for a, b in zip(attention, structure.blocks)),
+        hidden=(None, draw(st.sampled_from([None, "named"])) and _basis(draw, 3)),
+    )
+    params = structure.weights(lambda n_in, n_out: np.arange(n_in * n_out, dtype=float).reshape(n_in, n_out) / 7)
+    return handmade.weights.check_weights(params, labels)
+
+
+@settings(max_examples=60, deadline=None)
+@given(labelled_weights())
+def test_labels_the_check_accepts_are_read_shown_and_saved_by_everything_after_it(params):
+    """Whatever names check_weights accepts (any groups, names of up to 40 characters, an alphabet that
+    shows alike, None for a block), the tables of every part and space show them, and a file keeps them."""
+    structure = params.structure
+    for part in structure.parts():  # each part's rows and columns, named
+        assert len(structure.basis(part.rows, params.labels)) == part.rows.size
+        assert len(structure.basis(part.cols, params.labels)) == part.cols.size
+    for b, block in enumerate(structure.blocks):
+        for kind in ("attention", "qkv"):
+            structure.basis(structure.space(kind, b), params.labels)
+        for head in range(block.n_head):
+            assert len(structure.basis(structure.space("head", b, head), params.labels)) == block.d_head
+    structure.basis(structure.space("tokens"), params.labels)
+    handmade.display.trace.weight_tables(params)
+    if params.labels.alphabet is not None:
+        trace(params.labels.alphabet[:2], params)
+    again = handmade.weights_from_json(handmade.weights_to_json(params))
+    assert again.labels.to_json() == params.labels.to_json()  # (None, None) per block and () say the same
+
+
+def test_a_basis_keeps_every_name_it_is_given_or_says_why_not():
+    with pytest.raises(ValueError, match=r"a basis's groups need distinct names; found \[1, '1'\]"):
+        handmade.Basis({1: ["a", "b"], "1": ["c"]})  # the same group, as text: "c" would replace a and b
+    assert handmade.Basis({1: ["a", "b"], 2: ["c"]}).names == ("a", "b", "c")

@@ -79,6 +79,10 @@ def test_lists_and_ints_are_accepted():
         ),
         (lambda p: p["blocks"][0].update(n_head=2.0), r"blocks\[0\].n_head is 2.0; it must be a whole number of heads"),
         (
+            lambda p: p["blocks"][0].update(n_head=-(10**5000)),  # never written out: its digits, or "a huge number"
+            r"blocks\[0\].n_head is far outside 1 to 64, the numbers of heads a block may have; allowed: 1, 2, 4, 8$",
+        ),
+        (
             lambda p: p["blocks"][0].update(ln_2={"g": np.ones(8), "b": np.zeros(8)}),
             r"blocks\[0\] has ln_2 but no mlp; ln_2 normalises the mlp's input",
         ),
