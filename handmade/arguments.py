@@ -409,9 +409,15 @@ def shown_path(path, limit=SHOWN_PATH):
 
 def clip(message, limit=MAX_MESSAGE):
     """``message`` on one line of at most ``limit`` characters: its start and its end, where reasons
-    and allowed values are, around an ellipsis. A message built by the rule above needs no clip."""
+    and allowed values are, around an ellipsis, cut between words where a word is not too long
+    (a long file name is cut inside). A message built by the rule above needs no clip."""
     message = " ".join(str(message).split())
     if len(message) <= limit:
         return message
     head = (limit - 1) // 2
-    return message[:head] + "…" + message[len(message) - (limit - head - 1) :]
+    start, end = message[:head], message[len(message) - (limit - head - 1) :]
+    if " " in start[head // 2 :]:  # back to the end of the last whole word
+        start = start[: start.rfind(" ") + 1]
+    if " " in end[: len(end) // 2]:  # on from the start of the first whole word
+        end = end[end.find(" ") :]
+    return start + "…" + end

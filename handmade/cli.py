@@ -212,10 +212,10 @@ def _task_command(args):
     task = tasks.get_task(args.task, {**tasks.TASKS, **loaded})
     tasks.examples(task)  # a task that cannot be used says so before anything else is read or written
     if args.command == "blank":
-        return save_weights(tasks.blank(task), new_file(args.path, args.force), force=args.force), 0
+        return save_weights(tasks.blank(task), new_file(args.path, args.force, args.tasks), force=args.force), 0
     if args.command == "train":
         check_can_save(
-            new_file(args.out, args.force), args.force
+            new_file(args.out, args.force, args.tasks), args.force
         )  # a file it may not write is said now, not after training
         params, history = train_task(task, args.steps, seed=args.seed, progress=sys.stderr.isatty())
         saved = save_weights(params, args.out, force=args.force)
@@ -271,9 +271,16 @@ def _model_command(args):
     return "\n".join([str(score), *misses]), 0
 
 
-def new_file(path, force):
+def new_file(path, force, tasks_file=None):
     """``path``, for a command that makes weights (blank, export, train): it never replaces a file
-    that is there, which may be a learner's design, unless ``--force`` says to."""
+    that is there, which may be a learner's design, unless ``--force`` says to, nor ever the file
+    the tasks are read from (``--tasks``)."""
+    if tasks_file is not None and os.path.exists(path) and os.path.samefile(path, tasks_file):
+        raise ValueError(
+            _(
+                "'{path}' is the file the tasks are read from (--tasks); it is kept: write the weights to another file"
+            ).format(path=shown_path(path))
+        )
     if not force and os.path.lexists(path) and is_weights_file(path):
         raise ValueError(
             _(

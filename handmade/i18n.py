@@ -56,6 +56,12 @@ def listed(items, clauses=False):
     return (_("; ") if clauses else _(", ")).join(map(str, items))
 
 
+def then(previous, sentence):
+    """``sentence`` after ``previous`` (a sentence, or "" to begin with): after a space in English,
+    straight after 。 in Chinese."""
+    return _("{previous} {sentence}").format(previous=previous, sentence=sentence)
+
+
 def ngettext(singular, plural, n):
     return _current["translation"].ngettext(singular, plural, n)
 

@@ -15,7 +15,7 @@ Names follow the structure's one rule: ``blocks[0].q`` in full, and ``q`` where 
 
 import numpy as np
 
-from .arguments import brief, is_whole, number_array
+from .arguments import brief, few, is_whole, number_array
 from .i18n import _
 from .model import Name
 from .structure import Part, part_name
@@ -82,8 +82,8 @@ def with_parts(params, changes):
                     name=name,
                     rows=part.shape[0],
                     cols=part.shape[1],
-                    row_names=_names(structure.basis(part.rows, new.labels)),
-                    col_names=_names(structure.basis(part.cols, new.labels)),
+                    row_names=few(structure.basis(part.rows, new.labels), limit=40),
+                    col_names=few(structure.basis(part.cols, new.labels), limit=40),
                     shape=values.shape,
                 )
             )
@@ -95,11 +95,6 @@ def with_parts(params, changes):
     if problem:
         raise WeightsError(problem)
     return new  # still checked: finite numbers of the shapes there were went in
-
-
-def _names(basis, limit=4):
-    names = list(basis)
-    return " ".join(names) if len(names) <= limit else f"{' '.join(names[:limit])} …"
 
 
 def qkv(params, block=0):

@@ -462,8 +462,8 @@ def where_non_finite(tokens, params, tapped=None, cache=None, state=None):
     where = next((name for name, array in tapped.items() if not _finite(name, array)), T.logits)
     place, value = largest_weight(params)
     return _(
-        "the forward pass produced inf or nan (first in {where}): a weight is too large for float64; "
-        "the largest magnitude is {value:.3g} at {place}"
+        "the forward pass produced inf or nan (first in {where}): the numbers there are too large for float64; "
+        "the largest weight is {value:.3g}, at {place}"
     ).format(where=where, value=value, place=place)
 
 

@@ -546,3 +546,31 @@ def test_a_file_with_one_task_over_a_limit_keeps_its_other_tasks_working(tmp_pat
         code, out, err = run(*argv, "--tasks", "homework.py", cwd=tmp_path)
         assert (code, out) == (2, "") and err.count("\n") == 1 and phrase in err and "'homework.py'" in err, err
     assert not (tmp_path / "big.json").exists()
+
+
+@pytest.mark.parametrize("command", [["blank", "mine", "{file}"], ["train", "mine", "--steps", "1", "--out", "{file}"]])
+def test_no_command_writes_weights_over_the_tasks_file_it_reads_even_with_force(tmp_path, command):
+    tasks_file = tmp_path / "mine.py"
+    tasks_file.write_text(a_task(), encoding="utf-8")
+    for spelled in ("mine.py", "./mine.py"):  # the same file, however it is named
+        argv = [part.replace("{file}", spelled) for part in command]
+        status, out, err = run(*argv, "--tasks", "mine.py", "--force", cwd=tmp_path)
+        assert (status, out) == (2, "") and one_line(err), err
+        assert "'" + spelled + "' is the file the tasks are read from (--tasks); it is kept" in err
+    assert tasks_file.read_text(encoding="utf-8") == a_task()
+
+
+def test_a_tasks_file_imports_a_module_beside_it_from_any_folder(tmp_path):
+    folder = tmp_path / "course"
+    folder.mkdir()
+    (folder / "helper.py").write_text('ANSWER = "a"\n', encoding="utf-8")
+    (folder / "mine.py").write_text(
+        a_task(body="return ANSWER").replace("import handmade", "import handmade\nfrom helper import ANSWER"),
+        encoding="utf-8",
+    )
+    status, out, err = run("tasks", "--tasks", "course/mine.py", cwd=tmp_path)
+    assert status == 0 and out.startswith("mine: Say a."), err
+    from handmade.course.task_files import load_tasks
+
+    before = list(sys.path)
+    assert list(load_tasks(folder / "mine.py")) == ["mine"] and sys.path == before  # the folder only while it runs

@@ -273,7 +273,7 @@ def test_a_solution_is_shown_only_when_asked_and_says_it_is_the_answer(lang):
         shown = str(solution("xor"))
     finally:
         set_language("en")
-    heading = "the answer, shown because you asked for it" if lang == "en" else "因为你要求才显示"
+    heading = "the answer, shown because you asked for it" if lang == "en" else "应你的要求显示的答案"
     assert heading in shown.splitlines()[0] and solutions(lang)["xor"].code in shown
     done = subprocess.run([sys.executable, "-m", "handmade", "--lang", lang, "solution", "xor"],
                           capture_output=True, text=True, encoding="utf-8", timeout=60)  # fmt: skip

@@ -239,6 +239,40 @@ def test_the_released_blank_scores_0_and_the_teachers_edition_full_marks(course)
                 assert scores == {learner: 0, "teacher": worth}, (name, grade_id)
 
 
+UNSET = """
+import os
+print(os.environ.pop("NBGRADER_EXECUTION", None))  # a learner's answer cell, hoping for a graded cell that does not raise
+"""
+
+
+@needs_nbgrader
+def test_a_graded_cell_earns_nothing_for_a_model_that_fails_whoever_unsets_nbgraders_setting(tmp_path):
+    """Executed as nbgrader executes a notebook, its setting on, then unset by the learner's own code:
+    nbgrader's own rule (``determine_grade``) gives the failing model's graded cell no points, and the
+    passing one's all of them, without the warning it logs for output it cannot read as a number."""
+    import logging
+
+    from nbclient import NotebookClient
+    from nbgrader.utils import determine_grade
+
+    setup = "from handmade.course.grader import graded\nfrom handmade.course.tasks import blank\nimport numpy as np"
+    checks = ['graded("repeat", blank("repeat"))', 'graded("repeat", {**blank("repeat"), "wte": 3 * np.eye(3)})']
+    meta = {"nbgrader": {"grade": True, "solution": False, "locked": True, "points": 2, "grade_id": "g"}}
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell(code) for code in (setup, UNSET)]
+    notebook.cells += [nbformat.v4.new_code_cell(code, metadata=meta) for code in checks]
+    env = {**os.environ, "NBGRADER_EXECUTION": "autograde", "HANDMADE_DATA": str(tmp_path)}
+    client = NotebookClient(notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": tmp_path}})
+    client.execute(env=env)  # the kernel starts with the setting on
+    assert notebook.cells[1].outputs[0]["text"] == "autograde\n"
+    warnings = []
+    log = logging.getLogger("nbgrader-test")
+    log.addHandler(type("Kept", (logging.Handler,), {"emit": lambda self, record: warnings.append(record)})())
+    failing, passing = (determine_grade(cell, log) for cell in notebook.cells[2:])
+    assert (failing, passing, warnings) == ((0, 2.0), (2.0, 2.0), [])
+    assert "repeat: not yet" in notebook.cells[2].outputs[0]["text"]  # said, on stderr
+
+
 # ---- without the reference solutions ----------------------------------------------------------
 
 WITHOUT = """

@@ -92,7 +92,7 @@ def test_a_threshold_as_high_as_the_units_push_is_blamed_on_the_mlps_bias_not_on
     )
     focus = grade(xnor, model).focus
     assert focus.sentence == (
-        "None of the blocks pushes toward 1: the MLP of block 0, the nearest, adds nothing,"
+        "None of the blocks pushes toward 1: the MLP of block 0, the nearest to doing so, adds nothing,"
         " and the token embedding (wte) pushes toward 0 by 1."
     )
     assert focus.named == Name("mlp", 0) and focus.part == Name("mlp", 0)

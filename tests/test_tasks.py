@@ -13,7 +13,7 @@ import pytest
 from helpers import as_lists
 
 import handmade
-from handmade import Basis, Example, Labels, WeightsError, parts, training
+from handmade import Basis, Example, Labels, WeightsError, parts, training, with_parts
 from handmade.course import grader, solutions, task_options, tasks
 from handmade.course.grader import MARGIN_THRESHOLD, grade
 from handmade.course.solutions import reference
@@ -590,6 +590,25 @@ def test_a_reference_that_fails_is_one_line(build, phrase):
     assert str(error.value) == phrase
 
 
+def test_a_reference_that_does_not_pass_its_own_task_is_neither_shown_as_the_answer_nor_followed():
+    shift = make(n_layer=0)
+    shift.reference(lambda: with_parts(blank(shift), {"wte": np.eye(3)}))  # says the last letter again: wrong
+    wrong = with_parts(blank(shift), {"wte": np.array([[1.0, 0, 0], [0, 1, 0], [0, 0, 0]])})
+    report = grade(shift, wrong, reveal=True)
+    assert report.revealed == (
+        "  (the reference solution cannot be shown: task shift_rule: its reference solution does not pass it:"
+        " 0 of 39 contexts right, smallest margin -1)"
+    )
+    assert grade(shift, wrong).diagnosis == report.diagnosis  # nor does it choose the part spoken of
+
+
+def test_asking_for_the_answer_adds_it_and_changes_no_word_of_a_blank_models_diagnosis():
+    for task in ("abc", "xor", "after_last_c"):
+        asked, unasked = grade(task, blank(task), reveal=True), grade(task, blank(task))
+        assert asked.revealed and unasked.revealed is None
+        assert (asked.diagnosis, asked.diagnosis_lines()) == (unasked.diagnosis, unasked.diagnosis_lines())
+
+
 def no_docstring(context):
     return "a"
 
@@ -964,3 +983,34 @@ def test_a_teachers_code_that_failed_for_a_task_is_not_run_again():
                 use()
             said.append(str(error.value))
     assert runs == {"rule": 1, "reference": 1} and len(set(said)) == 2, (runs, said)
+
+
+@pytest.mark.parametrize(
+    "extra, said",
+    [
+        ([("ab", "a")], "'a' and 'c' after 'ab'"),  # the example, then the rule (shift: ab -> c)
+        ([("aaaa", "b"), ("aaaa", "c")], "'b' and 'c' after 'aaaa'"),  # against each other, beyond n_ctx
+    ],
+)
+def test_a_task_whose_examples_ask_two_answers_after_one_context_is_refused_wherever_it_is_used(extra, said):
+    shift = make(extra_examples=extra)
+    phrase = f"task shift_rule: it asks for both {said}: no model can give both"
+    for use in (lambda: examples(shift), lambda: blank(shift), lambda: grade(shift, {})):
+        with pytest.raises(ValueError, match=re.escape(phrase)):
+            use()
+    assert examples(
+        make(extra_examples=[("ab", "c"), ("aaaa", "b"), ("baaa", "c")])
+    )  # the same answer, or longer contexts that differ: fine
+
+
+def test_a_report_on_characters_that_cannot_show_keeps_each_line_one_printable_line():
+    def nul_after(context):
+        """Say NUL after a new line, a new line after anything else."""
+        return "\x00" if context[-1] == "\n" else "\n"
+
+    unseen = handmade.task(alphabet="\n\x00 ", n_ctx=2, n_embd=3, n_layer=0)(nul_after)
+    report = grade(unseen, blank(unseen))
+    lines = str(report).splitlines()
+    assert len(lines) == len(report.lines())  # no line broken in two by a character
+    assert all(line.isprintable() for line in lines), lines
+    assert "expected '\\x00'" in str(report) or "→ '\\x00'" in str(report)

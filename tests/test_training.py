@@ -437,7 +437,7 @@ def test_weights_too_large_to_train_are_named_before_any_step():
     params = blog_shaped(0)
     params["wte"][:] = 1e200  # finite weights whose logits overflow
     with pytest.raises(
-        NonFiniteError, match=r"^training cannot start: .* a weight is too large .* 1e\+200 at wte\[0, 0\]$"
+        NonFiniteError, match=r"^training cannot start: .* too large for float64; the largest weight is 1e\+200, at wte\[0, 0\]$"
     ):
         training.train(params, training.batches([0, 0, 1] * 5, 2, 5, rng=0), 5, progress=False)
 
@@ -585,3 +585,15 @@ def test_the_nudged_condition_reaches_train_task_too():
     nudged = float(subprocess.check_output([sys.executable, "-c", code], env=env, text=True, encoding="utf-8"))
     plain = training.train_task("aab", 0, progress=False)[0]["wte"][0, 0]
     assert nudged != plain and nudged == pytest.approx(plain, rel=1e-8)
+
+
+def test_a_task_with_more_contexts_than_training_takes_is_refused_naming_it_before_any_step():
+    def last_again(context):
+        """Say the last letter again."""
+        return context[-1]
+
+    many = handmade.task(alphabet="ab", n_ctx=15, n_embd=2, n_layer=0)(last_again)  # 65,534 contexts
+    with pytest.raises(
+        ValueError, match=r"^task last_again grades 65534 different contexts; training learns from at most 32768"
+    ):
+        training.train_task(many, steps=1, progress=False)

@@ -88,14 +88,14 @@ def test_zeroing_lg_in_c_proj_breaks_accuracy_and_reset_puts_back_every_control(
     p = blog_playground()
     type_into(p, "c_proj.w", 7, 6, "0")
     _find(p.widget, "hm-context").value = "ab"
-    p.strength.box.value = 3.0
+    p.strength.box.value = "3"
     assert "(27 / 27)" in accuracy_text(p)  # Lg = 3 rewrote c_proj by the rule
     type_into(p, "c_proj.w", 7, 6, "0")
     assert "(27 / 27)" not in accuracy_text(p)
     _find(p.widget, "hm-reset").click()
     assert "(27 / 27)" in accuracy_text(p)
     assert p.editors["c_proj.w"].boxes[7][6].value == "1024"
-    assert p.strength.box.value == 1024 and p.strength.slider.value == 1024
+    assert p.strength.box.value == "1024" and p.strength.slider.value == 1024
     assert _find(p.widget, "hm-context").value == "aabaa" and p.text == "aabaa"
 
 
@@ -167,17 +167,52 @@ def test_the_context_box_refuses_foreign_characters_and_huge_texts():
 
 def test_lg_takes_any_exact_value_and_the_slider_follows():
     p = blog_playground()
-    p.strength.box.value = 1.0
+    p.strength.box.value = "1.0"
     assert "(18 / 27)" in accuracy_text(p)  # a tie, which argmax breaks towards a
-    p.strength.box.value = 1.01
+    p.strength.box.value = "1.01"
     assert "(27 / 27)" in accuracy_text(p) and p.editors["c_proj.b"].boxes[0][5].value == "1.01"
     assert p.strength.slider.value == pytest.approx(1.01)
-    p.strength.box.value = 0.0
-    assert p.strength.box.value == 0 and p.strength.slider.value == 2.0**-4  # the slider goes as far as it can
+    p.strength.box.value = "0"
+    assert p.strength.box.value == "0" and p.strength.slider.value == 2.0**-4  # the slider goes as far as it can
     assert p.editors["c_proj.b"].boxes[0][5].value == "0"
     p.strength.slider.value = 2.0
-    assert p.strength.box.value == 2 and "(27 / 27)" in accuracy_text(p)
+    assert p.strength.box.value == "2" and "(27 / 27)" in accuracy_text(p)
     assert "Lg = 2" in p.status.value
+
+
+@pytest.mark.parametrize(
+    "text, said",
+    [
+        ("0,5", "'0,5' is not a number; keeping 1024"),  # a comma is never read as a decimal point, nor dropped
+        ("abc", "'abc' is not a number; keeping 1024"),
+        ("1e308", "1e308 is outside what this control can use, -1e+300 to 1e+300; keeping 1024"),
+        ("nan", "nan is outside what this control can use"),
+    ],
+)
+def test_lg_refuses_what_is_no_number_it_can_use_beside_the_box_and_keeps_the_model(text, said):
+    p = blog_playground()
+    before = p.params["blocks"][0]["attn"]["c_proj"]["w"].copy()
+    p.strength.box.value = text
+    assert said in p.strength.message.value and p.strength.value == 1024
+    assert np.array_equal(p.params["blocks"][0]["attn"]["c_proj"]["w"], before)
+
+
+@pytest.mark.parametrize("text, value", [("１２", 12), ("－３", -3), ("−0.5", -0.5), (" 7 ", 7)])
+def test_lg_reads_full_width_digits_and_signs_as_the_grids_do(text, value):
+    p = blog_playground()
+    p.strength.box.value = text
+    assert p.strength.value == value and p.strength.message.value == ""
+    type_into(p, "c_proj.w", 7, 6, text)  # the same text in a grid
+    assert p.params["blocks"][0]["attn"]["c_proj"]["w"][7, 6] == value
+
+
+def test_after_an_edit_leaves_the_rule_the_box_is_empty_and_typing_its_old_value_puts_the_rule_back():
+    p = blog_playground()
+    type_into(p, "c_proj.w", 7, 6, "0")  # what "break it" does by default
+    assert p.strength.box.value == "" and "(27 / 27)" not in accuracy_text(p)
+    p.strength.box.value = "1024"  # the value it showed before: used, not taken for no change
+    assert p.strength.box.value == "1024" and "(27 / 27)" in accuracy_text(p)
+    assert p.editors["c_proj.w"].boxes[7][6].value == "1024"
 
 
 def settle(slider, step=0.05):
@@ -189,9 +224,9 @@ def settle(slider, step=0.05):
 def test_lg_keeps_exactly_what_is_typed_in_any_order_even_when_the_slider_settles(order):
     p = blog_playground()
     for value in order:
-        p.strength.box.value = value
+        p.strength.box.value = str(value)
         settle(p.strength.slider)  # the slider's echo must not move the box
-        assert p.strength.box.value == value and p.strength.value == value
+        assert float(p.strength.box.value) == value and p.strength.value == value
         shown = float(p.editors["c_proj.w"].boxes[7][6].value)  # V -> Tb is Lg in the blog's rule
         assert shown == pytest.approx(value, rel=1e-3) and f"Lg = {fmt(value)}" in p.status.value
         right = handmade.accuracy(with_lg(handmade.blog_model(), value)).correct
@@ -201,12 +236,12 @@ def test_lg_keeps_exactly_what_is_typed_in_any_order_even_when_the_slider_settle
 def test_dragging_the_slider_uses_its_position_and_shows_it_in_the_box():
     p = blog_playground()
     p.strength.slider.value = 2.0**3.05
-    assert p.strength.box.value == float(f"{2.0**3.05:.4g}") == p.strength.value
+    assert float(p.strength.box.value) == float(f"{2.0**3.05:.4g}") == p.strength.value
 
 
 def test_a_change_that_changes_nothing_keeps_the_outlines_of_the_last_one():
     p = blog_playground()
-    p.strength.box.value = 1.0
+    p.strength.box.value = "1"
     outlined = view(p, "attention") + view(p, "residual")
     assert CHANGED in outlined
     settle(p.strength.slider)
@@ -253,7 +288,7 @@ def test_saving_over_a_file_that_is_not_weights_is_refused(tmp_path):
     notes.write_text('{"my": "notes"}', encoding="utf-8")
     p = blog_playground(save_path=notes)
     _find(p.widget, "hm-file-save").click()
-    assert "exists and is not a weights file" in p.status.value
+    assert "is not a weights file, and it is kept as it is: type another file name in the file box" in p.status.value
     assert notes.read_text(encoding="utf-8") == '{"my": "notes"}'
 
 

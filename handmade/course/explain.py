@@ -24,7 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..arguments import fmt
-from ..i18n import N_, _, listed
+from ..basis import TOKEN_SHOWN
+from ..i18n import N_, _, listed, then
 from ..model import Name, recording
 from ..names import T
 from ..structure import LAYER_NORM_EPS
@@ -230,11 +231,11 @@ def _what_the_blocks_add(found, part, words):
         sentence = _("Of the blocks, {part} pushes most toward {expected}: {amount}.")
     elif share < -small:
         sentence = _(
-            "None of the blocks pushes toward {expected}; even {part}, the nearest, pushes toward {wrong} by {amount}."
+            "None of the blocks pushes toward {expected}; even {part}, the nearest to doing so, pushes toward {wrong} by {amount}."
         )
     else:
-        sentence = _("None of the blocks pushes toward {expected}; {part}, the nearest, adds nothing.")
-    return _after(sentence.format(part=phrase(part), amount=fmt(abs(share)), **words))
+        sentence = _("None of the blocks pushes toward {expected}; {part}, the nearest to doing so, adds nothing.")
+    return then("", sentence.format(part=phrase(part), amount=fmt(abs(share)), **words))
 
 
 def _read_through_wte(params, vectors, found, direction, part, pair, at):
@@ -251,10 +252,10 @@ def _read_through_wte(params, vectors, found, direction, part, pair, at):
         sentence = _(
             "Here nothing is written into the stream: {token} and {position}, the rows the embedding adds up, are all 0, so every logit is 0."
         )
-        return _after(sentence.format(token=token, position=position))
+        return then("", sentence.format(token=token, position=position))
     row, weights = _row(params, part, at)
     if not weights.any():
-        return _after(_("Here {part} writes nothing: {row} is all 0.").format(part=phrase(part), row=row))
+        return then("", _("Here {part} writes nothing: {row} is all 0.").format(part=phrase(part), row=row))
     vector = vectors[part]  # [n_embd]
     pushes = vector * direction  # [n_embd]: each direction's part of its share
     share = found[part]  # pushes.sum()
@@ -264,7 +265,7 @@ def _read_through_wte(params, vectors, found, direction, part, pair, at):
     entries = [f"wte[{tokens[t]}, {direction}] = {fmt(params['wte'][t, d])}" for t in pair]
     sentence = _("Here {part} writes {direction} = {value}, which the logits read through wte's rows: {entries}.")
     said = _("{first} and {second}").format(first=entries[0], second=entries[1])
-    return _after(sentence.format(part=phrase(part), direction=direction, value=fmt(vector[d]), entries=said))
+    return then("", sentence.format(part=phrase(part), direction=direction, value=fmt(vector[d]), entries=said))
 
 
 def _row(params, part, at):
@@ -289,11 +290,11 @@ def _blocks_first(found, part, embedding, words):
         )
     elif share < -small:
         sentence = _(
-            "None of the blocks pushes toward {expected}: even {part}, the nearest, pushes toward {wrong} by {amount}, and {embedding} pushes toward {wrong} too, by {push}."
+            "None of the blocks pushes toward {expected}: even {part}, the nearest to doing so, pushes toward {wrong} by {amount}, and {embedding} pushes toward {wrong} too, by {push}."
         )
     else:
         sentence = _(
-            "None of the blocks pushes toward {expected}: {part}, the nearest, adds nothing, and {embedding} pushes toward {wrong} by {push}."
+            "None of the blocks pushes toward {expected}: {part}, the nearest to doing so, adds nothing, and {embedding} pushes toward {wrong} by {push}."
         )
     said = {"part": phrase(part), "embedding": phrase(embedding), "push": fmt(abs(found[embedding]))}
     return sentence.format(amount=fmt(abs(share)), **said, **words)
@@ -351,10 +352,11 @@ def missing(mine, theirs, expected):
     part = max(theirs, key=theirs.get, default=None)
     if part is None or part in mine or theirs[part] <= SMALL:
         return ""
-    return _after(
+    return then(
+        "",
         _(
             "{part} is not in this model: in the shape this task is designed for, the push toward {expected} can come from there."
-        ).format(part=phrase(part), expected=expected)
+        ).format(part=phrase(part), expected=expected),
     )
 
 
@@ -367,14 +369,15 @@ def lagging(mine, theirs):
     return found if found is not None and short[found] > SMALL else None
 
 
-def _after(sentence):
-    """``sentence`` as it follows another: after a space in English, straight after 。 in Chinese."""
-    return _("{previous} {sentence}").format(previous="", sentence=sentence)
-
-
 # ---- the report's text -------------------------------------------------------------------------
 
 SHOWN_STEPS = 3  # steps of the path back shown in the text (--json has them all)
+
+
+def _shown(char):
+    """A token's character as a line of the report shows it: a space ␣, a new line ⏎, a tab ⇥, any other
+    that cannot show as its escape ('\\x00'), so that every line of a report stays one printable line."""
+    return TOKEN_SHOWN.get(char, char) if char.isprintable() or char in TOKEN_SHOWN else repr(char)
 
 
 def miss_said(miss):
@@ -386,8 +389,8 @@ def miss_said(miss):
     )
     return line.format(
         context=repr(miss["context"]),
-        expected=miss["expected"],
-        predicted=miss["predicted"],
+        expected=_shown(miss["expected"]),
+        predicted=_shown(miss["predicted"]),
         margin=fmt(miss["margin"]),
     )
 
@@ -407,7 +410,7 @@ def report_lines(data):
         ).format(
             margin=margin_said(data["margin"], data["threshold"]),
             context=repr(smallest["context"]),
-            expected=smallest["expected"],
+            expected=_shown(smallest["expected"]),
             threshold=fmt(data["threshold"]),
         ),
         _("  non-zero weights: {n}").format(n=data["nonzero"]),

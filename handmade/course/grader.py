@@ -2,9 +2,8 @@
 
 The weights are data (a dict, ``Weights`` or what ``load_weights`` read), never code: they run
 through ``handmade.weights.finite_pass``, the same ``gpt()`` the series teaches, and nothing else.
-Every graded context of the task is asked (``tasks.examples``), so there is no sampling and no
-seed. A causal model's prediction at position i of a window that starts at position 0 is its
-prediction for that prefix, so one pass over the longest context answers all its prefixes.
+Every graded context of the task is asked (``tasks.examples``): no sampling, no seed. One pass over
+the longest context answers all its prefixes (a causal model's prediction at position i is the prefix's).
 
 A pass needs every context right AND a margin above ``MARGIN_THRESHOLD``: the margin is the
 smallest gap, over all graded contexts, between the right token's logit and the best wrong one.
@@ -14,20 +13,18 @@ When the weights fail, the report says why, from the learner's own model: for ev
 (predicted wrong, or right by too small a margin) the margin is shared out among the parts of the model that
 wrote into the residual stream (``handmade.course.explain``): the embeddings, each head through c_proj,
 c_proj's bias, each MLP. The report names the part that pushed the wrong way, or the one that did not push
-enough, and follows the path back from it (``handmade.course.path``): what an MLP or a head read, who wrote
-it, down to an embedding, a bias or the part at fault, with the weight entries that did it: at once for the
-context the text speaks of, and for every other one when the report's data is asked for (``--json``). A task's
-reference solution may choose which part to speak of (the one whose share falls furthest short of the
-reference's), but the sentence speaks only of the learner's numbers; the reference itself is shown only when
-asked (``reveal=True``, ``grade --reveal``). In an install without the answers (``tasks.withheld``) there is
-none: the report says so, and explains from the learner's model alone. ``grade`` returns a ``Report``,
-declared here with the wrong predictions it lists (``Miss``): its data (``report.to_json()``, the command
-line's ``--json``) and its text, made from that same data by ``explain.report_lines``, which words it
-with the explanations' sentences.
+enough, and follows the path back from it (``handmade.course.path``) to the weight entries that did it: for
+the context the text speaks of, and for every other one when the report's data is asked for (``--json``). A task's
+reference solution (one that passes it) may choose which part to speak of, but the sentence speaks only
+of the learner's numbers, and the reference is shown only when asked (``reveal=True``, ``grade --reveal``).
+``grade`` returns a ``Report``: its data (``report.to_json()``, ``--json``) and its text, made from that
+same data by ``explain.report_lines``.
 """
 
+import functools
 import html
 import os
+import sys
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -52,6 +49,7 @@ from .explain import (
     explain,
     lagging,
     margin_direction,
+    margin_said,
     miss_said,
     missing,
     read_window,
@@ -186,14 +184,10 @@ class Report:
 def submission(task, params):
     """``params`` checked for ``task``: Weights whose tokens are the task's alphabet, or WeightsError.
 
-    One rule for what labels mean, as everywhere: the alphabet weights state is what their token
-    ids mean, so weights that say their tokens are the task's characters in another order are
-    graded with wte's rows put in the task's order (the same model, read the same way as
-    ``complete`` reads it), and weights that say their tokens are other characters are refused;
-    a plain dict, or weights whose alphabet is None, is read in the task's alphabet. The names of
-    directions only name: the numbers are what is graded, the names help the diagnosis. Weights
-    keep their own names when these fit; a plain dict, or weights whose names no longer fit their
-    shape, is read with the task's named directions if it has the task's width, else with e0, e1, ...
+    The alphabet weights state is what their token ids mean: the task's characters in another order
+    are graded with wte's rows put in the task's order, other characters refused; a plain dict, or
+    weights without an alphabet, is read in the task's. Directions' names only name: weights keep
+    theirs where they fit, else take the task's (at the task's width), else e0, e1, ...
     """
     task = get_task(task)
     if isinstance(params, (str, bytes, os.PathLike)):
@@ -340,14 +334,21 @@ class Graded:
     __repr__ = __str__
     _repr_html_ = Report._repr_html_  # the same coloured edge
 
+    def _ipython_display_(self):
+        """A pass shown as display data (nbgrader: full credit), "not yet" on stderr (nbgrader: none, set or not)."""
+        if not self.passed:
+            print(self, file=sys.stderr)
+            return
+        from IPython.display import display
+
+        display({"text/plain": str(self), "text/html": self._repr_html_()}, raw=True)
+
 
 def graded(task, params):
     """A challenge's graded cell: whether ``params`` pass ``task``.
 
-    Under nbgrader (``NBGRADER_EXECUTION`` set, as ``autograde`` and ``validate`` set it), a model
-    that does not pass raises AssertionError, so the cell earns no points. In a learner's notebook
-    it says "not yet" and Run All goes on; a pass of the learner's own is recorded in the progress
-    file (a model the course shows is not: ``shown_models``)."""
+    Under nbgrader (``NBGRADER_EXECUTION`` set) a model that does not pass raises AssertionError; elsewhere
+    it says "not yet" (``Graded``) and Run All goes on; a pass of the learner's own is recorded."""
     task = usable(task)
     params = submission(task, params)
     report = grade(task, params, diagnose=False)
@@ -379,14 +380,9 @@ def _explained(report, task, params, cases, focus, reveal, every_path):
     # a model of the designed shape in which no part tells the tokens apart: the reference changes no word
     unmoved = first.named is None and first.part is None and params.structure == task.structure
     reference_model, unusable = (None, None) if unmoved and not reveal else _reference_of(task)
-    theirs = None
-    try:
-        theirs = _shares_in(reference_model, tokens, right, first, window) if reference_model is not None else None
-    except (NonFiniteError, WeightsError) as error:  # the reference's own pass fails: its fault, not these weights'
-        unusable = _("its reference solution fails on {context}: {error}").format(
-            context=repr(example.context), error=error
-        )
-    if theirs:  # the part whose share falls furthest short of the reference's: the one to speak of
+    # a reference that _reference_of returns passes its task: its passes here are finite
+    theirs = _shares_in(reference_model, tokens, right, first, window) if reference_model is not None else None
+    if theirs and not unmoved:  # the part whose share falls furthest short of the reference's: the one to speak of
         first = _explain(params, example, tokens, right, report.threshold, readings, lagging(first.shares, theirs))
         first = replace(first, sentence=first.sentence + missing(first.shares, theirs, first.expected))
         explained[focus] = first
@@ -431,13 +427,31 @@ def _readings(windows, params):
 
 
 def _reference_of(task):
-    """(the task's reference solution, checked for it, or None; why it cannot be used, if it is broken)."""
+    """(the task's reference solution, checked for it, or None; why not: it is broken, or fails its task)."""
     if task.build is None or withheld(task):  # a task without one (a teacher's may have none), or not here
         return None, None
     try:
-        return submission(task, reference(task)), None
+        model = submission(task, reference(task))
     except ValueError as error:  # it raises, returns no weights, or weights that do not fit the task
         return None, str(error)
+    failing = _reference_fails(task)
+    return (None, failing) if failing else (model, None)
+
+
+@functools.lru_cache(maxsize=16)
+def _reference_fails(task):
+    """Why the reference solution of ``task`` does not pass it (found once a process, as ``grade`` finds it), or None."""
+    graded, model = graded_tokens(task), submission(task, reference(task))
+    right = np.array([r for _tokens, r in graded])  # [n]
+    try:
+        margins, predicted = margins_of(logits_per_context([t for t, _r in graded], model), right)
+    except WeightsError as error:  # its own pass overflows: its fault, not the learner's weights'
+        return task.saying(_("its reference solution fails on its task: {error}").format(error=error))
+    if (predicted == right).all() and margins.min() > MARGIN_THRESHOLD:
+        return None
+    problem = _("its reference solution does not pass it: {right} of {total} contexts right, smallest margin {margin}")
+    said = {"right": int((predicted == right).sum()), "total": len(right), "margin": margin_said(margins.min(), 1)}
+    return task.saying(problem.format(**said))
 
 
 def _shares_in(model, tokens, right, explanation, window):

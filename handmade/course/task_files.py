@@ -11,8 +11,11 @@ other tasks still work.
 
 import contextlib
 import io
+import os
 import stat
+import sys
 import tokenize
+from pathlib import Path
 
 from ..arguments import file_name, shown_path
 from ..i18n import _
@@ -47,14 +50,15 @@ def load_tasks(path):
     """{name: Task} of every task that a teacher's Python file makes with ``@task``, in order.
 
     The file runs as Python, as the teacher's own code (its ``if __name__ == "__main__":`` part
-    does not run), within ``user_code``'s bounds. ValueError, in one line naming the file and the
+    does not run; modules in its folder can be imported, as ``python FILE.py`` imports them), within
+    ``user_code``'s bounds. ValueError, in one line naming the file and the
     problem, when the file is missing or not a regular file, is not Python (or not named .py, or
     not text in its encoding), fails while it runs (a task written wrongly, or named like a built-in
     task, included; a bound it runs past too), defines no task, or defines two of one name. Each
     task knows its file (``task.source``), which its refusals name.
     """
     code = _compiled(path)
-    with _collecting() as found:
+    with _collecting() as found, _beside(path):
         try:
             user_code.run_bounded(
                 exec, code, {"__name__": "__handmade_tasks__", "__file__": str(path)}, passing=(TaskError,)
@@ -72,6 +76,18 @@ def load_tasks(path):
     for made in found:  # its refusals name the file
         object.__setattr__(made, SOURCE, shown_path(path))
     return {t.name: t for t in found}
+
+
+@contextlib.contextmanager
+def _beside(path):
+    """While the file runs, modules beside it can be imported, as ``python FILE.py`` finds them."""
+    folder = str(Path(os.path.abspath(path)).parent)
+    sys.path.insert(0, folder)
+    try:
+        yield
+    finally:
+        if folder in sys.path:
+            sys.path.remove(folder)
 
 
 def _compiled(path):

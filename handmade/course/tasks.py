@@ -277,6 +277,12 @@ def _examples(task):
         raise ValueError(task.saying(task.refused))
     enumerated = [Example(context, _answer(task, context, answer)) for context, answer in _asked(task)]
     found = (*task.extra_examples, *(e for e in enumerated if e.expected is not None))
+    answers = {}
+    for e in found:  # an extra example that contradicts the rule, or another one: no model could pass
+        if answers.setdefault(e.context, e.expected) != e.expected:
+            problem = _("it asks for both {first} and {second} after {context}: no model can give both")
+            said = {"first": repr(answers[e.context]), "second": repr(e.expected), "context": repr(e.context)}
+            raise ValueError(task.saying(problem.format(**said)))
     if not found:
         raise ValueError(
             _("{task} grades no context: its rule returns None for every text of 1 to {n_ctx} letters").format(

@@ -94,7 +94,8 @@ def _label(name, array, rows, tokens_seen, params, scoped):
         splits = () if columns in ("tokens", "hidden", "head") else tuple(basis.group_starts())
     heading = title(name)
     if scoped and name.scope:  # say which block (and head) when there is more than one
-        heading = f"{heading} ({name.scope})"
+        # TRANSLATORS: a table's title, then the block (and head) it is from, in brackets: （）in Chinese
+        heading = _("{title} ({scope})").format(title=heading, scope=name.scope)
     return LabelledMatrix(array, rows, cols, title=heading, col_splits=splits)
 
 

@@ -187,6 +187,6 @@ def snapshot_html(summary, heading, sections):
         parts.append(f"<h4 style='margin:8px 0 2px'>{html.escape(label)}</h4>")
         parts += panels
     return (
-        f"<details class='hm-snapshot'><summary style='color:#555'><i>{html.escape(summary)}</i></summary>"
+        f"<details class='hm-snapshot'><summary style='color:#555'>{html.escape(summary)}</summary>"  # upright: no italic Chinese
         f"{''.join(parts)}</details>"
     )

@@ -13,7 +13,7 @@ from ..i18n import _
 from ..weights import NonFiniteError, check_weights, copied, map_arrays
 from .backward import loss_and_grads
 from .batching import example_batches
-from .limits import MAX_SEED, MAX_STEPS, check_whole, generator
+from .limits import MAX_BATCH_TOKENS, MAX_SEED, MAX_STEPS, check_whole, generator
 from .optimizer import AdamW, leaves
 
 
@@ -212,5 +212,11 @@ def train_task(task, steps=300, *, seed=0, lr=3e-2, progress=True):
     start = map_arrays(lambda w: rng.normal(0.0, TASK_STD, size=w.shape) if w.ndim == 2 else w, blank(task))
     params = check_weights(start, Labels(task.alphabet, Basis.numbered(task.n_embd)))  # directions e0, e1, ...
     windows = {(e.context[-task.n_ctx :], e.expected): e for e in examples(task)}  # what the model can see, once each
+    if len(windows) > MAX_BATCH_TOKENS:  # every context at each step: said before anything is drawn
+        raise ValueError(
+            _(
+                "{task} grades {n} different contexts; training learns from at most {limit} at once: design it by hand, or train on a task with fewer"
+            ).format(task=task.called(), n=len(windows), limit=MAX_BATCH_TOKENS)
+        )
     batch_fn = example_batches(list(windows.values()), None, task.n_ctx, seed, alphabet=task.alphabet)
     return train(params, batch_fn, steps, lr, progress=progress)

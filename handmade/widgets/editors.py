@@ -6,6 +6,7 @@ keeps the last good value; neither knows what model it edits.
 import html
 import math
 import re
+import unicodedata
 
 import ipywidgets as W
 import numpy as np
@@ -192,7 +193,7 @@ class MatrixEditor:
         where = f"{self.name}[{self.matrix.rows[i]}, {self.matrix.cols[j]}]"
         keeps = fmt(self.values[i, j])
         try:
-            value = float(text)
+            value = _typed_number(text)
         except (ValueError, OverflowError):
             return _("{where}: {text} is not a number; the model keeps {keeps}").format(
                 where=where, text=repr(text[:40]), keeps=keeps
@@ -255,9 +256,12 @@ class NumberControl:
     """A box that takes any exact number, and a slider (on a log scale) that follows it.
 
     ``apply(value)`` uses a value and returns True, or False to keep the old one (it shows why).
-    What is typed is what is used and shown, from any state and in any order; the slider only
-    follows the box. Dragging the slider uses its position, rounded to 4 digits, and shows it in
-    the box. ``name`` names the CSS classes (``hm-{name}-box``, ``hm-{name}``) for tests.
+    What is typed is what is used and shown, from any state and in any order (Enter or leaving the
+    box sends it); text that is no number, or none this control can use, is refused beside it, and
+    the value in use is kept. The slider only follows the box; dragging it uses its position,
+    rounded to 4 digits, and shows it in the box. ``forget`` empties the box when the model no
+    longer follows the rule at its value. ``name`` names the CSS classes (``hm-{name}-box``,
+    ``hm-{name}``) for tests.
     """
 
     BASE, LOWEST, HIGHEST, STEP = 2.0, -4, 11, 0.05  # the slider: 2^-4 to 2^11 in steps of 2^0.05
@@ -268,13 +272,16 @@ class NumberControl:
             apply, _("apply must be a function of the value that returns True or False; found {value}")
         )
         self.value, self._quiet = number(value, "value", -LARGEST, LARGEST), False
-        self.box = W.FloatText(value=self.value, description=label, layout=W.Layout(width="160px"), style=NARROW)
+        self.box = W.Text(
+            value=_exact(self.value), description=label, continuous_update=False,
+            placeholder=_("a number"), layout=W.Layout(width="160px"), style=NARROW,
+        )  # fmt: skip
         self.box.tooltip = tooltip
         self.slider = LogSlider(
             value=self._on_slider(self.value), base=self.BASE, min=self.LOWEST, max=self.HIGHEST,
             step=self.STEP, label=_("{name}, on a log scale").format(name=label),
         )  # fmt: skip
-        self.message = W.HTML()
+        self.message = W.HTML(layout=W.Layout(max_width=f"{MESSAGE_WIDTH}px"))  # wraps: the views beside stay put
         for widget, css in (
             (self.box, f"hm-{name}-box"),
             (self.slider, f"hm-{name}"),
@@ -287,16 +294,22 @@ class NumberControl:
             W.HBox([self.box, self.slider, self.message], layout=W.Layout(flex_flow="row wrap", align_items="center"))
         )
 
-    def _typed(self, value):
-        if self._quiet or value == self.value:
+    def _typed(self, text):
+        if self._quiet:
             return
-        if not math.isfinite(value) or abs(value) > LARGEST:
-            self.show(
-                _("{value} is not a number this control can use; keeping {kept}").format(
-                    value=value, kept=fmt(self.value)
+        kept = fmt(self.value)
+        if not text.strip():  # emptied by hand
+            return self.show(_("type a number to use it; keeping {kept}").format(kept=kept))
+        try:
+            value = _typed_number(text)
+        except (ValueError, OverflowError):
+            return self.show(_("{text} is not a number; keeping {kept}").format(text=repr(text[:40]), kept=kept))
+        if not abs(value) <= LARGEST:
+            return self.show(
+                _("{text} is outside what this control can use, -{limit} to {limit}; keeping {kept}").format(
+                    text=text.strip()[:40], limit=f"{LARGEST:.0e}", kept=kept
                 )
             )
-            return self.set(self.value)
         self._use(value)
 
     def _slid(self, value):
@@ -318,13 +331,22 @@ class NumberControl:
     def _on_slider(self, value):
         return min(max(value, self.BASE**self.LOWEST), self.BASE**self.HIGHEST)
 
+    def forget(self):
+        """Empty the box, quietly: the model no longer follows the rule at the value it showed, and any
+        value typed there, that one too, is used."""
+        self._quiet = True
+        try:
+            self.box.value = ""
+        finally:
+            self._quiet = False
+
     def set(self, value):
         """Show ``value`` in the box and move the slider to it (as near as it goes), without using it."""
         value = number(value, "value", -LARGEST, LARGEST)
         self._quiet = True
         try:
             self.value = value
-            self.box.value = self.value
+            self.box.value = _exact(self.value)
             self.slider.value = self._on_slider(self.value)
         finally:
             self._quiet = False
@@ -332,3 +354,16 @@ class NumberControl:
     def show(self, text):
         """Say ``text`` beside the box ("" says nothing)."""
         self.message.value = message_html(text_of(text, "text", 1000))
+
+
+def _exact(value):
+    """A number as a box shows it, every digit kept: 1024, 1.01, 1e-20 (repr, without a needless .0)."""
+    value = float(value)
+    return str(int(value)) if value.is_integer() and abs(value) < 1e16 else repr(value)
+
+
+def _typed_number(text):
+    """The number ``text`` spells, as a person may type it: full-width digits and signs (－３, NFKC) and
+    the minus sign − read as their plain forms; ValueError when it spells none (0,5 is not 0.5), and
+    OverflowError for a whole number too long for a float."""
+    return float(unicodedata.normalize("NFKC", text).replace("−", "-").strip())  # nan and inf too: said by the caller

@@ -25,7 +25,7 @@ from ..display.trace import trace, weight_tables
 from ..i18n import _, listed
 from ..inference import prepare
 from ..names import T
-from ..weights import NonFiniteError, WeightsError, check_weights
+from ..weights import NonFiniteError, WeightsError, check_weights, iter_matrices
 from . import layout, tools
 from . import options as O
 from .editors import MatrixEditor, NumberControl, message_html
@@ -167,6 +167,7 @@ class Playground:
         for name, editor in self.editors.items():
             editor.set_values(tables[name].values)
         self.status.value = message_html(note, ok=True)
+        self._strength_followed()
         return True
 
     def reset(self):
@@ -236,7 +237,21 @@ class Playground:
         self.params = candidate
         self._show(rendered)
         self.status.value = ""
+        self._strength_followed()
         return ""
+
+    def _strength_followed(self):
+        """Empty the strength's box when the weights no longer follow its rule at the value it shows (an
+        edit, a break, a load): a value typed there then is used, the same one too."""
+        if self.strength is None:
+            return
+        try:
+            ruled = iter_matrices(self.strength_option.apply(self.params, self.strength.value))
+        except ValueError:  # the rule cannot be applied to these weights at all
+            ruled = []
+        mine = iter_matrices(self.params)
+        if len(ruled) != len(mine) or not all(np.array_equal(a, b) for (_p, a), (_q, b) in zip(ruled, mine)):
+            self.strength.forget()
 
     def _use_text(self, text):
         if len(text) > O.MAX_CONTEXT_CHARS:

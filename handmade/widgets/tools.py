@@ -123,6 +123,8 @@ class _SaveRow:
         from ..files import load_weights
 
         target = self.path.value.strip()
+        if not target:
+            return self.say(_("could not load: type a file name first"))
         try:
             loaded = load_weights(target)
         except (OSError, ValueError) as error:
@@ -147,7 +149,7 @@ def _save(p, target, force):
     except NotWeightsFile as error:  # no --force here: what the learner can do in the playground
         p.status.value = message_html(
             _(
-                "could not save: '{path}' exists and is not a weights file; it is kept as it is: type another file name above, or move that file away first"
+                "could not save: '{path}' is not a weights file, and it is kept as it is: type another file name in the file box, or move that file away first"
             ).format(path=shown_path(error.path))
         )
     except (OSError, ValueError) as error:  # WeightsError is a ValueError; so is a file name no system can use

@@ -8,7 +8,7 @@ from types import SimpleNamespace as Found
 import numpy as np
 
 from ...arguments import fmt
-from ...i18n import _, listed
+from ...i18n import _, listed, then
 from ...inference import predict, unambiguous_examples
 from ...parts import with_parts
 from ...weights import NonFiniteError, WeightsError, check_weights
@@ -116,7 +116,7 @@ def _acb_turn_hint(f):
                 n=len(failing),
             )
         )
-    return " ".join(sentences)
+    return functools.reduce(then, sentences)
 
 
 def _acb_failures(f):
