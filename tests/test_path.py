@@ -347,3 +347,18 @@ def test_json_of_a_pass_holds_its_progress_note(tmp_path, monkeypatch):
     assert data["passed"] and data["failing"] == [] and data["diagnosed"] is None
     assert data["progress_note"] == report.progress_note and data["progress_note"] in str(report)
     assert data["recorded"] is False and data["nonzero"] == report.nonzero
+
+
+@pytest.mark.parametrize("row, wrong_way", [("Ta", "Ta"), ("Tb", "Tb"), ("Tc", "Tc")])
+def test_a_row_of_c_proj_that_writes_both_tokens_is_named_by_both_its_entries(row, wrong_way):
+    """abc's reference with one c_proj.w row writing the wrong token too, as hard as the right one: the
+    head's output there is carried both ways at once, and the path names the entry typed, not a column
+    that carries nothing."""
+    model = reference("abc")
+    values = get(model, "c_proj.w").copy()
+    rows = list(model.structure.basis(model.structure.part(Name("c_proj.w", 0)).rows, model.labels))
+    values[rows.index(row), rows.index(wrong_way)] = 1024  # beside the 1024 that sends it on
+    report = grade("abc", with_parts(model, {"c_proj.w": values}))
+    step = report.to_json()["failing"][report.to_json()["diagnosed"]]["path"][0]["text"]
+    assert "which c_proj.w sends both ways at once, so that they cancel" in step
+    assert f"c_proj.w[{row}, {wrong_way}] = 1024" in step

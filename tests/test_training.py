@@ -437,7 +437,8 @@ def test_weights_too_large_to_train_are_named_before_any_step():
     params = blog_shaped(0)
     params["wte"][:] = 1e200  # finite weights whose logits overflow
     with pytest.raises(
-        NonFiniteError, match=r"^training cannot start: .* too large for float64; the largest weight is 1e\+200, at wte\[0, 0\]$"
+        NonFiniteError,
+        match=r"^training cannot start: .* too large for float64; the largest weight is 1e\+200, at wte\[0, 0\]$",
     ):
         training.train(params, training.batches([0, 0, 1] * 5, 2, 5, rng=0), 5, progress=False)
 

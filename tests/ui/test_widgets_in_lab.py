@@ -121,6 +121,23 @@ def test_lg_slider_breaks_predictions_when_small(notebook):
     assert nb.page.locator(".hm-lg-box input").input_value() == "1024"
 
 
+def test_lg_refuses_a_comma_the_browser_would_drop_and_takes_its_old_value_again_after_an_edit(notebook):
+    """A number input drops what it cannot read (0,5 became 5): the Lg box reads what was typed, refuses it
+    beside itself, and is emptied when a grid edit leaves the rule, so that 1024 puts the rule back."""
+    nb = notebook("07_projection_and_residual.ipynb")
+    box = nb.page.locator(".hm-lg-box input")
+    nb.type_into(box, "0,5")
+    nb.wait_for_text("hm-lg-message", "'0,5' is not a number; keeping 1024")
+    assert box.input_value() == "0,5" and "(27 / 27)" in nb.text("hm-view-accuracy")
+    before = nb.html("hm-view-accuracy")
+    nb.type_into(nb.cell_box("c-proj-w", 7, 6), "0")  # what "break it" does
+    assert "(27 / 27)" not in nb.wait_for_change("hm-view-accuracy", before)
+    nb.page.wait_for_function("() => document.querySelector('.hm-lg-box input').value === ''")
+    nb.type_into(box, "1024")
+    nb.wait_for_text("hm-view-accuracy", "(27 / 27)")
+    assert nb.cell_box("c-proj-w", 7, 6).input_value() == "1024"
+
+
 def test_lg_takes_exactly_1_then_1_01_and_reset_puts_every_control_back(notebook):
     nb = notebook("07_projection_and_residual.ipynb")
     box = nb.page.locator(".hm-lg-box input")

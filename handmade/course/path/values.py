@@ -125,6 +125,12 @@ def carried_said(model, read, view, gains, amount):
         text = _(
             "At position {position}, {head} reads {places}; its output there, {output}, {effect}: what it reads cancels out."
         )
+    elif np.abs(c_entries).max() > tolerance([*c_entries.ravel(), amount, *gains]):  # a row of c_proj.w cancels
+        named = [_best_c_proj(model, view, c_entries, sign) for sign in (1, -1)]
+        said["entries"] = entries_said(named)
+        text = _(
+            "At position {position}, {head} reads {places}; its output there is {output}, which c_proj.w sends both ways at once, so that they cancel ({entries}), and it {effect}."
+        )
     elif np.abs(worth).max() <= tolerance(worth):
         text = _(
             "At position {position}, {head} reads {places}; its output there is {output}, and c_proj.w sends none of its output where it is read, so it {effect}."
