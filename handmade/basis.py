@@ -25,7 +25,8 @@ class Basis:
         self, groups, longest=MAX_DIRECTION_NAME
     ):  # a dict of lists of names, or one list of names (one group, "")
         groups = {"": groups} if isinstance(groups, (list, tuple)) else groups
-        longest = whole(longest, "longest", 1, 2 * MAX_DIRECTION_NAME)  # longer for names made of others ("q·Ta")
+        if longest != MAX_DIRECTION_NAME:  # longer for names made of others ("q·Ta")
+            longest = whole(longest, "longest", 1, 2 * MAX_DIRECTION_NAME)
         if not isinstance(groups, dict) or not all(isinstance(names, (list, tuple)) for names in groups.values()):
             raise TypeError(
                 _("a basis is a list of names, or a dict of groups of names; found {value}").format(value=brief(groups))
