@@ -46,12 +46,11 @@ class Weights(dict):
     carries its ``labels`` (a ``handmade.Labels``: the alphabet and the names of its directions)
     and, once checked, its ``structure`` (a ``handmade.Structure``: what the model has).
 
-    ``check_weights`` makes the checked ones: float64 arrays of shapes that fit, labels that fit
-    them, the Structure read off them once. Changing one at its top level (a key set or
-    removed, other labels) makes it unchecked, and it is checked again where it is next used; what
-    is inside its arrays and blocks is trusted, as ``gpt()`` trusts it (change parts with
-    ``handmade.with_parts``, which checks the copy it makes). ``Weights(params, labels)`` itself
-    checks nothing: the blog's model and the references are made that way, and checked where used.
+    ``check_weights`` makes the checked ones (arrays and labels that fit, the Structure read once).
+    Changing one at its top level (a key set or removed, other labels) makes it unchecked, checked
+    again where next used; what is inside its arrays and blocks is trusted, as ``gpt()`` trusts it
+    (change parts with ``handmade.with_parts``, which checks the copy it makes). ``Weights(params,
+    labels)`` itself checks nothing: the blog's model and the references are made that way.
 
     A plain ``dict(weights)`` keeps the numbers and loses the labels; everything that takes weights
     works on it too, with default names (tokens a, b, ... or t0, t1, ...; directions e0, e1, ...).
@@ -143,10 +142,9 @@ def copied(params):
 
 
 def walk(visit, tree, path=()):
-    """``tree`` (weights, gradients, or a part of them) in the same nesting, with ``visit(path, leaf)`` in
-    place of every leaf: the one walk over a weights dict. ``path`` is the keys and indices that reach
-    the leaf, ``("blocks", 0, "attn", "c_attn", "w")``; a leaf is an array (or nested lists of numbers)
-    or an ``n_head``. A list of blocks is walked into; a part left out (None) stays out."""
+    """``tree`` (weights, gradients, or a part of them) in the same nesting, ``visit(path, leaf)`` in place
+    of every leaf (an array, nested lists, or an ``n_head``): the one walk over a weights dict. ``path``
+    reaches the leaf, ``("blocks", 0, "attn", "c_attn", "w")``; a part left out (None) stays out."""
     if isinstance(tree, dict):
         return {key: walk(visit, value, (*path, key)) for key, value in tree.items() if value is not None}
     if isinstance(tree, (list, tuple)) and all(isinstance(item, dict) for item in tree):  # the blocks
@@ -410,8 +408,9 @@ def with_alphabet(params, alphabet):
 def forward(inputs, params, cache=None):  # [n_seq] -> [n_seq, n_vocab], never inf or nan
     """``gpt()`` with its inputs checked and its result too: NonFiniteError says where it overflowed.
 
-    ``params`` that have not been through ``check_weights`` go through it here; so do the tokens. A
-    ``cache`` serves the weights that filled it (the same object each time), and no others.
+    ``params`` not yet through ``check_weights`` go through it here; so do the tokens. A ``cache``
+    serves the weights object that filled it, which the caller passes each time: another is
+    refused (weights changed in place are that object still: start a new cache after changing them).
     """
     checked = check_weights(params)
     if cache is not None and not isinstance(cache, KVCache):
@@ -438,7 +437,9 @@ def finite_pass(tokens, params, cache=None):  # [n_seq] -> [n_seq, n_vocab], nev
         with np.errstate(all="ignore"):  # reported below, by name, rather than as warnings
             logits = gpt(tokens, **params, cache=cache)
         if not np.isfinite(logits).all():
-            raise NonFiniteError(where_non_finite(tokens, params, cache=cache, state=state))
+            if cache is not None:  # the pass is run again from there, to say where
+                cache.restore(state)
+            raise NonFiniteError(where_non_finite(tokens, params, cache=cache))
     except BaseException:
         if cache is not None:
             cache.restore(state)
@@ -446,19 +447,18 @@ def finite_pass(tokens, params, cache=None):  # [n_seq] -> [n_seq, n_vocab], nev
     return logits
 
 
-def where_non_finite(tokens, params, tapped=None, cache=None, state=None):
+def where_non_finite(tokens, params, tapped=None, cache=None):
     """A sentence naming a weight that is not finite, or else the first intermediate that overflowed
-    (``tapped``: {name: array} of a pass already recorded in order, else the pass is run again, from
-    the ``state`` of the ``cache`` it ran with)."""
+    (``tapped``: a pass recorded in order, else it is run again, after what ``cache`` holds, kept)."""
     problem = first_not_finite(params)
     if problem:
         return problem
     if tapped is None:
-        tapped = {}
-        if cache is not None:
-            cache.restore(state)
+        tapped, state = {}, None if cache is None else cache.state()
         with np.errstate(all="ignore"), recording(tapped.__setitem__):
             gpt(tokens, **params, cache=cache)
+        if cache is not None:
+            cache.restore(state)
     where = next((name for name, array in tapped.items() if not _finite(name, array)), T.logits)
     place, value = largest_weight(params)
     return _(

@@ -574,3 +574,18 @@ def test_a_tasks_file_imports_a_module_beside_it_from_any_folder(tmp_path):
 
     before = list(sys.path)
     assert list(load_tasks(folder / "mine.py")) == ["mine"] and sys.path == before  # the folder only while it runs
+
+
+def test_two_tasks_files_each_import_their_own_helper_of_one_name(tmp_path):
+    from handmade.course.task_files import load_tasks
+
+    for letter in "ab":
+        folder = tmp_path / letter
+        folder.mkdir()
+        (folder / "rules.py").write_text(f"LETTER = {letter!r}\n", encoding="utf-8")
+        source = a_task(name=f"say_{letter}", body="return LETTER").replace(
+            "import handmade", "import handmade\nfrom rules import LETTER"
+        )
+        (folder / "mine.py").write_text(source, encoding="utf-8")
+    said = [load_tasks(tmp_path / letter / "mine.py")[f"say_{letter}"]("a") for letter in "ab"]
+    assert said == ["a", "b"] and "rules" not in sys.modules

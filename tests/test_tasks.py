@@ -1014,3 +1014,20 @@ def test_a_report_on_characters_that_cannot_show_keeps_each_line_one_printable_l
     assert len(lines) == len(report.lines())  # no line broken in two by a character
     assert all(line.isprintable() for line in lines), lines
     assert "expected '\\x00'" in str(report) or "→ '\\x00'" in str(report)
+
+
+def last_again(context):
+    """Say the last letter again."""
+    return context[-1]
+
+
+def test_a_reference_written_again_is_judged_again():
+    again = make(rule=last_again, n_layer=0)
+    wrong = with_parts(blank(again), {"wte": np.array([[1.0, 0, 0], [0, 1, 0], [0, 0, 0]])})
+    for build, shown in [
+        (lambda: with_parts(blank(again), {"wte": np.eye(3)}), "cannot be shown"),  # a margin of 1: not above it
+        (lambda: with_parts(blank(again), {"wte": 2 * np.eye(3)}), "the answer, as you asked"),
+        (lambda: with_parts(blank(again), {"wte": 1e200 * np.eye(3)}), "cannot be shown"),  # overflows
+    ]:
+        again.reference(build)
+        assert shown in grade(again, wrong, reveal=True).revealed

@@ -215,6 +215,19 @@ def test_after_an_edit_leaves_the_rule_the_box_is_empty_and_typing_its_old_value
     assert p.editors["c_proj.w"].boxes[7][6].value == "1024"
 
 
+def test_the_lg_box_never_shows_a_value_the_model_does_not_use_nor_says_what_no_longer_holds():
+    p = blog_playground()
+    p.strength.box.value = "abc"  # refused: the message says the model keeps 1024
+    type_into(p, "c_proj.w", 7, 6, "0")  # the rule left: the box empty, and the message gone with it
+    assert p.strength.box.value == "" and p.strength.message.value == ""
+    type_into(p, "v", 5, 7, "1e200")
+    p.strength.box.value = "1e300"  # the rule at 1e300 overflows with this v: refused, the model unchanged
+    assert p.strength.box.value == "" and p.params["blocks"][0]["attn"]["c_proj"]["w"][7, 6] == 0
+    type_into(p, "v", 5, 7, "1")
+    p.strength.box.value = "1024"  # typed into the empty box: used
+    assert p.params["blocks"][0]["attn"]["c_proj"]["w"][7, 6] == 1024 and p.strength.box.value == "1024"
+
+
 def settle(slider, step=0.05):
     """What the browser does after a value is set: the slider snaps to its nearest step and says so."""
     slider.value = slider.base ** (round(np.log2(slider.value) / step) * step)

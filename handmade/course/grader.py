@@ -434,13 +434,13 @@ def _reference_of(task):
         model = submission(task, reference(task))
     except ValueError as error:  # it raises, returns no weights, or weights that do not fit the task
         return None, str(error)
-    failing = _reference_fails(task)
+    failing = _reference_fails(task, task.build)  # a reference written again is judged again
     return (None, failing) if failing else (model, None)
 
 
 @functools.lru_cache(maxsize=16)
-def _reference_fails(task):
-    """Why the reference solution of ``task`` does not pass it (found once a process, as ``grade`` finds it), or None."""
+def _reference_fails(task, build):
+    """Why the reference solution ``build`` of ``task`` does not pass it (found once, as ``grade`` finds it), or None."""
     graded, model = graded_tokens(task), submission(task, reference(task))
     right = np.array([r for _tokens, r in graded])  # [n]
     try:

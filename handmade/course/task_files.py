@@ -50,7 +50,7 @@ def load_tasks(path):
     """{name: Task} of every task that a teacher's Python file makes with ``@task``, in order.
 
     The file runs as Python, as the teacher's own code (its ``if __name__ == "__main__":`` part
-    does not run; modules in its folder can be imported, as ``python FILE.py`` imports them), within
+    does not run; modules in its folder can be imported while it loads, as ``python FILE.py`` imports them), within
     ``user_code``'s bounds. ValueError, in one line naming the file and the
     problem, when the file is missing or not a regular file, is not Python (or not named .py, or
     not text in its encoding), fails while it runs (a task written wrongly, or named like a built-in
@@ -80,14 +80,21 @@ def load_tasks(path):
 
 @contextlib.contextmanager
 def _beside(path):
-    """While the file runs, modules beside it can be imported, as ``python FILE.py`` finds them."""
-    folder = str(Path(os.path.abspath(path)).parent)
-    sys.path.insert(0, folder)
+    """While the file runs, modules beside it can be imported, as ``python FILE.py`` finds them; the
+    ones it imported from there are let go after, so that the next file loaded (another folder's
+    helper of the same name, or this one edited) imports its own."""
+    folder = Path(os.path.abspath(path)).parent
+    before = set(sys.modules)
+    sys.path.insert(0, str(folder))
     try:
         yield
     finally:
-        if folder in sys.path:
-            sys.path.remove(folder)
+        if str(folder) in sys.path:
+            sys.path.remove(str(folder))
+        for name in set(sys.modules) - before:
+            file = getattr(sys.modules[name], "__file__", None)
+            if file and Path(file).resolve().parent == folder.resolve():
+                del sys.modules[name]
 
 
 def _compiled(path):

@@ -271,7 +271,7 @@ class NumberControl:
         self.apply = function(
             apply, _("apply must be a function of the value that returns True or False; found {value}")
         )
-        self.value, self._quiet = number(value, "value", -LARGEST, LARGEST), False
+        self.value, self._quiet, self._forgotten = number(value, "value", -LARGEST, LARGEST), False, False
         self.box = W.Text(
             value=_exact(self.value), description=label, continuous_update=False,
             placeholder=_("a number"), layout=W.Layout(width="160px"), style=NARROW,
@@ -321,6 +321,8 @@ class NumberControl:
         if self.apply(value):
             self.value = value
             self.show("")
+        elif self._forgotten:  # the model still follows the rule at no value: the box stays empty
+            return self.forget(keep_message=True)
         self.set(self.value)  # the box shows what is used: the new value, or the one kept
 
     def _slider_rests_on(self, value):
@@ -331,19 +333,21 @@ class NumberControl:
     def _on_slider(self, value):
         return min(max(value, self.BASE**self.LOWEST), self.BASE**self.HIGHEST)
 
-    def forget(self):
-        """Empty the box, quietly: the model no longer follows the rule at the value it showed, and any
-        value typed there, that one too, is used."""
-        self._quiet = True
+    def forget(self, keep_message=False):
+        """Empty the box, quietly, and what it said: the model no longer follows the rule at the value it
+        showed, and any value typed there, that one too, is used."""
+        self._quiet, self._forgotten = True, True
         try:
             self.box.value = ""
         finally:
             self._quiet = False
+        if not keep_message:
+            self.show("")
 
     def set(self, value):
         """Show ``value`` in the box and move the slider to it (as near as it goes), without using it."""
         value = number(value, "value", -LARGEST, LARGEST)
-        self._quiet = True
+        self._quiet, self._forgotten = True, False
         try:
             self.value = value
             self.box.value = _exact(self.value)

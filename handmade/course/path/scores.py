@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...arguments import fmt
-from ...i18n import N_, _, listed
+from ...i18n import N_, _, listed, then
 from ...model import Name
 from ..explain import tolerance
 from .stream import (
@@ -17,7 +17,6 @@ from .stream import (
     SHOWN_DIRECTIONS,
     PathStep,
     Read,
-    both,
     embedding_writes,
     entries_said,
     head_view,
@@ -152,7 +151,7 @@ def _attention(model, read, view, gains, wanted, amount):
         "gain": fmt(gains[wanted] - amount),
     }
     better = _("Reading position {wanted} ({token}) instead would serve {reader} better, by {gain}.").format(**said)
-    text = both(both(text, better), why) + norm_note(pairs.inputs[p], p)
+    text = then(then(text, better), why) + norm_note(pairs.inputs[p], p)
     facts["gap"] = gap
     return PathStep("attention", read.part, p, amount, facts, tuple(entries + named), text), after
 
@@ -218,7 +217,7 @@ def _term(model, read, view, pairs, term, side, case, rival, wanted):
     upstream = a.kind in BLOCK_PARTS or b.kind in BLOCK_PARTS  # the term is what an earlier block wrote
     apart = _unasked(model, view, p, rival, wanted, avoid=upstream)
     if apart is not None:  # what would tell the keys apart, that the query leaves alone
-        named, sentence = named + apart[0], both(sentence, apart[1])
+        named, sentence = named + apart[0], then(sentence, apart[1])
     return named, sentence, _next_of_term(view, pairs, a, b, side, case, p, rival, wanted)
 
 
@@ -276,7 +275,7 @@ def _nothing(model, read, view, pairs, rival, wanted):
         opening = _("Position {rival} scores as much as position {wanted}, {score}.").format(
             rival=rival, wanted=wanted, score=score
         )
-        return apart[0], both(opening, apart[1]), None  # the query's missing ask: q's own entries
+        return apart[0], then(opening, apart[1]), None  # the query's missing ask: q's own entries
     sentence = (
         _(
             "Position {rival} scores as much as position {wanted}, {score}: the query {ask} (through {entries}), which k reads from {directions}, and neither key has more of it."

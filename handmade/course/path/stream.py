@@ -14,7 +14,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from ...arguments import fmt
-from ...i18n import N_, _, listed
+from ...i18n import N_, _, listed, then
 from ...model import Name
 from ...names import T
 from ...parts import part_values
@@ -355,11 +355,6 @@ def entries_said(named):
     return _("{first} and {second}").format(first=listed(said[:-1]), second=said[-1])
 
 
-def both(first, second):
-    """Two sentences, one after the other: after a space in English, straight after 。 in Chinese."""
-    return _("{previous} {sentence}").format(previous=first, sentence=second)
-
-
 def norm_note(layer_input, position):
     """A sentence on how a layer norm apportions the shares of a step, or ""."""
     if layer_input.norm is None:
@@ -367,4 +362,4 @@ def norm_note(layer_input, position):
     note = _(
         "Through {norm}, each share is the part's write centred, divided by the stream's spread at position {position} ({spread}), times g; {norm}.b has its own."
     )
-    return both("", note.format(norm=layer_input.norm, position=position, spread=fmt(layer_input.spread)))
+    return then("", note.format(norm=layer_input.norm, position=position, spread=fmt(layer_input.spread)))

@@ -5,7 +5,7 @@ by writer, ``mlp.c_fc.b`` apart."""
 import numpy as np
 
 from ...arguments import fmt
-from ...i18n import _
+from ...i18n import _, then
 from ...model import Name
 from ...names import T
 from ..explain import tolerance
@@ -15,7 +15,6 @@ from .stream import (
     PathStep,
     Read,
     bias_step,
-    both,
     effect_said,
     entries_said,
     is_bias,
@@ -162,8 +161,8 @@ def _unit(model, read, facts, unit, units, bias, amount, feed=False, held=False)
         )
     ).format(**said)
     if abs(bias) > tolerance([bias, *units]):
-        fires = both(fires, _("Its output bias, mlp.c_proj.b, {effect}.").format(effect=effect_said(read, bias)))
-    text = both(fires, _("Its pre-activation, part by part: {shares}; through {entries}.").format(**said))
+        fires = then(fires, _("Its output bias, mlp.c_proj.b, {effect}.").format(effect=effect_said(read, bias)))
+    text = then(fires, _("Its pre-activation, part by part: {shares}; through {entries}.").format(**said))
     facts = {**facts, "unit": name, "pre": pre, "fires": pre > 0, "pre_shares": {str(n): v for n, v in shares.items()}}
     step = PathStep("unit", read.part, p, amount, facts, tuple(named), text + norm_note(at, p))
     if feed:

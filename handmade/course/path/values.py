@@ -4,14 +4,13 @@ made what the reader got."""
 import numpy as np
 
 from ...arguments import fmt
-from ...i18n import _, listed
+from ...i18n import _, listed, then
 from ..explain import tolerance
 from .stream import (
     BLOCK_PARTS,
     SHOWN_DIRECTIONS,
     PathStep,
     Read,
-    both,
     effect_said,
     entries_said,
     is_bias,
@@ -84,7 +83,7 @@ def value_step(model, read, view, gains, amount):
     worth = view.c_proj @ read.direction  # [d_head]: what one unit of each output column gives the reader
     named, text = carried_said(model, read, view, gains, amount)
     if p > 0 and np.ptp(gains) > tolerance(gains):
-        text = both(text, _("No other position would serve {reader} better.").format(reader=reader_said(read.reader)))
+        text = then(text, _("No other position would serve {reader} better.").format(reader=reader_said(read.reader)))
     output = view.weights[p, : p + 1] @ view.v[: p + 1]
     facts = {"reads": looked(model, view, p, gains), "output": _output_json(model, view, output)}
     text += norm_note(model.input(p, (view.block, "attn")), p)
@@ -125,22 +124,30 @@ def carried_said(model, read, view, gains, amount):
         text = _(
             "At position {position}, {head} reads {places}; its output there, {output}, {effect}: what it reads cancels out."
         )
-    elif np.abs(c_entries).max() > tolerance([*c_entries.ravel(), amount, *gains]):  # a row of c_proj.w cancels
-        named = [_best_c_proj(model, view, c_entries, sign) for sign in (1, -1)]
+    else:
+        cancelling, text = _not_carried(model, view, worth, c_entries, [amount, *gains], said)
+        named = cancelling or named
+    return named, text.format(**said)
+
+
+def _not_carried(model, view, worth, c_entries, amounts, said):
+    """(the entries of c_proj.w that cancel, or [], the sentence) for a head whose output the reader does
+    not get: a row of c_proj.w that sends it both ways at once, none of it sent where it is read, or
+    nothing of it in the columns that are (``said`` gains the entries or the columns it names)."""
+    if np.abs(c_entries).max() > tolerance([*c_entries.ravel(), *amounts]):  # a row of c_proj.w cancels
+        named = [e for e in (_best_c_proj(model, view, c_entries, sign) for sign in (1, -1)) if e]
         said["entries"] = entries_said(named)
-        text = _(
+        return named, _(
             "At position {position}, {head} reads {places}; its output there is {output}, which c_proj.w sends both ways at once, so that they cancel ({entries}), and it {effect}."
         )
-    elif np.abs(worth).max() <= tolerance(worth):
-        text = _(
+    if np.abs(worth).max() <= tolerance(worth):
+        return [], _(
             "At position {position}, {head} reads {places}; its output there is {output}, and c_proj.w sends none of its output where it is read, so it {effect}."
         )
-    else:
-        said["columns"] = listed(model.direction_names(worth, model.structure.space("head", view.block, view.head)))
-        text = _(
-            "At position {position}, {head} reads {places}; its output there is {output}, with nothing in {columns}, the columns c_proj.w sends where it is read, so it {effect}."
-        )
-    return named, text.format(**said)
+    said["columns"] = listed(model.direction_names(worth, model.structure.space("head", view.block, view.head)))
+    return [], _(
+        "At position {position}, {head} reads {places}; its output there is {output}, with nothing in {columns}, the columns c_proj.w sends where it is read, so it {effect}."
+    )
 
 
 def _best_c_proj(model, view, contributions, sign):
