@@ -21,11 +21,10 @@ MAX_NAMES = 4096  # names in one basis
 class Basis:
     """An ordered list of direction names, grouped for display (``P0..P4 | Ta Tb | V``)."""
 
-    def __init__(
-        self, groups, longest=MAX_DIRECTION_NAME
-    ):  # a dict of lists of names, or one list of names (one group, "")
+    # groups: a dict of lists of names, or one list of names (one group, ""); longest: for names made of others
+    def __init__(self, groups, longest=MAX_DIRECTION_NAME):
         groups = {"": groups} if isinstance(groups, (list, tuple)) else groups
-        if longest != MAX_DIRECTION_NAME:  # longer for names made of others ("q·Ta")
+        if longest != MAX_DIRECTION_NAME:  # longer, as for "q·Ta"
             longest = whole(longest, "longest", 1, 2 * MAX_DIRECTION_NAME)
         if not isinstance(groups, dict) or not all(isinstance(names, (list, tuple)) for names in groups.values()):
             raise TypeError(

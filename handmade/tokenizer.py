@@ -5,9 +5,8 @@ from collections.abc import Iterable
 from .arguments import brief, check_alphabet, is_whole
 from .i18n import _
 
-MAX_TEXT = (
-    1_000_000  # characters one call may tokenize, or tokens untokenize (the longest text in the series is 165,000)
-)
+# characters one call may tokenize, or tokens untokenize (the longest text in the series is 165,000)
+MAX_TEXT = 1_000_000
 
 
 def tokenize(text, alphabet="ab"):  # "aabaa" -> [0, 0, 1, 0, 0]

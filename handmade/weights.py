@@ -432,18 +432,16 @@ def finite_pass(tokens, params, cache=None):  # [n_seq] -> [n_seq, n_vocab], nev
     """``gpt()`` on checked weights and token ids that fit them, such as the grader's own, which it
     made from its task's contexts (``forward`` checks a person's first): NonFiniteError says where it
     overflowed. A pass that fails leaves the ``cache`` as it was."""
-    state = None if cache is None else cache.state()
+    state, finite = None if cache is None else cache.state(), False
     try:
         with np.errstate(all="ignore"):  # reported below, by name, rather than as warnings
             logits = gpt(tokens, **params, cache=cache)
-        if not np.isfinite(logits).all():
-            if cache is not None:  # the pass is run again from there, to say where
-                cache.restore(state)
-            raise NonFiniteError(where_non_finite(tokens, params, cache=cache))
-    except BaseException:
-        if cache is not None:
+        finite = bool(np.isfinite(logits).all())
+    finally:
+        if cache is not None and not finite:  # a pass that overflowed, or raised, is taken back
             cache.restore(state)
-        raise
+    if not finite:  # run again from there, recorded, to say where
+        raise NonFiniteError(where_non_finite(tokens, params, cache=cache))
     return logits
 
 
@@ -455,10 +453,12 @@ def where_non_finite(tokens, params, tapped=None, cache=None):
         return problem
     if tapped is None:
         tapped, state = {}, None if cache is None else cache.state()
-        with np.errstate(all="ignore"), recording(tapped.__setitem__):
-            gpt(tokens, **params, cache=cache)
-        if cache is not None:
-            cache.restore(state)
+        try:
+            with np.errstate(all="ignore"), recording(tapped.__setitem__):
+                gpt(tokens, **params, cache=cache)
+        finally:
+            if cache is not None:
+                cache.restore(state)
     where = next((name for name, array in tapped.items() if not _finite(name, array)), T.logits)
     place, value = largest_weight(params)
     return _(

@@ -32,11 +32,16 @@ WATCH = """
 import handmade.course.grader as _grader
 from handmade.course.progress import model_fingerprint as _fingerprint
 from handmade.course.tasks import TASKS as _TASKS, get_task as _get_task
-_passes, _grade = [], _grader.grade
+_passes, _grade, _depth = [], _grader.grade, [0]
 def _watched(task, params, **options):
-    report = _grade(task, params, **options)
+    _depth[0] += 1
+    try:
+        report = _grade(task, params, **options)
+    finally:
+        _depth[0] -= 1
     task = _get_task(task)
-    if report.passed and _TASKS.get(task.name) is task:
+    # a grade inside a grade (the grader judging a reference solution) is the grader's, not the notebook's
+    if report.passed and _depth[0] == 0 and _TASKS.get(task.name) is task:
         _passes.append([task.name, _fingerprint(_grader.submission(task, params))])
     return report
 _grader.grade = _watched

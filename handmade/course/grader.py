@@ -440,18 +440,16 @@ def _reference_of(task):
 
 @functools.lru_cache(maxsize=16)
 def _reference_fails(task, build):
-    """Why the reference solution ``build`` of ``task`` does not pass it (found once, as ``grade`` finds it), or None."""
-    graded, model = graded_tokens(task), submission(task, reference(task))
-    right = np.array([r for _tokens, r in graded])  # [n]
+    """Why the reference solution ``build`` of ``task`` does not pass it, graded once as any model is, or None."""
     try:
-        margins, predicted = margins_of(logits_per_context([t for t, _r in graded], model), right)
+        report = grade(task, reference(task), diagnose=False)
     except WeightsError as error:  # its own pass overflows: its fault, not the learner's weights'
         return task.saying(_("its reference solution fails on its task: {error}").format(error=error))
-    if (predicted == right).all() and margins.min() > MARGIN_THRESHOLD:
+    if report.passed:
         return None
     problem = _("its reference solution does not pass it: {right} of {total} contexts right, smallest margin {margin}")
-    said = {"right": int((predicted == right).sum()), "total": len(right), "margin": margin_said(margins.min(), 1)}
-    return task.saying(problem.format(**said))
+    margin = margin_said(report.margin, report.threshold)
+    return task.saying(problem.format(right=report.correct, total=report.total, margin=margin))
 
 
 def _shares_in(model, tokens, right, explanation, window):
