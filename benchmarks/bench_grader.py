@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from handmade import weights
 from handmade.course import grader
 from handmade.course.solutions import reference
 from handmade.course.tasks import MAX_GRADING, TASKS, blank, examples, grading_cost, load_tasks
@@ -57,7 +58,8 @@ def more_b(context):
 
 
 @handmade.task(alphabet="abc", n_ctx=6, n_embd=12,
-               extra_examples=[("abc" * (i % 40 + 1) + "a" * (i // 40), "b") for i in range(1000)])
+               extra_examples=[(t, "a" if t[0] == t[-1] else "b")  # the rule's own answers: they agree with it
+                               for t in ("abc" * (i % 40 + 1) + "a" * (i // 40) for i in range(1000))])
 def same_ends(context):
     """Say a if the text starts and ends with the same letter, else b."""
     return "a" if context[0] == context[-1] else "b"
@@ -88,13 +90,13 @@ def grade_all(solutions):
 
 
 def forward_passes(task, params, diagnose=True):
-    """How many times grading ``params`` calls forward(): counted by wrapping it for one grade."""
-    calls, original = [], grader.forward
-    grader.forward = lambda *args, **kwargs: calls.append(1) or original(*args, **kwargs)
+    """How many passes grading ``params`` runs: gpt() counted, wrapped for one grade."""
+    calls, original = [], weights.gpt
+    weights.gpt = lambda *args, **kwargs: calls.append(1) or original(*args, **kwargs)
     try:
         grader.grade(task, params, diagnose=diagnose)
     finally:
-        grader.forward = original
+        weights.gpt = original
     return len(calls)
 
 

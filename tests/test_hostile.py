@@ -2915,7 +2915,9 @@ def test_every_grade_is_estimated_before_any_pass_and_refused_over_the_limit(mon
         message = str(error.value)
         assert not ran and f"about {cost:.1e} operations ({passes} passes of up to {longest} positions" in message
         assert len(message) <= MAX_MESSAGE and "\n" not in message and "; at most 1e+11 are allowed" in message
-    elif not diagnose:  # the explanations run passes of their own: the benchmark times them
+    elif (
+        not diagnose
+    ):  # explaining, the passes are recorded ones (explain.read_window): tests/test_grader.py counts those
         grader.grade(task, params, diagnose=False)
         assert (len(ran), max(ran)) == (passes, longest)
 
@@ -2923,12 +2925,14 @@ def test_every_grade_is_estimated_before_any_pass_and_refused_over_the_limit(mon
 def test_every_path_back_is_counted_in_the_estimate_of_a_grade_that_follows_them(monkeypatch):
     """``grade --json`` follows every failing context's path back (``every_path``): its estimate counts
     them, so a limit the text's grade is under and the paths would take it over refuses it before any pass."""
+    from handmade import weights
+
     task = tasks.get_task("induction")
     cost, _passes, _longest = tasks.grading_cost(task, task.structure)
     with_paths, _passes, _longest = tasks.grading_cost(task, task.structure, every_path=True)
     assert with_paths > 2 * cost
     ran = []
-    monkeypatch.setattr(grader, "finite_pass", lambda tokens, weights: ran.append(len(tokens)) or 1 / 0)
+    monkeypatch.setattr(weights, "gpt", lambda tokens, **params: ran.append(len(tokens)) or 1 / 0)  # every pass
     monkeypatch.setattr(tasks, "MAX_GRADING", (cost + with_paths) / 2)
     with pytest.raises(ValueError, match=re.escape(f"about {with_paths:.1e} operations")):
         grader.grade(task, tasks.blank(task), every_path=True)

@@ -185,3 +185,45 @@ def test_the_nudged_condition_covers_every_notebook_that_trains_and_really_nudge
     env = {**os.environ, "PYTHONPATH": str(ROOT / "tools" / "nudged")}
     out = subprocess.check_output([sys.executable, "-c", code], env=env, text=True, encoding="utf-8")
     assert out == "nudged_train True\n"  # zero steps: only the nudge changed the weights
+
+
+# ---- the scripts beside the package use names it has -------------------------------------------
+
+
+def package_names_used(tree):
+    """(line, "handmade.module", name) for each name a script takes from the package: ``from handmade.x
+    import name``, and ``alias.name`` where ``alias`` is a module of the package it imported."""
+    import ast
+
+    modules, used = {}, []  # alias -> the package's module it stands for
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.startswith("handmade"):
+                    modules[a.asname or "handmade"] = a.name if a.asname else "handmade"
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("handmade") and not node.level:
+            for a in node.names:
+                used.append((node.lineno, node.module, a.name))
+                modules[a.asname or a.name] = f"{node.module}.{a.name}"  # a module, if it is one (below)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in modules:
+            used.append((node.lineno, modules[node.value.id], node.attr))
+    return used
+
+
+def test_the_benchmarks_and_tools_use_only_names_the_package_has():
+    """A script that is not run by the tests (a benchmark, a maintainer's tool) still names only what the
+    package has: a name it imports from it, or reads off one of its modules (``grader.forward``), exists."""
+    import ast
+    import importlib.util
+
+    missing = []
+    for path in [*sorted((ROOT / "benchmarks").glob("*.py")), *sorted((ROOT / "tools").rglob("*.py"))]:
+        for line, module, name in package_names_used(ast.parse(path.read_text(encoding="utf-8"))):
+            try:
+                found = importlib.import_module(module)
+            except ImportError:  # a name in a module (from handmade.x import name), not a module itself
+                continue
+            if not hasattr(found, name) and importlib.util.find_spec(f"{module}.{name}") is None:  # nor a module
+                missing.append(f"{path.relative_to(ROOT)}:{line}: {module}.{name}")
+    assert not missing, missing
