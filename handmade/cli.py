@@ -242,9 +242,11 @@ def _task_list(listed):
         except ValueError as error:  # this task alone: the file's others still work
             refused.append(error)
     done = sum(current.has(task) for task in usable)
-    summary = current.problem or _("You have passed {done} of these {total} tasks (recorded in {path}).").format(
-        done=done, total=len(usable), path=progress.path()
-    )
+    summary = current.problem or ngettext(
+        "You have passed {done} of {total} task (recorded in {path}).",
+        "You have passed {done} of these {total} tasks (recorded in {path}).",
+        len(usable),
+    ).format(done=done, total=len(usable), path=progress.path())
     for error in refused:
         _fail(_("{prog}: error: {error}"), error)
     if not usable:  # nothing to list: the lines on stderr say why

@@ -15,7 +15,7 @@ from .arguments import check_alphabet, function, is_real, is_whole, seeded, text
 from .basis import brief
 from .blog import TASK_TEXT, blog_model
 from .cost import generation_flops
-from .i18n import _
+from .i18n import _, ngettext
 from .model import KVCache, softmax
 from .tokenizer import tokenize, untokenize
 from .weights import WeightsError, check_weights, forward, with_alphabet
@@ -37,7 +37,7 @@ def prepare(params=None, alphabet=None):
     if n_vocab != len(alphabet):
         raise WeightsError(
             _(
-                "wte has {n} token rows (n_vocab = {n}) but the alphabet {alphabet} has {chars} characters; they must match"
+                "n_vocab, the token rows of wte, is {n}, but the alphabet {alphabet} has length {chars}; they must match"
             ).format(n=n_vocab, alphabet=brief(alphabet), chars=len(alphabet))
         )
     return with_alphabet(params, alphabet)
@@ -50,8 +50,10 @@ def context_tokens(text, params):
     if alphabet is None:
         n = len(params["wte"])
         raise ValueError(
-            _(
-                "this model's {n} tokens are numbered t0 to t{last}, not characters: give an alphabet of {n} characters to read text"
+            ngettext(
+                "this model's {n} token is numbered t{last}, not a character: give an alphabet of {n} character to read text",
+                "this model's {n} tokens are numbered t0 to t{last}, not characters: give an alphabet of {n} characters to read text",
+                n,
             ).format(n=n, last=n - 1)
         )
     tokens = tokenize(text, alphabet)

@@ -19,11 +19,12 @@ and ``Structure.taps`` reads which of them a model makes, in order (tests/test_s
 that this is what a pass taps, name for name).
 """
 
+import difflib
 from dataclasses import dataclass
 from types import SimpleNamespace
 
 from .arguments import UnknownName, brief, few
-from .i18n import N_, _
+from .i18n import N_, _, listed
 
 
 def matches(query, name):
@@ -44,7 +45,27 @@ def resolve(query, names, missing):
         raise UnknownName(
             _("{name} is ambiguous here: say which of {names}").format(name=brief(query), names=few(found, limit=120))
         )
-    raise UnknownName(missing.format(name=brief(query), names=few(names, limit=100)))
+    said = missing.format(name=brief(query), names=few(names, limit=100))
+    close = _close(query, names)
+    if len(close) > 3:  # the list above may leave them out: these are said whole, and how many more
+        said = _("{sentence}; did you mean one of {close}?").format(sentence=said, close=few(close, limit=80))
+    elif close:
+        close = close[0] if len(close) == 1 else _("{names} or {last}").format(names=listed(close[:-1]), last=close[-1])
+        said = _("{sentence}; did you mean {close}?").format(sentence=said, close=close)
+    raise UnknownName(said)
+
+
+def _close(query, names):
+    """The names (each said as ``shortest`` says it) that ``query`` begins (``c_proj``: ``c_proj.w``,
+    ``c_proj.b``), else the one or two of the block it names (if it names one) that it is closest to as
+    text, as a typo would be."""
+    if not isinstance(query, str):
+        return []
+    said = {shortest(name, names): name for name in names}
+    begun = [form for form, name in said.items() if any(f.startswith(query + ".") for f in name.forms())]
+    scope = query.split(".")[0] + "." if query.startswith("blocks[") else ""  # a typo within the block it names
+    alike = [form for form, name in said.items() if str(name).startswith(scope)]
+    return begun or difflib.get_close_matches(query, alike, n=2, cutoff=0.8)
 
 
 def shortest(name, names):

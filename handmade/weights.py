@@ -215,7 +215,7 @@ def _checked_block(block, path, n_embd, dims):
     if w.shape[1] % 3:
         raise WeightsError(
             _(
-                "{path}.attn.c_attn.w has {n} columns; they are q | k | v side by side, so their number must divide by 3"
+                "the width of {path}.attn.c_attn.w, {n}, does not divide by 3: its columns are q | k | v side by side"
             ).format(path=path, n=w.shape[1])
         )
     n_attn = attention_width(w)
@@ -371,27 +371,27 @@ def check_labels(labels, structure):
         raise WeightsError(_("labels must be a handmade.Labels; found {kind}").format(kind=type(labels).__name__))
     unfit = _("the weights' labels do not fit: {problem}")
     if labels.alphabet is not None and len(labels.alphabet) != structure.n_vocab:
-        problem = _("the alphabet {alphabet} has {n} characters but wte has {rows} token rows").format(
+        problem = _("the alphabet {alphabet} has length {n}, but n_vocab, the token rows of wte, is {rows}").format(
             alphabet=brief(labels.alphabet), n=len(labels.alphabet), rows=structure.n_vocab
         )
         raise WeightsError(unfit.format(problem=problem))
     if len(labels.residual) != structure.n_embd:
-        problem = _("the labels name {n} residual directions but the model is {width} wide (n_embd)").format(
-            n=len(labels.residual), width=structure.n_embd
-        )
+        problem = _(
+            "the labels name residual directions for a width of {n}, but the model is {width} wide (n_embd)"
+        ).format(n=len(labels.residual), width=structure.n_embd)
         raise WeightsError(unfit.format(problem=problem))
     for i, block in enumerate(structure.blocks):
         attention = labels.attention[i] if i < len(labels.attention) else None
         if attention is not None and len(attention) != block.n_attn:
-            problem = _("the labels name {n} attention directions for blocks[{i}] but its n_attn is {width}").format(
-                n=len(attention), i=i, width=block.n_attn
-            )
+            problem = _(
+                "the labels name attention directions for a width of {n} in blocks[{i}], but its n_attn is {width}"
+            ).format(n=len(attention), i=i, width=block.n_attn)
             raise WeightsError(unfit.format(problem=problem))
         hidden = labels.hidden[i] if i < len(labels.hidden) else None  # a block without an mlp ignores them
         if hidden is not None and block.mlp and len(hidden) != block.n_hidden:
-            problem = _("the labels name {n} hidden units for blocks[{i}] but its mlp has {width}").format(
-                n=len(hidden), i=i, width=block.n_hidden
-            )
+            problem = _(
+                "the labels name hidden units for an mlp of {n} in blocks[{i}], but its n_hidden is {width}"
+            ).format(n=len(hidden), i=i, width=block.n_hidden)
             raise WeightsError(unfit.format(problem=problem))
     return labels
 

@@ -248,7 +248,9 @@ def test_pattern_weights_other_miss():
 def test_pattern_weights_broken():
     params = handmade.blog_model()
     params["wte"] = params["wte"][:1]
-    assert_hint(checks.check_pattern_weights(params), "wte has 1 token rows")
+    assert_hint(
+        checks.check_pattern_weights(params), "the alphabet 'ab' has length 2, but n_vocab, the token rows of wte, is 1"
+    )
 
 
 # ---- 10 -----------------------------------------------------------------------------------

@@ -120,7 +120,7 @@ WEIGHTS_FILES = {  # name: (content, a phrase the message must contain)
     "an unknown key": (with_edit(lambda d: d.update(wtf=1)), "unknown key 'wtf'"),
     "c_attn 23 wide": (
         with_edit(lambda d: [row.pop() for row in c_attn(d)["w"]]),
-        "c_attn.w has 23 columns",
+        "the width of blocks[0].attn.c_attn.w, 23, does not divide by 3",
     ),
     "NaN": (with_edit(lambda d: None).replace("1024", "NaN", 1), "is nan; every weight must be a finite number"),
     "Infinity": (with_edit(lambda d: None).replace("1024", "-Infinity", 1), "is -inf"),
@@ -142,7 +142,7 @@ WEIGHTS_FILES = {  # name: (content, a phrase the message must contain)
     ),
     "labels of the wrong size": (
         with_edit(lambda d: d["labels"].update(alphabet="abc")),
-        "the alphabet 'abc' has 3 characters but wte has 2 token rows",
+        "the alphabet 'abc' has length 3, but n_vocab, the token rows of wte, is 2",
     ),
     "labels that are not labels": (with_edit(lambda d: d.update(labels=5)), "labels must be an object"),
     "a wpe of 2000 positions": (
@@ -197,7 +197,7 @@ ARGUMENTS = {  # name: (arguments, a phrase the message must contain)
     "2 MB of text": (["predict", "a" * 2_000_000], "the text has 2000000 characters; at most 1000000"),
     "an empty alphabet": (["predict", "a", "--alphabet", ""], "an alphabet is a string of 1 to 1024"),
     "a repeating alphabet": (["predict", "a", "--alphabet", "aa"], "the alphabet 'aa' repeats 'a'"),
-    "an alphabet of the wrong size": (["predict", "a", "--alphabet", "abc"], "has 3 characters; they must match"),
+    "an alphabet of the wrong size": (["predict", "a", "--alphabet", "abc"], "has length 3; they must match"),
     "export into a folder that is not there": (["export", "/nonexistent/dir/w.json"], "cannot write weights to"),
 }
 
@@ -327,7 +327,7 @@ def test_grade_accepts_the_plain_json_export_writes(tmp_path):
     [
         (["grade", "abd", "--weights", "w.json"], "there is no task 'abd'; did you mean abc? The tasks are alternate"),
         (["grade", "abc"], "the following arguments are required: --weights"),
-        (["grade", "aab", "--weights", "BLANK"], "wte has 3 token rows, but the task aab has 2 tokens"),
+        (["grade", "aab", "--weights", "BLANK"], "n_vocab, the token rows of wte, is 3, but the task aab has 2 tokens"),
         (["grade", "abc", "--weights", "BROKEN"], "is not valid JSON"),
         (["blank", "nope", "x.json"], "there is no task 'nope'"),
     ],

@@ -179,3 +179,20 @@ def test_a_reference_lines_label_is_covered_by_nothing_in_either_language(langua
             plt.close(figure)
     finally:
         handmade.set_language("en")
+
+
+def test_a_listings_notes_are_in_its_text_too_escaped_in_its_page_and_said_in_the_language():
+    """A listing's table of notes: the page escapes a note (it is text, not markup); the plain text that
+    a viewer without HTML shows has each note beside its line, in the current language."""
+    from handmade import model
+    from handmade.display.source import listing
+    from handmade.i18n import set_language
+
+    shown = listing([model.softmax, model.linear], notes=[("x @ w", "a <b>matrix</b> product")])
+    assert "a &lt;b&gt;matrix&lt;/b&gt; product" in shown.markup
+    assert shown.text.endswith("line 6: 'x @ w', a <b>matrix</b> product")
+    try:
+        set_language("zh")
+        assert listing([model.linear], notes=[("x @ w", "乘积")]).text.endswith("第 2 行：'x @ w'，乘积")
+    finally:
+        set_language("en")

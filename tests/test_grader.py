@@ -15,7 +15,7 @@ from handmade.arguments import fmt
 from handmade.course import explain
 from handmade.course.grader import grade, submission
 from handmade.course.solutions import reference
-from handmade.course.tasks import TASKS, blank, examples, get_task, graded_tokens
+from handmade.course.tasks import TASKS, blank, examples, get_task
 from handmade.parts import get, with_parts
 from handmade.structure import LAYER_NORM_EPS, Structure
 
@@ -346,22 +346,6 @@ def test_the_graders_own_token_ids_are_not_checked_again(monkeypatch, diagnose):
     assert len(checks) == 1
     with pytest.raises(ValueError, match="token ids are whole numbers from 0 to 2"):
         handmade.forward([0, 3], blank("abc"))
-
-
-@pytest.mark.parametrize("name", ["abc", "xor", "induction"])
-@pytest.mark.parametrize("diagnose", [False, True])
-def test_a_grade_runs_one_pass_per_window_and_explains_from_those_same_passes(monkeypatch, name, diagnose):
-    """Grading a failing model and explaining every context it fails runs one pass per longest window
-    (tasks.passes), the passes the logits came from: none is run again to explain."""
-    from handmade import weights
-    from handmade.course.tasks import passes as runs
-
-    model = blank(name)
-    windows = [tokens[-len(model["wpe"]) :] for tokens, _right in graded_tokens(name)]
-    passes = counted(monkeypatch, weights, "gpt")
-    report = grade(name, model, diagnose=diagnose)
-    assert not report.passed and len(report.explained) == (report.total if diagnose else 0)
-    assert len(passes) == len(runs(windows))
 
 
 def test_a_failing_grade_checks_the_learners_weights_once_and_the_reference_once(monkeypatch):

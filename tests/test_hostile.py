@@ -1733,7 +1733,8 @@ SURFACE_SKIPPED = {  # the public callables of the two packages not called blind
         PLUMBING,
     ),
     **dict.fromkeys(
-        ["widgets.editors.message_html", "widgets.editors.css"], "the widgets' markup for the package's own sentences"
+        ["widgets.editors.message_html", "widgets.editors.css", "widgets.editors.say_in"],
+        "the widgets' markup for the package's own sentences, and where it is put",
     ),
     **dict.fromkeys(
         [f"widgets.tools.{n}" for n in ("break_control", "save_control", "reveal_control")],
@@ -2116,10 +2117,9 @@ def test_every_button_says_what_it_did(tmp, monkeypatch, language, widget, label
     control = controls(shown)[label]
     shown.status.value, details = "…", shown.summary["diagnosis"].value if "diagnosis" in shown.summary else None
     control.click() if hasattr(control, "click") else setattr(control, "value", not control.value)
-    if label == "hm-reveal":
+    if label == "hm-reveal":  # the answer's shares in the score's lines, and the status says so
         assert shown.summary["diagnosis"].value != details
-    else:
-        assert shown.status.value not in ("…", "") and said_well(_refusals([shown.status]), language)
+    assert shown.status.value not in ("…", "") and said_well(_refusals([shown.status]), language)
 
 
 def _named_pipe_in(tmp):
@@ -2915,9 +2915,7 @@ def test_every_grade_is_estimated_before_any_pass_and_refused_over_the_limit(mon
         message = str(error.value)
         assert not ran and f"about {cost:.1e} operations ({passes} passes of up to {longest} positions" in message
         assert len(message) <= MAX_MESSAGE and "\n" not in message and "; at most 1e+11 are allowed" in message
-    elif (
-        not diagnose
-    ):  # explaining, the passes are recorded ones (explain.read_window): tests/test_grader.py counts those
+    elif not diagnose:  # the explanations run passes of their own: the benchmark times them
         grader.grade(task, params, diagnose=False)
         assert (len(ran), max(ran)) == (passes, longest)
 

@@ -139,3 +139,58 @@ def test_a_list_in_a_message_names_whole_names_and_how_many_more(names, limit, l
     assert all(n in names for n in whole.split(separator)), (names, shown)
     counted = int(re.search(r"\d+", shown.split(more)[1]).group()) if more in shown else 0
     assert counted == len(names) - len(whole.split(separator)), (names, shown)  # the rest, counted
+
+
+# ---- a count of one is said in the singular ------------------------------------------------------
+
+COUNTED = re.compile(r"(?<![\d.,])1 ([a-z]+s)\b")  # "1 steps", "1 other positions": a noun counted as many
+NOT_NOUNS = {"is", "was", "has", "does", "says", "reads", "writes", "pushes", "holds", "makes", "needs"}
+
+
+def said_in_the_singular(text):
+    plural = [noun for noun in COUNTED.findall(text) if noun not in NOT_NOUNS and not noun.endswith("ss")]
+    return not plural
+
+
+def test_a_count_of_one_is_said_in_the_singular_in_the_report_its_path_training_and_progress(tmp_path, monkeypatch):
+    """The sentences whose count may be 1 (one failing context, one more step back, one other position read,
+    one step of training, a teacher's file of one task, a model's width of one) say it in the
+    singular, through ngettext, in English; and every other sentence that counts says its count without a
+    plural noun after it when the count may be 1 (a width, a length)."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from handmade.course import explain, progress
+    from handmade.course.path.values import places_said
+    from handmade.training.loop import History
+
+    data = {"right": 14, "graded": 15, "passed": False, "task": "abc", "margin": -1.0, "threshold": 1.0,
+            "smallest_at": {"context": "ab", "expected": "c"}, "nonzero": 3, "wrong": 1, "diagnosed": 0,
+            "first_wrong": [{"context": "ab", "expected": "c", "predicted": "a", "margin": -1.0, "tie": False}],
+            "failing": [{"context": "ab", "expected": "c", "against": "a", "margin": -1.0, "contributions": {},
+                         "sentence": "…", "path": [{"text": f"step {i}"} for i in range(explain.SHOWN_STEPS + 1)]}],
+            "revealed": None, "progress_note": None}  # fmt: skip
+    model = SimpleNamespace(tokens="ab", reading=SimpleNamespace(tokens=(0, 1, 0, 1)))
+    view = SimpleNamespace(weights=np.array([[1, 0, 0, 0], [0.5, 0.5, 0, 0], [0, 0, 1, 0], [0.3, 0.3, 0.3, 0.1]]))
+    one_column = {"wte": np.ones((2, 2)), "wpe": np.ones((3, 2)), "blocks": [{"attn": {"c_attn": {"w": np.ones((2, 1)), "b": np.ones(1)},
+                                                   "c_proj": {"w": np.ones((1, 2)), "b": np.ones(2)}}}]}  # fmt: skip
+    monkeypatch.setenv("HANDMADE_DATA", str(tmp_path))
+
+    @handmade.task(alphabet="ab", n_ctx=2, n_embd=2)
+    def only(context):
+        """Say a."""
+        return "a"
+
+    said = [
+        *explain.report_lines(data),
+        places_said(model, view, 3, limit=3),
+        str(History(np.array([0.5]))),
+        str(progress.shown({"only": only})),
+    ]
+    with pytest.raises(ValueError) as error:
+        handmade.check_weights(one_column)
+    said.append(str(error.value))
+    assert "1 more step back" in "\n".join(said) and "the failing context (1 in all)" in "\n".join(said)
+    assert "and 1 other position with weight 0.1" in said[-4] and "0 of 1 task passed" in said[-2]
+    assert [line for line in said if not said_in_the_singular(line)] == []

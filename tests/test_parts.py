@@ -37,3 +37,19 @@ def test_the_diagram_uses_gpt2_names_and_dashes_what_the_model_leaves_out():
     assert "2 heads" in str(two_heads)
     with pytest.raises(WeightsError):
         diagram({"wte": 1})
+
+
+@pytest.mark.parametrize(
+    "name, close",
+    [("c_proj", "c_proj.w or c_proj.b"), ("c_proj.ww", "c_proj.w or c_proj.b"), ("blocks[0].wq", None), ("qq", None)],
+)
+def test_a_part_name_that_names_none_says_the_close_ones_the_cut_list_may_leave_out(name, close):
+    """The list of parts in the message is cut to a line; the names a part's name begins, or that a typo is
+    close to, are said after it, as a one-block model says them (c_proj.w, not blocks[0].c_proj.w)."""
+    from handmade.course.solutions import reference
+
+    with pytest.raises(KeyError) as error:
+        handmade.parts.get(reference("abc"), name)
+    said = str(error.value)
+    assert said.startswith(f"no part called {name!r}; this model has wte, wpe") and "\n" not in said
+    assert said.endswith(f"; did you mean {close}?") if close else "did you mean" not in said

@@ -362,3 +362,24 @@ def test_a_row_of_c_proj_that_writes_both_tokens_is_named_by_both_its_entries(ro
     step = report.to_json()["failing"][report.to_json()["diagnosed"]]["path"][0]["text"]
     assert "which c_proj.w sends both ways at once, so that they cancel" in step
     assert f"c_proj.w[{row}, {wrong_way}] = 1024" in step
+
+
+def test_of_keys_that_would_serve_as_well_the_path_takes_the_nearest_to_being_read_and_reaches_the_block_to_mend():
+    """Notebook 16's skip_one, graded on the induction model: after 'aba' the answer a is at positions 0 and 2
+    alike. Position 0 is kept from block 1's reading by design (q.b[P0]); position 2, which a skip_one design
+    reads, scores as much. Of equal keys the path takes the nearest to being read, then the one whose score's
+    terms are smallest (no term of the design keeps it out): position 2, whose gap to the rival is block 0's
+    mark, so the path goes on to block 0's query (where the learner must look two back), not to the q.b[P0]
+    the design keeps."""
+
+    @handmade.task(alphabet="abc", n_ctx=6, labels=TASKS["induction"].labels, n_layer=2)
+    def skip_one(context):
+        """After x y z ... x, say z."""
+        followers = {context[j + 2] for j in range(len(context) - 2) if context[j] == context[-1]}
+        return followers.pop() if len(followers) == 1 else None
+
+    data = grade(skip_one, reference("induction")).to_json()
+    focus = data["failing"][data["diagnosed"]]
+    entries = [[e["entry"] for e in step.get("entries") or []] for step in focus["path"]]
+    assert focus["context"] == "aba" and "Reading position 2 (a) instead" in focus["path"][0]["text"]
+    assert "blocks[1].q.b[P0]" not in entries[0] and "blocks[0].q[P1, P0]" in entries[1]

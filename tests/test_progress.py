@@ -100,7 +100,7 @@ def test_a_teachers_task_called_like_another_is_another_task(data, tmp_path):
     assert progress.identity(first) != progress.identity(second)
     assert progress.add(first) is None
     assert progress.read().has(first) and not progress.read().has(second)
-    assert "0 of 1 tasks passed" in progress.shown({"any_c": second}).text
+    assert "0 of 1 task passed" in progress.shown({"any_c": second}).text
     assert progress.read().has(load_tasks(tmp_path / "homework3.py")["any_c"])  # loaded again: the same task
 
 

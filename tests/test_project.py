@@ -191,8 +191,9 @@ def test_the_nudged_condition_covers_every_notebook_that_trains_and_really_nudge
 
 
 def package_names_used(tree):
-    """(line, "handmade.module", name) for each name a script takes from the package: ``from handmade.x
-    import name``, and ``alias.name`` where ``alias`` is a module of the package it imported."""
+    """(line, "handmade.module", name, whether that module must exist) for each name a script takes from the
+    package: ``from handmade.x import name`` (handmade.x must be a module), and ``alias.name`` where ``alias``
+    is what it imported (a module of the package, or a name in one, which is not checked here)."""
     import ast
 
     modules, used = {}, []  # alias -> the package's module it stands for
@@ -203,11 +204,11 @@ def package_names_used(tree):
                     modules[a.asname or "handmade"] = a.name if a.asname else "handmade"
         elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("handmade") and not node.level:
             for a in node.names:
-                used.append((node.lineno, node.module, a.name))
+                used.append((node.lineno, node.module, a.name, True))  # its module must be there
                 modules[a.asname or a.name] = f"{node.module}.{a.name}"  # a module, if it is one (below)
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in modules:
-            used.append((node.lineno, modules[node.value.id], node.attr))
+            used.append((node.lineno, modules[node.value.id], node.attr, False))  # a name, if not a module
     return used
 
 
@@ -219,10 +220,11 @@ def test_the_benchmarks_and_tools_use_only_names_the_package_has():
 
     missing = []
     for path in [*sorted((ROOT / "benchmarks").glob("*.py")), *sorted((ROOT / "tools").rglob("*.py"))]:
-        for line, module, name in package_names_used(ast.parse(path.read_text(encoding="utf-8"))):
+        for line, module, name, imported in package_names_used(ast.parse(path.read_text(encoding="utf-8"))):
             try:
                 found = importlib.import_module(module)
-            except ImportError:  # a name in a module (from handmade.x import name), not a module itself
+            except ImportError:  # a module renamed or removed; or, read off a name, not a module at all
+                missing += [f"{path.relative_to(ROOT)}:{line}: no module {module}"] * imported
                 continue
             if not hasattr(found, name) and importlib.util.find_spec(f"{module}.{name}") is None:  # nor a module
                 missing.append(f"{path.relative_to(ROOT)}:{line}: {module}.{name}")

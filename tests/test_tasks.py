@@ -398,11 +398,15 @@ BAD = {
     "a string": ("abc", "weights.json", "load the file first with handmade.load_weights"),
     "a list": ("abc", [1, 2], "weights must be a dict"),
     "an empty dict": ("abc", {}, "weights is missing 'wte'"),
-    "wrong n_vocab": ("abc", handmade.blog_model(), "wte has 2 token rows, but the task abc has 3 tokens (abc)"),
+    "wrong n_vocab": (
+        "abc",
+        handmade.blog_model(),
+        "n_vocab, the token rows of wte, is 2, but the task abc has 3 tokens (abc)",
+    ),
     "too few positions": (
         "induction",
         reference("first"),
-        "wpe has 4 rows, but the task induction grades contexts of up to 6",
+        "n_ctx, the rows of wpe, is 4, but the task induction grades contexts of up to 6",
     ),
     "nan": ("abc", with_nan(None), "wte[1, 1] is nan; every weight must be a finite number"),
     "overflow": ("abc", huge(None), "the forward pass produced inf or nan"),
@@ -597,7 +601,7 @@ def test_a_reference_that_does_not_pass_its_own_task_is_neither_shown_as_the_ans
     report = grade(shift, wrong, reveal=True)
     assert report.revealed == (
         "  (the reference solution cannot be shown: task shift_rule: its reference solution does not pass it:"
-        " 0 of 39 contexts right, smallest margin -1)"
+        " it gets 0 of 39 right, smallest margin -1)"
     )
     assert grade(shift, wrong).diagnosis == report.diagnosis  # nor does it choose the part spoken of
 
@@ -663,7 +667,10 @@ BAD_TASKS = {  # name: (options for make, or a rule, a phrase of the one-line er
     "an MLP without a block": ((shift, {"n_layer": 0, "mlp": True}), "with n_layer = 0 there is no block"),
     "labels of a dict": ((shift, {"labels": {"residual": []}}), "labels must be a handmade.Labels; found dict"),
     "labels of another alphabet": ((shift, {"labels": labels(alphabet="ab")}), "its labels' alphabet is not its"),
-    "labels of another width": ((shift, {"labels": labels(TWO)}), "n_embd is 3, but its labels name 2 residual"),
+    "labels of another width": (
+        (shift, {"labels": labels(TWO)}),
+        "n_embd is 3, but its labels name residual directions for a width of 2",
+    ),
     "attention for 2 blocks": (
         (shift, {"labels": labels(attention=(None, TWO)), "n_embd": None}),
         "its labels name attention for blocks it does not have",
@@ -678,7 +685,7 @@ BAD_TASKS = {  # name: (options for make, or a rule, a phrase of the one-line er
     ),
     "hidden units of another number": (
         (shift, {"labels": labels(hidden=(TWO,)), "n_embd": None, "mlp": 3}),
-        "mlp is 3 hidden units, but its labels name 2 for block 0",
+        "mlp is 3 hidden units, but its labels name hidden units for an mlp of 2 in block 0",
     ),
     "an extra example outside the alphabet": (
         (shift, {"extra_examples": [("abd", "a")]}),

@@ -101,7 +101,7 @@ def test_labels_travel_with_the_weights_and_must_fit_them():
     named.labels = handmade.Labels("xyz", handmade.BASIS)
     with pytest.raises(
         ValueError,
-        match=r"the weights' labels do not fit: the labels name 8 residual directions but the model is 4 wide",
+        match=r"the weights' labels do not fit: the labels name residual directions for a width of 8, but the model is 4 wide",
     ):
         trace("zx", named)
 

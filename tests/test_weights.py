@@ -48,8 +48,7 @@ def test_lists_and_ints_are_accepted():
         (lambda p: p.update(wtf=1), "weights has an unknown key 'wtf'; allowed keys are wte, wpe, blocks, ln_f"),
         (
             lambda p: attn(p)["c_attn"].update(w=np.zeros((8, 23))),
-            r"blocks\[0\].attn.c_attn.w has 23 columns; they are q \| k \| v side by side, so their number must "
-            r"divide by 3",
+            r"the width of blocks\[0\].attn.c_attn.w, 23, does not divide by 3: its columns are q \| k \| v side by side",
         ),
         (
             lambda p: attn(p)["c_proj"].update(b=np.zeros(7)),

@@ -218,8 +218,9 @@ def test_after_an_edit_leaves_the_rule_the_box_is_empty_and_typing_its_old_value
 def test_the_lg_box_never_shows_a_value_the_model_does_not_use_nor_says_what_no_longer_holds():
     p = blog_playground()
     p.strength.box.value = "abc"  # refused: the message says the model keeps 1024
-    type_into(p, "c_proj.w", 7, 6, "0")  # the rule left: the box empty, and the message gone with it
-    assert p.strength.box.value == "" and p.strength.message.value == ""
+    type_into(p, "c_proj.w", 7, 6, "0")  # the rule left: the box empty, and the refusal gone: the news said instead
+    assert p.strength.box.value == "" and "keeps" not in p.strength.message.value
+    assert "no longer follow this rule" in p.strength.message.value
     type_into(p, "v", 5, 7, "1e200")
     p.strength.box.value = "1e300"  # the rule at 1e300 overflows with this v: refused, the model unchanged
     assert p.strength.box.value == "" and p.params["blocks"][0]["attn"]["c_proj"]["w"][7, 6] == 0
@@ -518,3 +519,58 @@ def test_a_refusal_is_an_alert_and_other_news_a_status():
     assert 'role="alert" aria-live="assertive"' in p.editors["q"].message.value
     p.reset()
     assert 'role="status" aria-live="polite"' in p.status.value and "reset" in p.status.value
+
+
+# ---- what a screen reader hears ---------------------------------------------------------------
+
+
+def test_the_lg_slider_says_the_value_in_use_beyond_its_ends_after_it_settles_and_when_there_is_none():
+    """The slider's spoken value (``valuetext``) is the value the model uses: beyond the slider's ends
+    (it rests at an end), after the browser settles it on a step, and "none" when an edit left the rule;
+    the box's emptying is said beside it once, not again at each edit after it."""
+    p = blog_playground()
+    p.strength.box.value = "-5"
+    assert p.strength.value == -5 and p.strength.slider.valuetext == "-5, beyond this slider's range"
+    p.strength.box.value = "1.01"
+    settle(p.strength.slider)  # the browser puts it on the nearest step, 1
+    assert p.strength.slider.value != 1.01 and p.strength.slider.valuetext == "1.01"
+    type_into(p, "c_proj.w", 7, 6, "0")
+    said = p.strength.message.value
+    assert p.strength.box.value == "" and p.strength.slider.valuetext.startswith("none")
+    assert 'role="status"' in said and "no longer follow this rule" in said
+    changes = []
+    p.strength.message.observe(changes.append, names="value")
+    type_into(p, "c_proj.w", 6, 7, "0")  # a second edit away from the rule: said once already
+    assert changes == [] and p.strength.message.value == said
+
+
+def test_a_message_said_again_is_read_out_again():
+    """A live region is read out when it changes: the same message again (a grid's refusal, the status
+    after a second "break it" on the same weight) takes the region's text out and puts it back."""
+    p = blog_playground()
+    for region, say in ((p.editors["q"].message, p.editors["q"].show), (p.status, lambda t: p.replace(p.params, t))):
+        say("q[P0, P0]: 'abc' is not a number; the model keeps 1024")
+        said, changes = region.value, []
+        region.observe(lambda change, seen=changes: seen.append(change["new"]), names="value")
+        say("q[P0, P0]: 'abc' is not a number; the model keeps 1024")
+        assert changes == ["", said] and region.value == said
+
+
+def test_the_answers_button_says_whether_it_is_on_and_what_it_did(monkeypatch):
+    from handmade.course.solutions import reference
+
+    passing = Playground(reference("abc"), task="abc")
+    _find(passing.widget, "hm-reveal").value = True  # a pass has no diagnosis to show them in: said so
+    assert "the model passes, so there is no diagnosis" in passing.status.value
+    p = Playground(task="abc")
+    button = _find(p.widget, "hm-reveal")
+    assert button.description == "show the answer's shares"
+    button.value = True
+    assert button.description == "hide the answer's shares" and "now shows the answer's shares" in p.status.value
+    assert "the answer, as you asked" in p.summary["diagnosis"].value
+    button.value = False
+    assert button.description == "show the answer's shares" and "hidden" in p.status.value
+    assert "the answer, as you asked" not in p.summary["diagnosis"].value
+    monkeypatch.setenv("HANDMADE_NO_REFERENCES", "1")  # a learners' install: the diagnosis says why there are none
+    button.value = True
+    assert "or says why it cannot" in p.status.value and "not installed here" in p.summary["diagnosis"].value

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..arguments import fmt
 from ..basis import TOKEN_SHOWN
-from ..i18n import N_, _, listed, then
+from ..i18n import N_, _, listed, ngettext, then
 from ..model import Name, recording
 from ..names import T
 from ..structure import LAYER_NORM_EPS
@@ -416,7 +416,11 @@ def report_lines(data):
         _("  non-zero weights: {n}").format(n=data["nonzero"]),
     ]
     if data["first_wrong"]:
-        lines.append(_("  first failing contexts ({n} in all):").format(n=data["wrong"]))
+        lines.append(
+            ngettext(
+                "  the failing context ({n} in all):", "  first failing contexts ({n} in all):", data["wrong"]
+            ).format(n=data["wrong"])
+        )
         lines += [f"    {miss_said(miss)}" for miss in data["first_wrong"]]
     if data["diagnosed"] is not None:
         lines += diagnosis_lines(data)
@@ -450,7 +454,14 @@ def diagnosis_lines(data):
     path = focus["path"] or []
     lines += [f"    → {step['text']}" for step in path[:SHOWN_STEPS]]
     if len(path) > SHOWN_STEPS:
-        lines.append(_("    → {n} more steps back: grade --json has them").format(n=len(path) - SHOWN_STEPS))
+        more = len(path) - SHOWN_STEPS
+        lines.append(
+            ngettext(
+                "    → {n} more step back: grade --json has it",
+                "    → {n} more steps back: grade --json has them",
+                more,
+            ).format(n=more)
+        )
     return lines
 
 

@@ -32,7 +32,6 @@ import numpy as np
 from ..arguments import brief
 from ..i18n import _
 from ..inference import Example
-from ..names import T
 from ..parts import with_part
 from ..weights import (
     NonFiniteError,
@@ -207,13 +206,13 @@ def submission(task, params):
     if n_vocab != task.n_vocab:
         raise WeightsError(
             _(
-                "wte has {n} token rows, but the task {task} has {want} tokens ({alphabet}): n_vocab must be {want}"
+                "n_vocab, the token rows of wte, is {n}, but the task {task} has {want} tokens ({alphabet}): n_vocab must be {want}"
             ).format(n=n_vocab, task=task.name, want=task.n_vocab, alphabet=task.alphabet)
         )
     if n_ctx < task.n_ctx:
         raise WeightsError(
             _(
-                "wpe has {n} rows, but the task {task} grades contexts of up to {want} tokens: wpe needs at least {want} rows"
+                "n_ctx, the rows of wpe, is {n}, but the task {task} grades contexts of up to {want} tokens: wpe needs at least {want} rows"
             ).format(n=n_ctx, task=task.name, want=task.n_ctx)
         )
     for labels in (labels_of(params), task.labels):  # its own names if they fit, else the task's
@@ -259,8 +258,7 @@ def grade(task, params, *, diagnose=True, reveal=False, every_path=False):
     examples, graded = task_examples(task), graded_tokens(task)
     params = submission(task, params)
     check_grading(task, params.structure, explained=bool(diagnose), every_path=every_path)
-    readings = {} if diagnose else None  # each pass's recording, kept to explain from without a pass again
-    logits = logits_per_context([tokens for tokens, _right in graded], params, readings)  # [n_examples, n_vocab]
+    logits = logits_per_context([tokens for tokens, _right in graded], params)  # [n_examples, n_vocab]
     right = np.array([r for _tokens, r in graded])
     margins, predicted = margins_of(logits, right)
     wrong = np.flatnonzero(predicted != right)
@@ -286,7 +284,7 @@ def grade(task, params, *, diagnose=True, reveal=False, every_path=False):
     below = [int(i) for i in np.flatnonzero(~(margins > report.threshold))]  # every context under the margin
     focus = int(wrong[0]) if len(wrong) else smallest  # the one the text speaks of
     cases = [(examples[i], graded[i]) for i in below]
-    return _explained(report, task, params, (cases, readings), below.index(focus), reveal, every_path)
+    return _explained(report, task, params, cases, below.index(focus), reveal, every_path)
 
 
 def handed_in(task, params, *, reveal=False, every_path=False):
@@ -368,12 +366,11 @@ def graded(task, params):
     return Graded(True, (_("{task}: passed.").format(task=task.name), _recorded(task, params)[1]))
 
 
-def _explained(report, task, params, read, focus, reveal, every_path):
-    """The report with an Explanation per case (every context under the margin, with the recorded passes
-    that grading ran: ``read``), the path back followed for ``cases[focus]``, which the text speaks of (the
-    others' when ``to_json`` asks, with ``every_path``: ``Report.follower``); and the reference's shares
-    there when ``reveal``."""
-    cases, readings = read
+def _explained(report, task, params, cases, focus, reveal, every_path):
+    """The report with an Explanation per case (every context under the margin), the path back followed
+    for ``cases[focus]``, which the text speaks of (the others' when ``to_json`` asks, with ``every_path``:
+    ``Report.follower``); and the reference's shares there when ``reveal``."""
+    readings = _readings([tuple(tokens[-len(params["wpe"]) :]) for _example, (tokens, _right) in cases], params)
     explained = [
         _explain(params, example, tokens, right, report.threshold, readings, follow_path=i == focus)
         for i, (example, (tokens, right)) in enumerate(cases)
@@ -419,6 +416,17 @@ def _explain(params, example, tokens, right, threshold, readings, prefer=None, f
     return replace(found, path=follow(reading, position, params, found.part, direction, reader))
 
 
+def _readings(windows, params):
+    """{window: (a recorded pass, the position of the window's last token in it)}: one pass per longest
+    window (``tasks.passes``), which a causal model's prefixes of it are read from too. Only the windows
+    explained are recorded: a pass that is kept holds every array it tapped."""
+    found = {}
+    for run, answered in passes(windows):
+        reading = read_window(run, params)
+        found.update({window: (reading, len(window) - 1) for window in answered})
+    return found
+
+
 def _reference_of(task):
     """(the task's reference solution, checked for it, or None; why not: it is broken, or fails its task)."""
     if task.build is None or withheld(task):  # a task without one (a teacher's may have none), or not here
@@ -440,7 +448,7 @@ def _reference_fails(task, build):
         return task.saying(_("its reference solution fails on its task: {error}").format(error=error))
     if report.passed:
         return None
-    problem = _("its reference solution does not pass it: {right} of {total} contexts right, smallest margin {margin}")
+    problem = _("its reference solution does not pass it: it gets {right} of {total} right, smallest margin {margin}")
     margin = margin_said(report.margin, report.threshold)
     return task.saying(problem.format(right=report.correct, total=report.total, margin=margin))
 
@@ -466,23 +474,19 @@ def _revealed(theirs, task, unusable=None):
     )
 
 
-def logits_per_context(contexts, params, readings=None):  # contexts: token-id tuples -> [len(contexts), n_vocab]
+def logits_per_context(contexts, params):  # contexts: token-id tuples -> [len(contexts), n_vocab]
     """The logits after each context (its last n_ctx tokens), one forward pass per longest window
-    (``tasks.passes``): the pass over a window gives the logits of every prefix of it too. Given a dict,
-    ``readings`` is filled with {window: (the pass over it, recorded, the position of its last token)}."""
+    (``tasks.passes``): the pass over a window gives the logits of every prefix of it too."""
     n_ctx = len(params["wpe"])
     windows = [tokens[-n_ctx:] for tokens in contexts]
-    after = {}  # window -> logits after its last token: a row of the pass's [len(run), n_vocab]
+    after = {}  # window -> logits after its last token
     for run, answered in passes(windows):
-        try:  # its own tokens, checked weights; recorded when readings are asked for
-            reading = None if readings is None else read_window(run, params)
-            logits = finite_pass(list(run), params) if reading is None else reading.tapped[T.logits]
+        try:
+            logits = finite_pass(list(run), params)  # [len(run), n_vocab]: its own tokens, checked weights
         except NonFiniteError as error:
             raise WeightsError(str(error)) from None
         for window in answered:
             after[window] = logits[len(window) - 1]
-        if reading is not None:
-            readings.update({window: (reading, len(window) - 1) for window in answered})
     return np.array([after[window] for window in windows])
 
 

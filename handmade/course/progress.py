@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from ..arguments import SURROGATE, brief
-from ..i18n import _
+from ..i18n import _, ngettext
 from ..reasons import not_text
 from ..reasons import reason as said
 from ..weights import walk
@@ -333,7 +333,8 @@ def shown(tasks=None):
     current = read()
     rows = [(name, _("passed") if current.has(task) else _("not yet")) for name, task in listed.items()]
     done = sum(current.has(task) for task in listed.values())
-    title = _("{done} of {total} tasks passed").format(done=done, total=len(listed))
+    title = ngettext("{done} of {total} task passed", "{done} of {total} tasks passed", len(listed))
+    title = title.format(done=done, total=len(listed))
     table = text_table([_("task"), _("your progress")], rows, title)
     if current.problem:
         return Html(f"<p style='color:#b3261e'>{html.escape(current.problem)}</p>{table.markup}", current.problem)

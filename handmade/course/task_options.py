@@ -113,7 +113,7 @@ def _labels(labels, alphabet, n_ctx, n_embd):
         raise OptionError(_("its labels' alphabet is not its alphabet"))
     if n_embd is not None and n_embd != len(labels.residual):
         raise OptionError(
-            _("n_embd is {n_embd}, but its labels name {n} residual directions").format(
+            _("n_embd is {n_embd}, but its labels name residual directions for a width of {n}").format(
                 n_embd=brief(n_embd), n=len(labels.residual)
             )
         )
@@ -198,7 +198,7 @@ def _n_hidden(mlp, named, n_embd, block):
         return 0
     if named is not None and mlp is not True and mlp != len(named):
         raise OptionError(
-            _("mlp is {mlp} hidden units, but its labels name {n} for block {block}").format(
+            _("mlp is {mlp} hidden units, but its labels name hidden units for an mlp of {n} in block {block}").format(
                 mlp=mlp, n=len(named), block=block
             )
         )

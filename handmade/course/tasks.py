@@ -349,7 +349,7 @@ def _graded_tokens(task):
 
 CALL_OPERATIONS = 100_000  # one numpy call on small arrays takes as long as this much arithmetic (~5 µs)
 SCORE_OPERATIONS = 300  # one attention score: scaled, masked, exponentiated, normalised, applied
-EXPLAINING = 3  # explaining a failing context: its pass recorded, its shares and its words
+EXPLAINING = 3  # explaining a failing context: a recorded pass over its window, its shares and its words
 # following a failing context's path back (``grade --json`` follows every one's): about 2 ms a context on
 # the longest paths benchmarks/bench_explain.py finds (random weights), 6 to 17 passes' worth at the rates
 # benchmarks/bench_grader.py measures

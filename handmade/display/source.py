@@ -146,11 +146,12 @@ def listing(functions, notes=(), caption=None):
     )
     table = "".join(
         f"<tr><td style='text-align:right;padding:0 8px;color:#6b6b6b'>{n}</td>"
-        f"<td style='padding:0 8px'><code>{html.escape(phrase)}</code></td><td style='padding:0 8px'>{note}</td></tr>"
+        f"<td style='padding:0 8px'><code>{html.escape(phrase)}</code></td><td style='padding:0 8px'>{html.escape(note)}</td></tr>"
         for n, phrase, note in rows
     )
     text = "\n".join(f"{i:>3}  {line}" for i, line in enumerate(code.splitlines(), 1))
-    text += "".join(f"\nline {n}: {phrase}" for n, phrase, _note in rows)
+    said = _("line {n}: {phrase}, {note}")  # the phrase quoted: it is code, a fragment of a line
+    text += "".join("\n" + said.format(n=n, phrase=repr(phrase), note=note) for n, phrase, note in rows)
     markup = head + _block(code, numbers=True)
     if rows:
         markup += f"<table style='border-collapse:collapse;margin-top:6px'>{table}</table>"

@@ -68,7 +68,7 @@ def _alphabet(alphabet, n_vocab):  # -> the model's alphabet: the one given, or 
         return default_alphabet(n_vocab)  # more than 26 tokens: no letters for them, they are t0, t1, ...
     if len(check_alphabet(alphabet)) != n_vocab:
         raise ValueError(
-            _("the alphabet {alphabet} has {chars} characters but n_vocab is {n}; they must match").format(
+            _("the alphabet {alphabet} has length {chars} but n_vocab is {n}; they must match").format(
                 alphabet=brief(alphabet), chars=len(alphabet), n=n_vocab
             )
         )

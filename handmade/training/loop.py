@@ -9,7 +9,7 @@ import numpy as np
 
 from ..arguments import function, is_real
 from ..basis import Basis, Labels, brief
-from ..i18n import _
+from ..i18n import _, ngettext
 from ..weights import NonFiniteError, check_weights, copied, map_arrays
 from .backward import loss_and_grads
 from .batching import example_batches
@@ -27,9 +27,12 @@ class History:
     def __str__(self):
         if not len(self.losses):
             return _("no steps taken")
-        return _("{steps} steps: loss {first:.4f} at the first step, {last:.4f} at the last").format(
-            steps=len(self.losses), first=self.losses[0], last=self.losses[-1]
+        said = ngettext(
+            "{steps} step: loss {first:.4f} at the first step, {last:.4f} at the last",
+            "{steps} steps: loss {first:.4f} at the first step, {last:.4f} at the last",
+            len(self.losses),
         )
+        return said.format(steps=len(self.losses), first=self.losses[0], last=self.losses[-1])
 
 
 def train(

@@ -68,6 +68,14 @@ def message_html(text, ok=False):
     return f'<span role="{role}" aria-live="{live}" style="color:{colour}">{html.escape(text, quote=False)}</span>'
 
 
+def say_in(region, markup):
+    """Put ``markup`` (``message_html``) in the live region ``region`` (an HTML widget). The same message
+    again is taken out first: a screen reader reads out a change, and the region would not change."""
+    if markup and region.value == markup:
+        region.value = ""
+    region.value = markup
+
+
 LARGEST = 1e300  # what a number box takes: beyond it, the weights it sets overflow at once
 
 
@@ -225,7 +233,7 @@ class MatrixEditor:
 
     def show(self, text):
         """Say ``text`` beside the grid ("" says nothing)."""
-        self.message.value = message_html(text_of(text, "text", 1000))
+        say_in(self.message, message_html(text_of(text, "text", 1000)))
 
     def set_values(self, values):
         """Show new values (reset, load, Lg) without treating them as typed edits."""
@@ -290,6 +298,7 @@ class NumberControl:
             widget.add_class(css)
         self.box.observe(lambda change: self._typed(change["new"]), names="value")
         self.slider.observe(lambda change: self._slid(change["new"]), names="value")
+        self._say_value()
         self.widget = _ringed(
             W.HBox([self.box, self.slider, self.message], layout=W.Layout(flex_flow="row wrap", align_items="center"))
         )
@@ -297,7 +306,7 @@ class NumberControl:
     def _typed(self, text):
         if self._quiet:
             return
-        kept = fmt(self.value)
+        kept = _("the empty box") if self._forgotten else fmt(self.value)  # what stays: the value, or no value
         if not text.strip():  # emptied by hand
             return self.show(_("type a number to use it; keeping {kept}").format(kept=kept))
         try:
@@ -314,6 +323,8 @@ class NumberControl:
 
     def _slid(self, value):
         if self._quiet or self._slider_rests_on(value):  # the slider settling where the box put it
+            if not self._quiet:  # it says the value in use, not the step it rests on
+                self._say_value()
             return
         self._use(float(f"{value:.4g}"))  # a slider position is not an exact value: round it for the box
 
@@ -333,16 +344,30 @@ class NumberControl:
     def _on_slider(self, value):
         return min(max(value, self.BASE**self.LOWEST), self.BASE**self.HIGHEST)
 
+    def _say_value(self):
+        """What a screen reader hears the slider's value is: the value in use (beyond its ends too), or none."""
+        if self._forgotten:
+            said = _("none: the weights no longer follow this rule")
+        elif self._on_slider(self.value) != self.value:
+            said = _("{value}, beyond this slider's range").format(value=fmt(self.value, 3))
+        else:
+            said = fmt(self.value, 3)
+        self.slider.valuetext = said
+
     def forget(self, keep_message=False):
-        """Empty the box, quietly, and what it said: the model no longer follows the rule at the value it
-        showed, and any value typed there, that one too, is used."""
+        """Empty the box, and say why (unless ``keep_message``: a refusal stays): the model no longer follows
+        the rule at the value it showed, and any value typed there, that one too, is used. The slider
+        says it has no value."""
         self._quiet, self._forgotten = True, True
         try:
             self.box.value = ""
         finally:
             self._quiet = False
-        if not keep_message:
-            self.show("")
+        self._say_value()
+        if not keep_message:  # said once, not again at each edit after it
+            self.message.value = message_html(
+                _("the weights no longer follow this rule; type a value to set it again"), ok=True
+            )
 
     def set(self, value):
         """Show ``value`` in the box and move the slider to it (as near as it goes), without using it."""
@@ -352,12 +377,13 @@ class NumberControl:
             self.value = value
             self.box.value = _exact(self.value)
             self.slider.value = self._on_slider(self.value)
+            self._say_value()
         finally:
             self._quiet = False
 
-    def show(self, text):
-        """Say ``text`` beside the box ("" says nothing)."""
-        self.message.value = message_html(text_of(text, "text", 1000))
+    def show(self, text, ok=False):
+        """Say ``text`` beside the box ("" says nothing); ``ok``: news, not a refusal."""
+        say_in(self.message, message_html(text_of(text, "text", 1000), ok=ok))
 
 
 def _exact(value):

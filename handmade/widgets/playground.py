@@ -28,7 +28,7 @@ from ..names import T
 from ..weights import NonFiniteError, WeightsError, check_weights, iter_matrices
 from . import layout, tools
 from . import options as O
-from .editors import MatrixEditor, NumberControl, message_html
+from .editors import MatrixEditor, NumberControl, message_html, say_in
 from .options import Strength  # noqa: F401 (a playground's option, exported from here too)
 
 
@@ -41,12 +41,14 @@ class TaskScore:
 
         self.task = get_task(task)
         self.label, self.reveal = _("{task}:").format(task=self.task.name), False
+        self.revealed = None  # what the last grade said of the answer (reveal on, a model that fails), or None
 
     def __call__(self, params):
         from ..course.explain import SHOWN_STEPS, margin_said
         from ..course.grader import handed_in
 
         report = handed_in(self.task, params, reveal=self.reveal)  # the learner's work: a pass is recorded
+        self.revealed = report.revealed
         summary = _("{correct} / {total} right, margin {margin} (a pass needs all and more than {threshold})").format(
             correct=report.correct,
             total=report.total,
@@ -159,14 +161,14 @@ class Playground:
             self._check_fits(params)
             rendered = self._render(params, self.text, self._last)
         except (NonFiniteError, ValueError) as error:
-            self.status.value = message_html(_("{error}; the model is unchanged").format(error=error))
+            say_in(self.status, message_html(_("{error}; the model is unchanged").format(error=error)))
             return False
         self.params = params
         self._show(rendered)  # the views first, then the grids: a page that shows the new grids shows their effect
         tables = weight_tables(params)
         for name, editor in self.editors.items():
             editor.set_values(tables[name].values)
-        self.status.value = message_html(note, ok=True)
+        say_in(self.status, message_html(note, ok=True))  # the same note again is read out again
         self._strength_followed()
         return True
 

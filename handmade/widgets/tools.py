@@ -16,7 +16,7 @@ from ..display.labelled import fmt
 from ..files import read_bounded
 from ..i18n import N_, _
 from .choice import Menu
-from .editors import NARROW, message_html
+from .editors import NARROW, message_html, say_in
 
 ACTIONS = {N_("set to 0"): lambda x: 0.0, N_("flip sign"): lambda x: -x, N_("add 1"): lambda x: x + 1}
 
@@ -96,7 +96,7 @@ class _SaveRow:
         self.row.layout.flex_flow = "row wrap"
 
     def say(self, sentence, ok=False):
-        self.p.status.value = message_html(sentence, ok=ok)
+        say_in(self.p.status, message_html(sentence, ok=ok))
 
     def save(self, replacing=False):
         if self.asking.layout.display != "none":  # the question answered: back to the button it came from
@@ -185,9 +185,19 @@ def reveal_control(playground):
     button.tooltip = _("the reference solution's share of the margin, part by part, beside yours: the answer")
     button.add_class("hm-reveal")
 
-    def toggled(change):
+    def toggled(change):  # its name says what a press does next, and the status says what it did
         p.score.reveal = change["new"]
+        button.description = _("hide the answer's shares") if change["new"] else _("show the answer's shares")
         p.refresh()
+        if not change["new"]:
+            said = _("the answer's shares are hidden")
+        elif p.score.revealed:  # the shares, or why there are none to show (not installed, none written)
+            said = _("the diagnosis now shows the answer's shares, or says why it cannot")
+        else:  # a model that passes has no diagnosis: they show when it fails
+            said = _(
+                "the model passes, so there is no diagnosis to show the answer's shares in; they show when it fails"
+            )
+        say_in(p.status, message_html(said, ok=True))
 
     button.observe(toggled, names="value")
     return button

@@ -8,7 +8,7 @@ from types import SimpleNamespace as Found
 import numpy as np
 
 from ...arguments import fmt
-from ...i18n import _, listed, then
+from ...i18n import _, listed, ngettext, then
 from ...inference import predict, unambiguous_examples
 from ...parts import with_parts
 from ...weights import NonFiniteError, WeightsError, check_weights
@@ -104,8 +104,10 @@ def _acb_turn_hint(f):
             continue
         said = failing[0].said
         sentences.append(
-            _(
-                "Your turn sends {source} to {target}, so after {letter} the model says {said}, as in {examples}; but in (acb)* {letter} is followed by {expected} ({n} contexts fail)."
+            ngettext(
+                "Your turn sends {source} to {target}, so after {letter} the model says {said}, as in {examples}; but in (acb)* {letter} is followed by {expected} ({n} context fails).",
+                "Your turn sends {source} to {target}, so after {letter} the model says {said}, as in {examples}; but in (acb)* {letter} is followed by {expected} ({n} contexts fail).",
+                len(failing),
             ).format(
                 source=source,
                 target=target,

@@ -4,7 +4,7 @@ made what the reader got."""
 import numpy as np
 
 from ...arguments import fmt
-from ...i18n import _, listed, then
+from ...i18n import _, listed, ngettext, then
 from ..explain import tolerance
 from .stream import (
     BLOCK_PARTS,
@@ -37,9 +37,11 @@ def places_said(model, view, position, limit=SHOWN_PLACES):
     text = joined([_place(model, k, weights[k]) for k in shown])
     rest = len(weights) - len(shown)
     if rest and weights[shown].sum() < 1 - ATTENDED:
-        text = _("{places}, and {n} other positions with weight {weight} together").format(
-            places=text, n=rest, weight=fmt(1 - weights[shown].sum(), 2)
-        )
+        text = ngettext(
+            "{places}, and {n} other position with weight {weight}",
+            "{places}, and {n} other positions with weight {weight} together",
+            rest,
+        ).format(places=text, n=rest, weight=fmt(1 - weights[shown].sum(), 2))
     return text
 
 
