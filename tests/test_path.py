@@ -383,3 +383,18 @@ def test_of_keys_that_would_serve_as_well_the_path_takes_the_nearest_to_being_re
     entries = [[e["entry"] for e in step.get("entries") or []] for step in focus["path"]]
     assert focus["context"] == "aba" and "Reading position 2 (a) instead" in focus["path"][0]["text"]
     assert "blocks[1].q.b[P0]" not in entries[0] and "blocks[0].q[P1, P0]" in entries[1]
+
+
+def test_two_mlp_units_made_alike_are_said_to_be_alike_and_a_blanks_units_are_not():
+    """xor's design with unit s<0 reading V with the sign of s>0: the two units fire together everywhere, and
+    the report's unit step says so (the learner broke one of them; no number tells which). A blank's units,
+    which read nothing yet, are not said to be alike."""
+    model = reference("xor")
+    w = get(model, "mlp.c_fc.w").copy()
+    w[:, 1] = w[:, 0]  # s<0 reads what s>0 reads
+    b = get(model, "mlp.c_fc.b").copy()  # [1, n_hidden]
+    b[0, 1] = b[0, 0]
+    lines = "\n".join(grade("xor", with_parts(model, {"mlp.c_fc.w": w, "mlp.c_fc.b": b})).lines())
+    assert "Units s>0, s<0 read their input alike" in lines or "Units s<0, s>0 read their input alike" in lines
+    data = grade("xor", blank("xor")).to_json(every_path=True)
+    assert not any("read their input alike" in s["text"] for f in data["failing"] for s in f["path"] or [])

@@ -5,7 +5,7 @@ by writer, ``mlp.c_fc.b`` apart."""
 import numpy as np
 
 from ...arguments import fmt
-from ...i18n import _, then
+from ...i18n import _, listed, then
 from ...model import Name
 from ...names import T
 from ..explain import tolerance
@@ -139,8 +139,8 @@ def _unit(model, read, facts, unit, units, bias, amount, feed=False, held=False)
     at = model.input(p, (b, "mlp"))
     shares = _pre_shares(model, b, p, unit)
     layer_in = layer_read(model, b, "mlp")[p]
-    sign = want if feed else -want  # what fed it, too little; else what pushed it the wrong way
-    taken = _unit_input_entry(model, b, unit, layer_in, sign)  # else, should it fire, what it reads nothing of
+    # what fed it, too little (``feed``), else what pushed it the wrong way; else, should it fire, what it reads nothing of
+    taken = _unit_input_entry(model, b, unit, layer_in, want if feed else -want)
     taken = taken or (_unread_entry(model, b, unit, at, layer_in) if pre <= 0 < want else None)
     named = [e for e in (taken, _unit_output_entry(model, read, unit)) if e]
     name = model.basis(model.structure.space("hidden", b))[unit]
@@ -163,8 +163,9 @@ def _unit(model, read, facts, unit, units, bias, amount, feed=False, held=False)
     if abs(bias) > tolerance([bias, *units]):
         fires = then(fires, _("Its output bias, mlp.c_proj.b, {effect}.").format(effect=effect_said(read, bias)))
     text = then(fires, _("Its pre-activation, part by part: {shares}; through {entries}.").format(**said))
+    text += _alike_said(model, b, unit) + norm_note(at, p)
     facts = {**facts, "unit": name, "pre": pre, "fires": pre > 0, "pre_shares": {str(n): v for n, v in shares.items()}}
-    step = PathStep("unit", read.part, p, amount, facts, tuple(named), text + norm_note(at, p))
+    step = PathStep("unit", read.part, p, amount, facts, tuple(named), text)
     if feed:
         return step, _next_of_unit(model, read, at, shares, unit, want, feed=True)
     helps = units[unit] >= -tolerance(units) and pre > 0  # it fires the right way, too little: its own weights
@@ -172,6 +173,21 @@ def _unit(model, read, facts, unit, units, bias, amount, feed=False, held=False)
     if pre > 0 and isinstance(after, Read) and units[unit] < 0 and not _misled(model, after):
         return step, None  # it fires on what it was given, and works against the reader: its own weights
     return step, after
+
+
+def _alike_said(model, b, unit):
+    """A sentence when other units of block ``b``'s MLP read its input exactly as ``unit`` does (the same column
+    of mlp.c_fc.w, the same bias, not all 0): they fire together everywhere, which a design seldom means; else ""."""
+    c_fc = model.params["blocks"][b]["mlp"]["c_fc"]
+    columns = np.vstack([c_fc["w"], c_fc["b"]]).T  # [n_hidden, n_embd + 1]: what each unit reads, and its bias
+    names = model.basis(model.structure.space("hidden", b))
+    alike = [names[u] for u in np.flatnonzero((columns == columns[unit]).all(axis=1)) if u != unit]
+    if not alike or not columns[unit].any():  # units that read nothing yet (a blank) are not a design's mistake
+        return ""
+    sentence = _(
+        "Units {units} read their input alike (the same column of mlp.c_fc.w, the same bias), so they fire together everywhere; one of them may be meant to read it another way."
+    )
+    return then("", sentence.format(units=listed([names[unit], *alike])))
 
 
 def _next_of_unit(model, read, at, shares, unit, want, feed=False):
