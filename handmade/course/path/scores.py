@@ -42,9 +42,9 @@ def head_step(model, read):
     gains = view.v[: p + 1] @ (view.c_proj @ read.direction)  # [p+1]: what reading key j alone would give
     weights = view.weights[p, : p + 1]
     amount = float(weights @ gains)
-    products = view.q[p] * view.k[: p + 1]  # [p+1, d_head]: each key's score (unscaled), coordinate by coordinate
-    size = max(1.0, float(np.abs(products).max(initial=0)))  # scores compared to 9 digits: a last bit is no lead
-    scores, spread = (np.round(x / size, 9) for x in (products.sum(axis=1), np.abs(products).sum(axis=1)))  # [p+1]
+    products = np.abs(view.q[p] * view.k[: p + 1]).sum(axis=1)  # [p+1]: the size of what makes each key's score
+    size = max(1.0, float(products.max(initial=0)))  # compared to 9 digits: a last bit is no lead
+    scores, spread = (np.round(x / size, 9) for x in (view.scores[p, : p + 1], products))  # [p+1] each
     # the key that serves the reader best; of equals, the most read, then the nearest to being read, then the one
     # whose score is made of the smallest products (not one a large product keeps out, as q.b[P0] may), then the first
     wanted = int(np.lexsort((spread, -scores, -weights, -gains))[0])

@@ -158,6 +158,7 @@ def head_view(model, block, head):
         **{x: qkv[:, span] for x, span in zip("qkv", spans)},  # [n_seq, d_head] each
         **{f"w{x}": w[:, span] for x, span in zip("qkv", spans)},  # [n_embd, d_head] each
         **{f"b{x}": b[span] for x, span in zip("qkv", spans)},  # [d_head] each
+        scores=model.tapped[Name(T.scores, block, tapped_head)],  # [n_seq, n_seq]: q @ k.T, as the pass made them
         weights=model.tapped[Name(T.attention_weights, block, tapped_head)],  # [n_seq, n_seq]
         c_proj=params["c_proj"]["w"][spans[0]],  # [d_head, n_embd]: the head's rows of c_proj.w
         offset=head * width,  # its first column in the block's attention space
