@@ -293,13 +293,14 @@ def new_file(path, force, tasks_file=None):
 
 
 def _language(argv):
-    """The --lang the arguments ask for, read before the parser is built (its help is translated)."""
-    for i, arg in enumerate(argv):
-        if arg.startswith("--lang="):
-            return arg.split("=", 1)[1]
-        if arg == "--lang" and i + 1 < len(argv):
-            return argv[i + 1]
-    return None
+    """The --lang the arguments ask for, read before the parser is built (its help is translated), by
+    argparse's own rules: ``--lang zh``, ``--lang=zh`` and the short forms it takes too (``--la zh``)."""
+    first = argparse.ArgumentParser(add_help=False, exit_on_error=False)
+    first.add_argument("--lang")
+    try:
+        return first.parse_known_args(argv)[0].lang
+    except argparse.ArgumentError:  # --lang with nothing after it: the parser itself says so
+        return None
 
 
 def main(argv=None):

@@ -70,7 +70,10 @@ def test_an_unknown_language_is_a_clear_error():
         set_language("fr")
 
 
-@pytest.mark.parametrize("how", [["--lang", "zh"], ["--lang=zh"], "env"])
+# every form argparse takes for --lang, its short ones too: the language read is the one the parser reads
+@pytest.mark.parametrize(
+    "how", [["--lang", "zh"], ["--lang=zh"], ["--la", "zh"], ["--l=zh"], ["--lang", "en", "--lang", "zh"], "env"]
+)
 def test_the_command_line_speaks_chinese_when_asked(how):
     env = None
     args = ["complete", "abc"]
