@@ -294,13 +294,15 @@ def new_file(path, force, tasks_file=None):
 
 def _language(argv):
     """The --lang the arguments ask for, read before the parser is built (its help is translated), by
-    argparse's own rules: ``--lang zh``, ``--lang=zh`` and the short forms it takes too (``--la zh``)."""
+    argparse's own rules: ``--lang zh``, ``--lang=zh`` and the short forms it takes too (``--la zh``);
+    given more than once, the last of a known language (a wrong one after it is said in that language)."""
     first = argparse.ArgumentParser(add_help=False, exit_on_error=False)
-    first.add_argument("--lang")
+    first.add_argument("--lang", action="append", default=[])
     try:
-        return first.parse_known_args(argv)[0].lang
+        asked = first.parse_known_args(argv)[0].lang
     except argparse.ArgumentError:  # --lang with nothing after it: the parser itself says so
         return None
+    return next((language for language in reversed(asked) if language in LANGUAGES), None)
 
 
 def main(argv=None):
@@ -310,7 +312,7 @@ def main(argv=None):
         try:
             _as_a_command(saved)
             argv = sys.argv[1:] if argv is None else list(argv)
-            set_language(_language(argv) if _language(argv) in LANGUAGES else from_environment() or "en")
+            set_language(_language(argv) or from_environment() or "en")
             with _argparse_speaks():
                 args = build_parser().parse_args(argv)
             with np.errstate(all="ignore"):  # overflow is reported as an error below, not as warnings

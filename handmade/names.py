@@ -32,10 +32,11 @@ def matches(query, name):
     return isinstance(query, str) and query in name.forms()
 
 
-def resolve(query, names, missing):
+def resolve(query, names, missing, paths=None):
     """The one of ``names`` (Names) that ``query`` names; UnknownName (a ValueError and a KeyError)
     otherwise, saying which ones it could mean, or ``missing`` (a sentence with ``{name}`` and
-    ``{names}``) when it names none."""
+    ``{names}``) when it names none, with the ones it may have meant: of ``paths`` ({another way to
+    write where some of them are, such as a weights dict's path: [those names]}), or as ``_close`` finds."""
     if query in names:
         return names[names.index(query)]
     found = [name for name in names if matches(query, name)]
@@ -46,13 +47,22 @@ def resolve(query, names, missing):
             _("{name} is ambiguous here: say which of {names}").format(name=brief(query), names=few(found, limit=120))
         )
     said = missing.format(name=brief(query), names=few(names, limit=100))
-    close = _close(query, names)
+    close = _by_path(query, names, paths or {}) or _close(query, names)
     if len(close) > 3:  # the list above may leave them out: these are said whole, and how many more
         said = _("{sentence}; did you mean one of {close}?").format(sentence=said, close=few(close, limit=80))
     elif close:
         close = close[0] if len(close) == 1 else _("{names} or {last}").format(names=listed(close[:-1]), last=close[-1])
         said = _("{sentence}; did you mean {close}?").format(sentence=said, close=close)
     raise UnknownName(said)
+
+
+def _by_path(query, names, paths):
+    """The names (said as ``shortest`` says them) at the paths ``query`` writes whole keys of
+    (``attn.c_attn.w``: q, k and v; ``c_attn``: those and their biases)."""
+    if not isinstance(query, str):
+        return []
+    found = [name for path, at in paths.items() if f".{query}." in f".{path}." for name in at]
+    return [shortest(name, names) for name in found]
 
 
 def _close(query, names):

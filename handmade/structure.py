@@ -174,10 +174,14 @@ class Structure:
         return _parts(self)
 
     def part(self, name):
-        """The part called ``name`` (one naming rule: ``handmade.names``), or UnknownName naming them all."""
+        """The part called ``name`` (one naming rule: ``handmade.names``), or UnknownName naming them all
+        (and, for the path of a weights dict's array, ``attn.c_attn.w``, the parts that are in it)."""
         part_name(name)
         parts = {p.name: p for p in self.parts()}
-        return parts[resolve(name, list(parts), _("no part called {name}; this model has {names}"))]
+        arrays = {}  # {"blocks[0].attn.c_attn.w": [q, k, v]}: the paths a reader of gpt()'s keys may write
+        for p in parts.values():
+            arrays.setdefault(dotted(p.path), []).append(p.name)
+        return parts[resolve(name, list(parts), _("no part called {name}; this model has {names}"), arrays)]
 
     def part_names(self):
         """{full name: the shortest name that says it} for every part: ``q`` in a one-block model."""
@@ -282,6 +286,12 @@ def _head_slice(heads, head, width):
     if all(len(group) == width for group in groups):  # a group per head, each as wide as a head
         return Basis(list(groups[head]))
     return Basis(list(heads.names[head * width : (head + 1) * width]))
+
+
+def dotted(path):
+    """A path of keys into a weights dict as the package writes it: ``("blocks", 0, "attn", "c_attn", "w")``
+    is ``blocks[0].attn.c_attn.w``."""
+    return "".join(f"[{key}]" if isinstance(key, int) else f".{key}" for key in path).removeprefix(".")
 
 
 def attention_width(c_attn_w):

@@ -19,7 +19,7 @@ from .basis import Labels, default_labels
 from .i18n import _, listed
 from .model import KVCache, gpt, recording
 from .names import T
-from .structure import Structure, attention_width
+from .structure import Structure, attention_width, dotted
 
 TOP_KEYS = ("wte", "wpe", "blocks", "ln_f")
 BLOCK_KEYS = ("attn", "ln_1", "ln_2", "mlp", "n_head")
@@ -172,12 +172,6 @@ def map_arrays(fn, params, *others):
         return fn(leaf, *(functools.reduce(operator.getitem, path, other) for other in others))
 
     return walk(each, params)
-
-
-def _dotted(path):
-    """A path of ``walk`` as the package writes it: ``("blocks", 0, "attn", "c_attn", "w")`` is
-    ``blocks[0].attn.c_attn.w``."""
-    return "".join(f"[{key}]" if isinstance(key, int) else f".{key}" for key in path).removeprefix(".")
 
 
 def _checked_arrays(params):
@@ -480,7 +474,7 @@ def first_not_finite(params):
 
 def iter_matrices(params):
     """[(path, array)] for every array of a weights dict, in its order: ``("blocks[0].attn.c_attn.w", array)``."""
-    return [(_dotted(path), np.asarray(array, dtype=np.float64)) for path, array in arrays_of(params).items()]
+    return [(dotted(path), np.asarray(array, dtype=np.float64)) for path, array in arrays_of(params).items()]
 
 
 def largest_weight(params):

@@ -41,11 +41,22 @@ def test_the_diagram_uses_gpt2_names_and_dashes_what_the_model_leaves_out():
 
 @pytest.mark.parametrize(
     "name, close",
-    [("c_proj", "c_proj.w or c_proj.b"), ("c_proj.ww", "c_proj.w or c_proj.b"), ("blocks[0].wq", None), ("qq", None)],
+    [
+        ("c_proj", "c_proj.w or c_proj.b"),
+        ("c_proj.ww", "c_proj.w or c_proj.b"),
+        ("blocks[0].wq", None),
+        ("qq", None),
+        # the paths of the weights dict gpt() reads: the parts in that array
+        ("blocks[0].attn.c_proj.w", "c_proj.w"),
+        ("attn.c_attn.w", "q, k or v"),
+        ("c_attn.b", "q.b, k.b or v.b"),
+        ("c_attn", "one of q, k, v, q.b, k.b, v.b"),
+    ],
 )
 def test_a_part_name_that_names_none_says_the_close_ones_the_cut_list_may_leave_out(name, close):
     """The list of parts in the message is cut to a line; the names a part's name begins, or that a typo is
-    close to, are said after it, as a one-block model says them (c_proj.w, not blocks[0].c_proj.w)."""
+    close to, or the parts in the array a weights dict's path names, are said after it, as a one-block model
+    says them (c_proj.w, not blocks[0].c_proj.w)."""
     from handmade.course.solutions import reference
 
     with pytest.raises(KeyError) as error:
