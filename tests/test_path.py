@@ -56,7 +56,7 @@ def test_a_head_that_feeds_an_mlp_is_followed_from_the_mlp_to_the_query_entry_th
     kinds = [(step.kind, str(step.part)) for step in report.focus.path]
     assert kinds[:2] == [("unit", "blocks[0].mlp"), ("attention", "blocks[0].head0")]
     unit, head = report.focus.path[:2]
-    assert "unit s<0 of the MLP of block 0 fires" in unit.text and "head 0 of block 0 1024" in unit.text
+    assert "unit s<0 of the MLP of block 0 fires" in unit.text and "1024 from head 0 of block 0" in unit.text
     assert dict(head.entries)["q[P1, P1]"] == LG and "k[P1, P1]" in dict(head.entries)
     assert "reads position 1 (1) with weight 1" in head.text and "Reading position 0 (0) instead" in head.text
 
@@ -107,7 +107,7 @@ def test_a_bias_that_feeds_an_mlp_unit_ends_the_path_at_its_entry():
     B = TASKS["xor"].labels.residual
     steps = grade("xor", with_parts(reference("xor"), {"c_proj.b": B.vector({"V": 0.5})})).focus.path
     assert [(s.kind, str(s.part)) for s in steps] == [("unit", "blocks[0].mlp"), ("bias", "blocks[0].c_proj.b")]
-    assert "c_proj.b of block 0 512" in steps[0].text
+    assert "512 from c_proj.b of block 0" in steps[0].text
     assert dict(steps[1].entries) == {"c_proj.b[V]": 0.5}
     assert "c_proj.b of block 0, which writes the same at every position, adds 512" in steps[1].text
 
@@ -125,7 +125,7 @@ def test_a_units_threshold_that_makes_it_fire_ends_the_path_at_the_unit():
     """mlp.c_fc.b + 256 on both units: at s = 0 both fire, and the step names the threshold's entry, then stops."""
     steps = grade("xor", with_parts(reference("xor"), {"mlp.c_fc.b": np.full(2, LG / 4)})).focus.path
     assert [s.kind for s in steps] == ["unit"]
-    assert "mlp.c_fc.b[s>0]" in dict(steps[0].entries) and "mlp.c_fc.b 256" in steps[0].text
+    assert "mlp.c_fc.b[s>0]" in dict(steps[0].entries) and "256 from mlp.c_fc.b" in steps[0].text
 
 
 def test_a_threshold_that_holds_a_unit_back_is_named_where_the_output_bias_outweighs_the_units():

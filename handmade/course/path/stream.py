@@ -328,13 +328,14 @@ def effect_said(read, amount):
 
 
 def largest_said(shares, limit=4):
-    """ "head 0 of block 0 1024, mlp.c_fc.b -3": the largest shares (the rest together, when more)."""
+    """ "1024 from head 0 of block 0, -3 from mlp.c_fc.b": the largest shares (the rest together, when more)."""
     small = tolerance(shares.values())
     order = [n for n in sorted(shares, key=lambda n: -abs(shares[n])) if abs(shares[n]) > small]
-    said = listed(f"{writer_said(n)} {fmt(shares[n])}" for n in order[:limit]) or "0"
+    share = _("{amount} from {part}")
+    said = listed(share.format(part=writer_said(n), amount=fmt(shares[n])) for n in order[:limit]) or "0"
     if len(order) > limit:
         rest = sum(shares[n] for n in order[limit:])
-        said = _("{shares}, and the other parts together {rest}").format(shares=said, rest=fmt(rest))
+        said = _("{shares}, and {rest} from the other parts together").format(shares=said, rest=fmt(rest))
     return said
 
 
