@@ -303,41 +303,35 @@ def _not_an_id(inputs, n_vocab):
 
 
 def number_array(value, path, ndim, meaning, error=ValueError):  # -> float64 array
-    """``value`` (an array, or nested lists of plain numbers: never bools, text or complex ones) as a
-    float64 array of at most ``ndim`` dimensions, for weights and the parts of them (``path`` names
+    """``value`` (an array, or nested lists of plain numbers or arrays: never bools, text or complex ones)
+    as a float64 array of at most ``ndim`` dimensions, for weights and the parts of them (``path`` names
     where they go, ``meaning`` what is expected there); else ``error`` naming the first entry that is
     not a number, by its index. Nested lists are walked without recursion: no nesting exhausts the stack."""
-    if isinstance(value, np.ndarray):
-        if value.dtype.kind not in NUMBER_KINDS:
-            raise error(
-                _("{path} holds {kind} values; weights are real numbers (expected {meaning})").format(
-                    path=path, kind=value.dtype.name, meaning=meaning
-                )
-            )
-        return value.astype(np.float64)
     stack = [(value.item() if isinstance(value, (np.number, np.bool_)) else value, [])]
     while stack:
         item, index = stack.pop()
-        if isinstance(item, (list, tuple)):
+        said = {"path": path, "index": index or "", "meaning": meaning}
+        if (
+            isinstance(item, np.ndarray)
+            and item.dtype.kind in NUMBER_KINDS
+            and (not index or len(index) + item.ndim <= ndim)
+        ):
+            continue  # numbers already (a row made with Basis.vector): np.array below takes them, the caller their shape
+        if isinstance(item, np.ndarray) and item.dtype.kind not in NUMBER_KINDS:
+            sentence = _("{path}{index} holds {kind} values; weights are real numbers (expected {meaning})")
+            raise error(sentence.format(kind=item.dtype.name, **said))
+        if isinstance(item, (list, tuple, np.ndarray)):
             if len(index) >= ndim:
-                raise error(
-                    _("{path}{index} is a list where a number should be (expected {meaning})").format(
-                        path=path, index=index or "", meaning=meaning
-                    )
-                )
-            stack.extend((x, [*index, i]) for i, x in enumerate(item))
+                raise error(_("{path}{index} is a list where a number should be (expected {meaning})").format(**said))
+            stack.extend(reversed([(x, [*index, i]) for i, x in enumerate(item)]))  # the first comes out first
         elif isinstance(item, bool) or not isinstance(item, (int, float, np.integer, np.floating)):
-            raise error(
-                _("{path}{index} is {value}, not a number (expected {meaning})").format(
-                    path=path, index=index or "", value=brief(item), meaning=meaning
-                )
-            )
+            sentence = _("{path}{index} is {value}, not a number (expected {meaning})")
+            raise error(sentence.format(value=brief(item), **said))
         elif isinstance(item, int) and abs(item) > 1e308:
-            raise error(
-                _(
-                    "{path}{index} is a whole number of {digits} digits, too large for a float; every weight must be a finite number"
-                ).format(path=path, index=index or "", digits=len(str(abs(item))))
+            sentence = _(
+                "{path}{index} is a whole number of {digits} digits, too large for a float; every weight must be a finite number"
             )
+            raise error(sentence.format(digits=len(str(abs(item))), **said))
     try:
         return np.array(value, dtype=np.float64)
     except ValueError:

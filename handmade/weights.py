@@ -47,10 +47,11 @@ class Weights(dict):
     and, once checked, its ``structure`` (a ``handmade.Structure``: what the model has).
 
     ``check_weights`` makes the checked ones (arrays and labels that fit, the Structure read once).
-    Changing one at its top level (a key set or removed, other labels) makes it unchecked, checked
-    again where next used; what is inside its arrays and blocks is trusted, as ``gpt()`` trusts it
-    (change parts with ``handmade.with_parts``, which checks the copy it makes). ``Weights(params,
-    labels)`` itself checks nothing: the blog's model and the references are made that way.
+    A change anywhere in one (a key, the labels, an array or a block put in, taken out or reshaped,
+    however deep) makes it unchecked, checked again where next used; the numbers inside its arrays
+    are trusted, as ``gpt()`` trusts them (change parts with ``handmade.with_parts``, which checks the
+    copy it makes). ``Weights(params, labels)`` itself checks nothing: the blog's model and the
+    references are made that way.
 
     A plain ``dict(weights)`` keeps the numbers and loses the labels; everything that takes weights
     works on it too, with default names (tokens a, b, ... or t0, t1, ...; directions e0, e1, ...).
@@ -63,19 +64,25 @@ class Weights(dict):
             raise TypeError(_("labels must be a handmade.Labels; found {value}").format(value=brief(labels)))
         super().__init__(params)
         self.labels = labels
-        self._checked_labels = None  # the labels check_weights checked with these arrays; None: not checked
+        self._seal = None  # (labels, leaves, Structure) as check_weights checked them; None: not checked
+        self._read = None  # (leaves, Structure) of weights not checked, as they were when it was read
 
     @property
     def checked(self):
-        """Whether ``check_weights`` made these weights and nothing has changed them at their top level
-        (a key, the labels) since."""
-        return self._checked_labels is not None and self.labels is self._checked_labels
+        """Whether ``check_weights`` made these weights and nothing has changed them since (but the
+        numbers inside their arrays): their leaves are the very arrays it checked, of the same shapes."""
+        return self._seal is not None and self._seal[0] is self.labels and _same(self._seal[1], _leaves(self))
 
-    @functools.cached_property
+    @property
     def structure(self):
-        """The model's ``Structure``, read once: when the weights were checked, else when first asked
-        for (checking them). A change at the top level forgets it, and it is read again."""
-        return check_weights(self).structure
+        """The model's ``Structure``: read when the weights were checked, else when first asked for
+        (checking them), and kept until a change inside them, which may change it."""
+        if self.checked:
+            return self._seal[2]
+        leaves = _leaves(self)
+        if self._read is None or not _same(self._read[0], leaves):
+            self._read = (leaves, check_weights(self).structure)
+        return self._read[1]
 
     def __repr__(self):
         shape = ", ".join(f"{key}={np.shape(self[key])}" for key in ("wte", "wpe") if key in self)
@@ -83,19 +90,18 @@ class Weights(dict):
         return f"Weights({shape}, {blocks} block{'s' if blocks != 1 else ''}, labels={self.labels})"
 
 
-def _unchecking(method):
-    """``method`` of dict, which changes the weights: afterwards they are checked again where next used."""
+def _leaves(params):
+    """[(path, leaf, its shape, its dtype)] for every leaf of ``params`` (``walk``'s), in order."""
+    found = []
+    walk(
+        lambda path, leaf: found.append((path, leaf, getattr(leaf, "shape", None), getattr(leaf, "dtype", None))),
+        params,
+    )
+    return found
 
-    def changing(self, *args, **kwargs):
-        self._checked_labels = None
-        self.__dict__.pop("structure", None)
-        return method(self, *args, **kwargs)
 
-    return changing
-
-
-for _method in ("__setitem__", "__delitem__", "__ior__", "clear", "pop", "popitem", "setdefault", "update"):
-    setattr(Weights, _method, _unchecking(getattr(dict, _method)))
+def _same(before, now):  # two lists of _leaves: the very same objects, at the same places, of the same shapes
+    return len(before) == len(now) and all(p == q and a is b and s == t for (p, a, *s), (q, b, *t) in zip(before, now))
 
 
 def labels_of(params):
@@ -106,7 +112,7 @@ def labels_of(params):
 def _checked(arrays, labels, structure):
     """Weights of ``arrays`` that are checked already, with ``labels`` that fit ``structure``, read off them."""
     made = Weights(arrays, labels)
-    made.structure, made._checked_labels = structure, labels
+    made._seal = (labels, _leaves(made), structure)
     return made
 
 

@@ -358,3 +358,26 @@ def test_a_failing_grade_checks_the_learners_weights_once_and_the_reference_once
     walks.clear()  # a blank: no part tells the tokens apart, and the reference would change no word
     report = grade("abc", {key: value for key, value in blank("abc").items()})
     assert not report.passed and "no part of the model" in report.diagnosis and len(walks) == 1
+
+
+def test_reveal_says_why_it_shows_no_shares_when_the_model_passes_or_the_reference_reads_another_window():
+    """--reveal always says something: on a pass, that there is no failing context to show the shares on;
+    where the reference has more positions and the context is longer than this model's, that its shares
+    are of another margin (not that the task has no reference)."""
+
+    @handmade.task(alphabet="ab", n_ctx=2, n_embd=2, n_layer=0, extra_examples=[("abab", "a")])
+    def say_a(context):
+        """Say a."""
+        return "a"
+
+    @say_a.reference
+    def wide():  # four positions, each pushing toward a
+        return {"wte": np.eye(2), "wpe": np.tile([10.0, 0.0], (4, 1)), "blocks": []}
+
+    passing = grade(say_a, wide(), reveal=True)
+    assert passing.passed and "the model passes: there is no failing context" in passing.revealed
+    assert "no failing context" in str(passing) and grade(say_a, wide()).revealed is None
+    failing = grade(say_a, blank(say_a), reveal=True)  # two positions: 'abab' is read as 'ab'
+    assert failing.diagnosed.context == "abab"
+    assert "reads the last 4 letters of this context, and this model the last 2" in failing.revealed
+    assert "no reference solution" not in str(failing)

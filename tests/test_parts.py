@@ -1,11 +1,13 @@
 """Weights by name: the parts of c_attn, and the diagram of a model drawn from its weights."""
 
+import re
+
 import numpy as np
 import pytest
 
 import handmade
 from handmade.display.diagram import diagram
-from handmade.parts import qkv, with_qkv
+from handmade.parts import get, qkv, with_qkv
 from handmade.weights import WeightsError
 
 
@@ -64,3 +66,23 @@ def test_a_part_name_that_names_none_says_the_close_ones_the_cut_list_may_leave_
     said = str(error.value)
     assert said.startswith(f"no part called {name!r}; this model has wte, wpe") and "\n" not in said
     assert said.endswith(f"; did you mean {close}?") if close else "did you mean" not in said
+
+
+def test_a_part_may_be_rows_made_with_basis_vector_and_the_first_bad_entry_is_named():
+    """A list of numpy rows (each a Basis.vector) is a matrix like a list of lists; the message for one that
+    is not names its first wrong entry, in reading order, and says what it holds."""
+    from handmade.arguments import number_array
+    from handmade.course import tasks
+
+    task = tasks.TASKS["abc"]
+    rows = [task.labels.residual.vector({name: 1}) for name in ("Ta", "Tb", "Tc")]
+    assert (get(handmade.with_part(tasks.blank(task), "wte", rows), "wte") == np.eye(3)).all()
+    for value, said in [
+        ([["x", "y"]], "w[0, 0] is 'x'"),
+        ([[1, 2], [3, "y"], ["z", 4]], "w[1, 1] is 'y'"),
+        ([np.array(["a", "b"])], "w[0] holds str"),
+        ([[np.ones(2)]], "w[0, 0] is a list where a number should be"),
+    ]:
+        with pytest.raises(ValueError, match=re.escape(said)):
+            number_array(value, "w", 2, "2 x 2")
+    assert number_array(np.ones((2, 2, 2)), "w", 2, "").shape == (2, 2, 2)  # an array's shape: the caller's to judge

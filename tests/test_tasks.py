@@ -491,6 +491,27 @@ def test_the_readmes_example_is_true(tmp_path):
     assert report.passed and report.margin > MARGIN_THRESHOLD
 
 
+def test_a_tasks_file_runs_as_a_module_python_knows(tmp_path):
+    """Code that looks its own module up in sys.modules (a dataclass under postponed annotations, pickle)
+    runs in a tasks file as it does under ``python FILE.py``; two loads of one file keep their own."""
+    path = tmp_path / "kinds.py"
+    path.write_text(
+        "from __future__ import annotations\n"
+        "import dataclasses, pickle\n"
+        "import handmade\n\n\n"
+        "@dataclasses.dataclass\n"
+        "class Answer:\n"
+        "    letter: str\n\n\n"
+        "@handmade.task(alphabet='ab', n_ctx=2, n_embd=2)\n"
+        "def say_a(context: str) -> str | None:\n"
+        '    """Say a."""\n'
+        "    return pickle.loads(pickle.dumps(Answer('a'))).letter\n",
+        encoding="utf-8",
+    )
+    first, second = tasks.load_tasks(path)["say_a"], tasks.load_tasks(path)["say_a"]
+    assert first("ab") == second("b") == "a" and first.next_token.__module__ != second.next_token.__module__
+
+
 def shift_rule(context):
     """Say the letter after the last one: a to b, b to c, c to a."""
     return {"a": "b", "b": "c", "c": "a"}[context[-1]]
@@ -995,19 +1016,22 @@ def test_a_teachers_code_that_failed_for_a_task_is_not_run_again():
 @pytest.mark.parametrize(
     "extra, said",
     [
-        ([("ab", "a")], "'a' and 'c' after 'ab'"),  # the example, then the rule (shift: ab -> c)
-        ([("aaaa", "b"), ("aaaa", "c")], "'b' and 'c' after 'aaaa'"),  # against each other, beyond n_ctx
+        ([("ab", "a")], "both 'a' and 'c' after 'ab'"),  # the example, then the rule (shift: ab -> c)
+        ([("aaaa", "b"), ("aaaa", "c")], "both 'b' and 'c' after 'aaaa'"),  # against each other, beyond n_ctx
+        # a model of the task's shape reads the last n_ctx = 3 letters: 'abc' for both, and the rule's 'abc' too
+        ([("aabc", "b")], "'b' after 'aabc' and 'a' after 'abc', which end in the same 3 letters, 'abc'"),
+        ([("babc", "b"), ("cabc", "c")], "'b' after 'babc' and 'c' after 'cabc', which end in the same 3 letters"),
     ],
 )
 def test_a_task_whose_examples_ask_two_answers_after_one_context_is_refused_wherever_it_is_used(extra, said):
     shift = make(extra_examples=extra)
-    phrase = f"task shift_rule: it asks for both {said}: no model can give both"
+    phrase = f"task shift_rule: it asks for {said}"
     for use in (lambda: examples(shift), lambda: blank(shift), lambda: grade(shift, {})):
         with pytest.raises(ValueError, match=re.escape(phrase)):
             use()
     assert examples(
-        make(extra_examples=[("ab", "c"), ("aaaa", "b"), ("baaa", "c")])
-    )  # the same answer, or longer contexts that differ: fine
+        make(extra_examples=[("ab", "c"), ("aaaa", "b"), ("baab", "c")])
+    )  # the same answer, or longer contexts whose last 3 letters differ or agree: fine
 
 
 def test_a_report_on_characters_that_cannot_show_keeps_each_line_one_printable_line():

@@ -218,6 +218,44 @@ def test_unchecked_weights_read_their_structure_once_until_changed(monkeypatch, 
     assert check_weights(weights).structure == weights.structure and not weights.checked
 
 
+def _holders(params):
+    """(the dict holding it, its key) for every array of a weights dict, however deep (n_head left out)."""
+    found = []
+
+    def visit(path, _leaf):
+        holder = params
+        for key in path[:-1]:
+            holder = holder[key]
+        found.append((holder, path[-1]))
+
+    handmade.weights.walk(visit, params)
+    return [(holder, key) for holder, key in found if key != "n_head"]
+
+
+@pytest.mark.parametrize("model", ["abc", "xor", "induction"])
+def test_a_change_anywhere_inside_checked_weights_unchecks_them(model):
+    """Checked weights stay checked while only their numbers change; an array put in anywhere, however
+    deep, of another shape or as a list, or a block added, makes them unchecked: the grader and the
+    Structure see the weights as they are (a message naming the array, not numpy's broadcasting error)."""
+    from handmade.course import grader, tasks
+
+    for i in range(len(_holders(tasks.blank(model)))):
+        weights = check_weights(tasks.blank(model))
+        holder, key = _holders(weights)[i]
+        holder[key][...] = 0.5  # numbers changed in place: still the weights it checked
+        assert weights.checked
+        shape = np.shape(holder[key])
+        holder[key] = np.zeros(shape + (1,))  # another shape
+        assert not weights.checked
+        with pytest.raises(WeightsError, match=r"has shape .*expected"):
+            grader.grade(model, weights)
+        holder[key] = np.zeros(shape).tolist()  # a list of the right shape: checked again, and graded
+        assert not weights.checked and grader.grade(model, weights, diagnose=False).total > 0
+    grown = check_weights(tasks.blank("abc"))
+    grown["blocks"].append(grown["blocks"][0])
+    assert not grown.checked and grown.structure.n_layer == 2 and handmade.forward([0, 1], grown).shape == (2, 3)
+
+
 def test_checked_weights_carry_their_structure_and_a_change_unchecks_them():
     checked = check_weights(blog())
     assert checked.checked and checked.structure == Structure.of(checked)

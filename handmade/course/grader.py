@@ -17,8 +17,7 @@ enough, and follows the path back from it (``handmade.course.path``) to the weig
 the context the text speaks of, and for every other one when the report's data is asked for (``--json``). A task's
 reference solution (one that passes it) may choose which part to speak of, but the sentence speaks only
 of the learner's numbers, and the reference is shown only when asked (``reveal=True``, ``grade --reveal``).
-``grade`` returns a ``Report``: its data (``report.to_json()``, ``--json``) and its text, made from that
-same data by ``explain.report_lines``.
+``grade`` returns a ``Report``: its data (``report.to_json()``, ``--json``) and its text (``explain.report_lines``).
 """
 
 import functools
@@ -30,7 +29,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ..arguments import brief
-from ..i18n import _
+from ..i18n import _, then
 from ..inference import Example
 from ..parts import with_part
 from ..weights import (
@@ -121,10 +120,6 @@ class Report:
     recorded: bool = False  # whether that pass is in the progress file now
     # (index in ``explained``) -> its path back: followed when --json asks (``grade(every_path=True)``)
     follower: object = field(default=None, repr=False, compare=False)
-
-    @property
-    def accuracy(self):
-        return self.correct / self.total
 
     def __bool__(self):
         return self.passed
@@ -279,6 +274,10 @@ def grade(task, params, *, diagnose=True, reveal=False, every_path=False):
         threshold=MARGIN_THRESHOLD,
         passed=bool(len(wrong) == 0 and margins[smallest] > MARGIN_THRESHOLD),
     )
+    if report.passed and reveal:  # asked for, and nothing to show them beside: said so
+        return replace(
+            report, revealed=_("  (the model passes: there is no failing context to show the reference's shares on)")
+        )
     if report.passed or not diagnose:
         return report
     below = [int(i) for i in np.flatnonzero(~(margins > report.threshold))]  # every context under the margin
@@ -307,9 +306,8 @@ def _recorded(task, params):
     theirs = _reference_of(task)[0] if TASKS.get(task.name) is not task else None  # a teacher's task's own
     shown = shown_model(task, params, theirs)
     if shown is not None:
-        earlier = progress.read().has(task)
-        kept = _(" Your earlier pass of {task} stays in your progress.").format(task=task.name) if earlier else ""
-        return False, shown + kept
+        kept = _("Your earlier pass of {task} stays in your progress.").format(task=task.name)
+        return False, then(shown, kept) if progress.read().has(task) else shown
     problem = progress.add(task)
     return problem is None, problem or _(
         "This pass is recorded in your progress (notebook 00 and python -m handmade tasks show it)."
@@ -398,7 +396,7 @@ def _explained(report, task, params, cases, focus, reveal, every_path):
         diagnosis=first.sentence,
         shares=first.shares,
         focus=first,
-        revealed=_revealed(theirs, task, unusable) if reveal else None,
+        revealed=_revealed(theirs, task, unusable, reference_model, params) if reveal else None,
         follower=follower if every_path else None,
     )
 
@@ -462,9 +460,14 @@ def _shares_in(model, tokens, right, explanation, window):
     return shares(read_window(window, model), len(window) - 1, model, right, wrong)
 
 
-def _revealed(theirs, task, unusable=None):
+def _revealed(theirs, task, unusable=None, reference=None, params=None):
+    """The line ``--reveal`` adds: the ``reference``'s shares ``theirs`` beside ``params``, or why there are none."""
     if unusable:  # a teacher's reference that is broken: said, not taken for an absent one
         return _("  (the reference solution cannot be shown: {problem})").format(problem=unusable)
+    if theirs is None and reference is not None:  # it reads another window of a context longer than one of them
+        return _(
+            "  (the reference solution reads the last {theirs} letters of this context, and this model the last {mine}: its shares are of another margin, so they are not shown)"
+        ).format(theirs=len(reference["wpe"]), mine=len(params["wpe"]))
     if theirs is None and withheld(task):  # an install for learners: the answers are not here
         return _("  (the answers are not installed here: this install has no reference solution to show)")
     if theirs is None:

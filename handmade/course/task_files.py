@@ -11,10 +11,12 @@ other tasks still work.
 
 import contextlib
 import io
+import itertools
 import os
 import stat
 import sys
 import tokenize
+import types
 from pathlib import Path
 
 from ..arguments import file_name, shown_path
@@ -58,11 +60,10 @@ def load_tasks(path):
     task knows its file (``task.source``), which its refusals name.
     """
     code = _compiled(path)
+    module = _module(path)
     with _collecting() as found, _beside(path):
         try:
-            user_code.run_bounded(
-                exec, code, {"__name__": "__handmade_tasks__", "__file__": str(path)}, passing=(TaskError,)
-            )
+            user_code.run_bounded(exec, code, module.__dict__, passing=(TaskError,))
         except TaskError as error:
             raise _file_error(path, error) from error
         except user_code.Failed as failed:
@@ -76,6 +77,18 @@ def load_tasks(path):
     for made in found:  # its refusals name the file
         object.__setattr__(made, SOURCE, shown_path(path))
     return {t.name: t for t in found}
+
+
+def _module(path):
+    """A module of its own for the file to run in, known to ``sys.modules`` as Python knows an imported one
+    (``@dataclass`` and ``pickle`` look their module up there), under a name no other load takes."""
+    module = types.ModuleType(f"__handmade_tasks_{next(_LOADS)}__")
+    module.__file__ = str(path)
+    sys.modules[module.__name__] = module
+    return module
+
+
+_LOADS = itertools.count()
 
 
 @contextlib.contextmanager

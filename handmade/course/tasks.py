@@ -61,7 +61,7 @@ from .task_files import (
     collected,
     load_tasks,  # noqa: F401  (where notebooks and teachers find it)
 )
-from .task_options import OptionError, TaskError, options
+from .task_options import OptionError, TaskError, contradiction, options
 
 MAX_GRADING = 10**11  # operations one grade may cost (grading_cost): seconds, not minutes
 NO_REFERENCES = "HANDMADE_NO_REFERENCES"  # set to 1: an install for learners, without the answers
@@ -277,12 +277,11 @@ def _examples(task):
         raise ValueError(task.saying(task.refused))
     enumerated = [Example(context, _answer(task, context, answer)) for context, answer in _asked(task)]
     found = (*task.extra_examples, *(e for e in enumerated if e.expected is not None))
-    answers = {}
+    answers = {}  # {the last n_ctx letters, all a model of the task's shape reads: (context, answer)}
     for e in found:  # an extra example that contradicts the rule, or another one: no model could pass
-        if answers.setdefault(e.context, e.expected) != e.expected:
-            problem = _("it asks for both {first} and {second} after {context}: no model can give both")
-            said = {"first": repr(answers[e.context]), "second": repr(e.expected), "context": repr(e.context)}
-            raise ValueError(task.saying(problem.format(**said)))
+        first, answer = answers.setdefault(e.context[-task.n_ctx :], (e.context, e.expected))
+        if answer != e.expected:
+            raise ValueError(task.saying(contradiction(task.n_ctx, first, answer, e)))
     if not found:
         raise ValueError(
             _("{task} grades no context: its rule returns None for every text of 1 to {n_ctx} letters").format(
