@@ -19,7 +19,7 @@ from .arguments import brief, few, is_whole, number_array
 from .i18n import _
 from .model import Name
 from .structure import Part, part_name
-from .weights import WeightsError, check_weights, copied, first_not_finite
+from .weights import WeightsError, check_weights, copied, not_finite
 
 
 def parts(params):
@@ -65,36 +65,50 @@ def with_part(params, name, values):
 def with_parts(params, changes):
     """A checked copy of ``params`` with several parts replaced: ``{"q": ..., "c_proj.b": ...}``."""
     new = copied(params)  # checked, with arrays of its own to change
-    structure = new.structure
     if not isinstance(changes, dict):
         raise TypeError(
             _("changes must be a dict of new values by part name, such as {{'q': ...}}; found {value}").format(
                 value=brief(changes)
             )
         )
+    given = {}  # {part: the name it was given by}
     for name, values in changes.items():
-        part = structure.part(name)
-        meaning = _("{rows}x{cols} numbers for {name}").format(rows=part.shape[0], cols=part.shape[1], name=name)
-        values = number_array(values, "values", 2, meaning, WeightsError)
-        if values.shape not in (part.shape, part.shape[1:] if part.shape[0] == 1 else part.shape):
-            raise WeightsError(
-                _("{name} is {rows}x{cols} ({row_names} by {col_names}); the new values have shape {shape}").format(
-                    name=name,
-                    rows=part.shape[0],
-                    cols=part.shape[1],
-                    row_names=few(structure.basis(part.rows, new.labels), limit=40),
-                    col_names=few(structure.basis(part.cols, new.labels), limit=40),
-                    shape=values.shape,
+        part = new.structure.part(name)
+        if part.name in given:
+            raise ValueError(
+                _("{first} and {second} name the same part, {part}: give its values once").format(
+                    first=repr(given[part.name]), second=repr(name), part=part.name
                 )
             )
+        given[part.name] = name
+        values = _values_for(part, name, values, new)
         *outer, key = part.path
         holder = _reach(new, outer)
         start, stop = part.columns if part.columns is not None else (0, holder[key].shape[-1])
         holder[key][..., start:stop] = values.reshape(holder[key][..., start:stop].shape)
-    problem = first_not_finite(new)
+    return new  # still checked: finite numbers of the shapes there were went in
+
+
+def _values_for(part, name, values, params):
+    """``values`` as the float64 array ``part`` (called ``name``) of ``params`` takes; WeightsError naming
+    what does not fit, or the first entry that is not finite by its index in them."""
+    meaning = _("{rows}x{cols} numbers for {name}").format(rows=part.shape[0], cols=part.shape[1], name=name)
+    values = number_array(values, "values", 2, meaning, WeightsError)
+    if values.shape not in (part.shape, part.shape[1:] if part.shape[0] == 1 else part.shape):
+        raise WeightsError(
+            _("{name} is {rows}x{cols} ({row_names} by {col_names}); the new values have shape {shape}").format(
+                name=name,
+                rows=part.shape[0],
+                cols=part.shape[1],
+                row_names=few(params.structure.basis(part.rows, params.labels), limit=40),
+                col_names=few(params.structure.basis(part.cols, params.labels), limit=40),
+                shape=values.shape,
+            )
+        )
+    problem = not_finite(values, name)
     if problem:
         raise WeightsError(problem)
-    return new  # still checked: finite numbers of the shapes there were went in
+    return values
 
 
 def qkv(params, block=0):

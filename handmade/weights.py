@@ -93,10 +93,7 @@ class Weights(dict):
 def _leaves(params):
     """[(path, leaf, its shape, its dtype)] for every leaf of ``params`` (``walk``'s), in order."""
     found = []
-    walk(
-        lambda path, leaf: found.append((path, leaf, getattr(leaf, "shape", None), getattr(leaf, "dtype", None))),
-        params,
-    )
+    walk(lambda path, x: found.append((path, x, getattr(x, "shape", None), getattr(x, "dtype", None))), params)
     return found
 
 
@@ -285,10 +282,13 @@ def _checked_n_head(n_head, path, n_attn):
             )
         )
     if n_head not in divisors:
+        sentence = (
+            _("{path} is {value}, but a block may have at most {limit} heads; allowed: {allowed}")
+            if n_head > MAX_HEADS and n_attn % n_head == 0  # it would split: too many
+            else _("{path} is {value}, but n_attn = {n} does not split into {value} equal heads; allowed: {allowed}")
+        )
         raise WeightsError(
-            _("{path} is {value}, but n_attn = {n} does not split into {value} equal heads; allowed: {allowed}").format(
-                path=path, value=brief(int(n_head)), n=n_attn, allowed=allowed
-            )
+            sentence.format(path=path, value=brief(int(n_head)), n=n_attn, limit=MAX_HEADS, allowed=allowed)
         )
     return int(n_head)
 

@@ -381,3 +381,12 @@ def test_reveal_says_why_it_shows_no_shares_when_the_model_passes_or_the_referen
     assert failing.diagnosed.context == "abab"
     assert "reads the last 4 letters of this context, and this model the last 2" in failing.revealed
     assert "no reference solution" not in str(failing)
+
+
+def test_an_equal_copy_of_a_report_says_the_same():
+    """Which failing context the text speaks of is found by its context, not by which object holds it."""
+    import dataclasses
+
+    report = grade("abc", with_parts(blank("abc"), {"wte": np.eye(3)}))
+    copy = dataclasses.replace(report, focus=dataclasses.replace(report.focus))
+    assert copy.lines() == report.lines() and copy.to_json()["diagnosed"] == report.to_json()["diagnosed"] is not None

@@ -398,3 +398,22 @@ def test_two_mlp_units_made_alike_are_said_to_be_alike_and_a_blanks_units_are_no
     assert "Units s>0, s<0 read their input alike" in lines or "Units s<0, s>0 read their input alike" in lines
     data = grade("xor", blank("xor")).to_json(every_path=True)
     assert not any("read their input alike" in s["text"] for f in data["failing"] for s in f["path"] or [])
+
+
+def test_a_unit_said_not_to_fire_pushes_nothing_and_one_that_acts_below_its_threshold_is_said_to():
+    """gelu passes a little below 0: a unit whose pre-activation is not above 0 but whose output, made large
+    by mlp.c_proj.w, pushes the margin is said to be below its threshold and what gelu passes on; "does not
+    fire" is said only of a unit that pushes nothing (over random models of every MLP task's shape too)."""
+    xor = TASKS["xor"]
+    lobe = with_parts(
+        blank(xor),
+        {"wte": np.eye(2, 8), "mlp.c_fc.b": [-1.0, -1.0], "mlp.c_proj.w": np.array([[10.0, -10] + [0] * 6] * 2)},
+    )
+    text = "\n".join(grade(xor, lobe).diagnosis_lines())
+    assert "is below its threshold (its pre-activation, -1, is not above 0), yet gelu passes on -0.1588" in text
+    for name in [n for n, task in TASKS.items() if task.mlp]:
+        for seed in range(6):
+            report = grade(name, random_weights(blank(name).structure, seed), every_path=True)
+            for context in [] if report.passed else report.to_json()["failing"]:
+                for step in context["path"] or []:
+                    assert not re.search(r"does not fire \([^)]*\) and [^.]* by \d", step["text"]), step["text"]

@@ -266,3 +266,13 @@ def test_checked_weights_carry_their_structure_and_a_change_unchecks_them():
     assert not again.checked
     with pytest.raises(WeightsError, match="missing 'wpe'"):
         _ = again.structure
+
+
+def test_more_heads_than_a_block_may_have_is_said_so_not_that_they_do_not_split():
+    from handmade.structure import BlockShape
+
+    params = Structure(2, 4, 128, (BlockShape(128),)).weights(lambda n_in, n_out: np.zeros((n_in, n_out)))
+    for n_head, said in [(128, "is 128, but a block may have at most 64 heads"), (3, "does not split into 3 equal")]:
+        params["blocks"][0]["n_head"] = n_head
+        with pytest.raises(WeightsError, match=said):
+            check_weights(params)

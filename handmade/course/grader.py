@@ -156,7 +156,7 @@ class Report:
             "first_wrong": [miss.to_json() for miss in self.failures],
             "failing": [e.to_json() for e in explained],
             "paths": sum(e.path is not None for e in explained),
-            "diagnosed": next((i for i, e in enumerate(self.explained) if e is self.focus), None),
+            "diagnosed": next((i for i, e in enumerate(self.explained) if e.context == self.diagnosed.context), None),
             "revealed": self.revealed,
             "progress_note": self.progress_note,
             "recorded": self.recorded,

@@ -48,7 +48,7 @@ class TaskScore:
         from ..course.grader import handed_in
 
         report = handed_in(self.task, params, reveal=self.reveal)  # the learner's work: a pass is recorded
-        self.revealed = report.revealed
+        self.revealed = None if report.passed else report.revealed  # a pass has no diagnosis to show them in
         summary = _("{correct} / {total} right, margin {margin} (a pass needs all and more than {threshold})").format(
             correct=report.correct,
             total=report.total,

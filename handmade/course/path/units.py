@@ -129,6 +129,23 @@ def _pre_shares(model, b, p, unit):
     return shares
 
 
+def _firing(pre, acting):
+    """The sentence on whether a unit fires: its pre-activation ``pre`` above 0; else, where it still acts
+    (``acting``: gelu's small negative lobe, made large by mlp.c_proj.w), that it is below its threshold yet
+    gelu passes something on."""
+    if pre > 0:
+        return _(
+            "At position {position}, unit {unit} of {mlp} fires (its pre-activation, {pre}, is above 0) and {effect}."
+        )
+    if acting:
+        return _(
+            "At position {position}, unit {unit} of {mlp} is below its threshold (its pre-activation, {pre}, is not above 0), yet gelu passes on {hidden} there, and {effect}."
+        )
+    return _(
+        "At position {position}, unit {unit} of {mlp} does not fire (its pre-activation, {pre}, is not above 0) and {effect}."
+    )
+
+
 def _unit(model, read, facts, unit, units, bias, amount, feed=False, held=False):
     """The step on one unit (that works against the reader, or would serve it), and the next Read: the
     writer that pushed its pre-activation the wrong way (``held``: one that serves the reader, held back);
@@ -153,13 +170,8 @@ def _unit(model, read, facts, unit, units, bias, amount, feed=False, held=False)
         "shares": largest_said(shares),
         "entries": entries_said(named),
     }
-    fires = (
-        _("At position {position}, unit {unit} of {mlp} fires (its pre-activation, {pre}, is above 0) and {effect}.")
-        if pre > 0
-        else _(
-            "At position {position}, unit {unit} of {mlp} does not fire (its pre-activation, {pre}, is not above 0) and {effect}."
-        )
-    ).format(**said)
+    said["hidden"] = fmt(model.tapped[Name(T.mlp_hidden, b)][p][unit])
+    fires = _firing(pre, abs(units[unit]) > tolerance(units)).format(**said)
     if abs(bias) > tolerance([bias, *units]):
         fires = then(fires, _("Its output bias, mlp.c_proj.b, {effect}.").format(effect=effect_said(read, bias)))
     text = then(fires, _("Its pre-activation, part by part: {shares}; through {entries}.").format(**said))
