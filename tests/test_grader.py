@@ -352,9 +352,14 @@ def test_a_failing_grade_checks_the_learners_weights_once_and_the_reference_once
     from handmade import weights
 
     weak = {key: value for key, value in turn_in_the_values(0.5).items()}
+    from handmade.course import grader
+
+    grader._reference_of.cache_clear()
     walks = counted(monkeypatch, weights, "_checked_arrays")
     report = grade("abc", weak)
     assert not report.passed and report.diagnosis and len(walks) == 2  # the learner's, then the reference's
+    walks.clear()
+    assert grade("abc", weak).lines() == report.lines() and len(walks) == 1  # the reference built once: kept
     walks.clear()  # a blank: no part tells the tokens apart, and the reference would change no word
     report = grade("abc", {key: value for key, value in blank("abc").items()})
     assert not report.passed and "no part of the model" in report.diagnosis and len(walks) == 1

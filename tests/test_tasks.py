@@ -795,7 +795,8 @@ def test_a_grade_too_costly_is_refused_before_any_pass_with_its_estimate(monkeyp
     big = training.init_params(3, 1024, 64, rng=0, n_layer=8, mlp=True, alphabet="abc")
     monkeypatch.setattr(grader, "finite_pass", lambda *a, **k: pytest.fail("a pass ran before the refusal"))
     rng = np.random.default_rng(0)
-    long = make(extra_examples=[("".join(rng.choice(list("abc"), 1023)), "a") for _ in range(1000)])
+    contexts = ["".join(rng.choice(list("abc"), 1023)) for _ in range(1000)]
+    long = make(extra_examples=[(context, shift_rule(context)) for context in contexts])  # as the rule says
     with pytest.raises(ValueError) as error:
         grade(long, big, diagnose=False)
     message = str(error.value)

@@ -303,7 +303,7 @@ def _recorded(task, params):
     """Record the pass of ``params`` (checked, passing) in the progress file: (whether it is recorded,
     a sentence saying so or why not). A model the course shows is not the learner's (``shown_models``),
     and the file may not take it (``progress.add`` says why)."""
-    theirs = _reference_of(task)[0] if TASKS.get(task.name) is not task else None  # a teacher's task's own
+    theirs = _reference_of(task, task.build)[0] if TASKS.get(task.name) is not task else None  # a teacher's task's own
     shown = shown_model(task, params, theirs)
     if shown is not None:
         kept = _("Your earlier pass of {task} stays in your progress.").format(task=task.name)
@@ -377,7 +377,7 @@ def _explained(report, task, params, cases, focus, reveal, every_path):
     first, window = explained[focus], tuple(tokens[-len(params["wpe"]) :])
     # a model of the designed shape in which no part tells the tokens apart: the reference changes no word
     unmoved = first.named is None and first.part is None and params.structure == task.structure
-    reference_model, unusable = (None, None) if unmoved and not reveal else _reference_of(task)
+    reference_model, unusable = (None, None) if unmoved and not reveal else _reference_of(task, task.build)
     # a reference that _reference_of returns passes its task: its passes here are finite
     theirs = _shares_in(reference_model, tokens, right, first, window) if reference_model is not None else None
     if theirs and not unmoved:  # the part whose share falls furthest short of the reference's: the one to speak of
@@ -425,23 +425,23 @@ def _readings(windows, params):
     return found
 
 
-def _reference_of(task):
-    """(the task's reference solution, checked for it, or None; why not: it is broken, or fails its task)."""
-    if task.build is None or withheld(task):  # a task without one (a teacher's may have none), or not here
+@functools.lru_cache(maxsize=16)
+def _reference_of(task, build):
+    """(the reference ``build`` makes, checked for ``task``, or None; why not): built and judged once, per build."""
+    if build is None or withheld(task):  # a task without one (a teacher's may have none), or not here
         return None, None
     try:
         model = submission(task, reference(task))
     except ValueError as error:  # it raises, returns no weights, or weights that do not fit the task
         return None, str(error)
-    failing = _reference_fails(task, task.build)  # a reference written again is judged again
+    failing = _reference_fails(task, model)
     return (None, failing) if failing else (model, None)
 
 
-@functools.lru_cache(maxsize=16)
-def _reference_fails(task, build):
-    """Why the reference solution ``build`` of ``task`` does not pass it, graded once as any model is, or None."""
+def _reference_fails(task, model):
+    """Why the reference solution ``model`` of ``task`` does not pass it, graded as any model is, or None."""
     try:
-        report = grade(task, reference(task), diagnose=False)
+        report = grade(task, model, diagnose=False)
     except WeightsError as error:  # its own pass overflows: its fault, not the learner's weights'
         return task.saying(_("its reference solution fails on its task: {error}").format(error=error))
     if report.passed:

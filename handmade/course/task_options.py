@@ -252,9 +252,9 @@ def _over(text, alphabet):  # a string of one or more characters of alphabet
 def contradiction(n_ctx, context, answer, example):
     """The sentence on two graded contexts, ``context`` (asking for ``answer``) and ``example``'s, that ask
     for two answers though a model of the task's shape reads the same letters: their last ``n_ctx``."""
-    said = {"first": repr(answer), "second": repr(example.expected), "context": repr(example.context)}
+    said = {"first": repr(answer), "second": repr(example.expected), "context": brief(example.context, 40)}
     if context == example.context:
         return _("it asks for both {first} and {second} after {context}: no model can give both").format(**said)
     return _(
         "it asks for {first} after {earlier} and {second} after {context}, which end in the same {n_ctx} letters, {window}: a model of its shape reads only those, so none can give both"
-    ).format(earlier=repr(context), n_ctx=n_ctx, window=repr(example.context[-n_ctx:]), **said)
+    ).format(earlier=brief(context, 40), n_ctx=n_ctx, window=brief(example.context[-n_ctx:], 40), **said)
