@@ -400,3 +400,32 @@ def test_a_wheel_built_without_references_leaves_them_out_and_grades(tmp_path):
     assert Path(found["file"]).is_relative_to(target)
     assert_works_without_references(found)
     assert found["own"] is False  # a teacher's own reference still works
+
+
+def test_the_readmes_graded_cell_grades_the_teachers_task_whatever_an_answer_cell_calls_shift(tmp_path, monkeypatch):
+    """An answer cell that defines a ``shift`` of its own (one a blank model passes) earns nothing: the
+    README's graded cell loads the task from the teacher's file again."""
+    shift_assignment_files = tmp_path / "assignment"
+    shift_assignment_files.mkdir()
+    tasks_section = README[README.index("## Tasks") : README.index("## For teachers")]
+    shift = blocks(tasks_section, "python")[0]
+    (shift_assignment_files / "shift.py").write_text(shift[: shift.index("@shift.reference")], encoding="utf-8")
+    setup, _answer, check = blocks(TEACHERS[TEACHERS.index("### A task of your own") :], "python")[:3]
+    cheat = """
+import handmade
+
+@handmade.task(alphabet="abc", n_ctx=3, n_embd=3, n_layer=0)
+def shift(context):
+    \"\"\"Say a.\"\"\"
+    return "a"
+
+my_shift = with_parts(blank(shift), {"wte": np.eye(3), "wpe": np.tile([3.0, 0, 0], (3, 1))})
+"""
+    monkeypatch.chdir(shift_assignment_files)
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    namespace = {}
+    exec(setup, namespace)
+    exec(cheat, namespace)
+    assert namespace["grade"](namespace["shift"], namespace["my_shift"]).passed  # its own task: passed
+    with pytest.raises(AssertionError, match="shift: the model does not pass it yet"):
+        exec(check, namespace)

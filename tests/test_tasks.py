@@ -1063,3 +1063,18 @@ def test_a_reference_written_again_is_judged_again():
     ]:
         again.reference(build)
         assert shown in grade(again, wrong, reveal=True).revealed
+
+
+def test_the_readmes_longest_contexts_for_a_shape_with_a_block_are_true():
+    """The README's "one block 4 wide allows n_ctx 13 for 2 letters, 8 for 3, 4 for 8": each is usable, one
+    more is refused with the grading estimate."""
+    said = re.search(r"one block 4 wide allows `n_ctx` (\d+) for 2 letters, (\d+) for 3, (\d+) for 8", README)
+    for alphabet, longest in zip(("ab", "abc", "abcdefgh"), map(int, said.groups())):
+
+        def opening(context):
+            """Say the first letter."""
+            return context[0]
+
+        tasks.usable(handmade.task(alphabet=alphabet, n_ctx=longest, n_embd=4)(opening))
+        with pytest.raises(ValueError, match="cannot be graded: its shape would take about"):
+            tasks.usable(handmade.task(alphabet=alphabet, n_ctx=longest + 1, n_embd=4)(opening))
