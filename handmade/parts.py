@@ -15,7 +15,7 @@ Names follow the structure's one rule: ``blocks[0].q`` in full, and ``q`` where 
 
 import numpy as np
 
-from .arguments import brief, few, is_whole, number_array
+from .arguments import brief, few, number_array
 from .i18n import _
 from .model import Name
 from .structure import Part, part_name
@@ -114,21 +114,11 @@ def _values_for(part, name, values, params):
 def qkv(params, block=0):
     """The q, k and v blocks of ``blocks[block]``'s c_attn.w: 3 of [n_embd, n_attn]."""
     params = check_weights(params)
-    block = _block_index(params, block)
+    block = params.structure.block_index(block)
     return tuple(get(params, Name(x, block)) for x in "qkv")
 
 
 def with_qkv(params, block=0, *, q=None, k=None, v=None):
     """A checked copy of ``params`` with any of the q, k and v blocks of one block replaced."""
-    block = _block_index(params, block)
+    block = check_weights(params).structure.block_index(block)
     return with_parts(params, {Name(x, block): m for x, m in (("q", q), ("k", k), ("v", v)) if m is not None})
-
-
-def _block_index(params, block):
-    """``block`` as an int, if ``params`` has a block of that index; else an error naming how many it has."""
-    n = len(check_weights(params)["blocks"])
-    if not is_whole(block) or not 0 <= block < n:
-        raise (ValueError if is_whole(block) else TypeError)(
-            _("this model has {n} block(s); there is no blocks[{block}]").format(n=n, block=brief(block))
-        )
-    return int(block)

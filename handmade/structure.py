@@ -19,9 +19,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .arguments import brief
+from .arguments import brief, is_whole, whole
 from .basis import MAX_DIRECTION_NAME, Basis
-from .i18n import N_, _, translated
+from .i18n import N_, _, listed, ngettext, translated
 from .model import Name, layer_norm
 from .names import INTERMEDIATES, T, resolve, shortest
 
@@ -46,6 +46,8 @@ class Space:
     head: int | None = None
     name: str | None = None
 
+
+BLOCK_SPACES = ("attention", "qkv", "hidden", "head")  # the kinds of Space one block has
 
 # ---- parts: what a person edits -----------------------------------------------------------------
 
@@ -216,13 +218,36 @@ class Structure:
         }
         if kind in sizes:
             return Space(kind, sizes[kind])
-        shape = self.blocks[block]
+        if kind not in BLOCK_SPACES:
+            kinds = listed([*sizes, *BLOCK_SPACES])
+            raise ValueError(
+                _("there is no space of kind {kind}; the kinds are {kinds}").format(kind=brief(kind), kinds=kinds)
+            )
+        shape = self.blocks[self.block_index(block)]
         sizes = {"attention": shape.n_attn, "qkv": 3 * shape.n_attn, "hidden": shape.n_hidden, "head": shape.d_head}
-        return Space(kind, sizes[kind], block, head if kind == "head" else None)
+        head = whole(head, "head", 0, shape.n_head - 1) if kind == "head" else None
+        return Space(kind, sizes[kind], block, head)
+
+    def block_index(self, block):
+        """``block`` if this model has a block of that index (never one counted from the end); else an error
+        naming the ones it has."""
+        n = self.n_layer
+        if not self.blocks:
+            raise ValueError(_("this model has no blocks, so no block {block}").format(block=brief(block)))
+        if not is_whole(block) or not 0 <= block < n:
+            said = ngettext(
+                "this model has {n} block, blocks[{last}]; there is no blocks[{block}]",
+                "this model has {n} blocks, blocks[0] to blocks[{last}]; there is no blocks[{block}]",
+                n,
+            )
+            raise (ValueError if is_whole(block) else TypeError)(said.format(n=n, last=n - 1, block=brief(block)))
+        return int(block)
 
     def basis(self, space, labels):
         """The names of the directions of ``space`` in this model, from its ``labels``: a Basis."""
         kind, b = space.kind, space.block
+        if kind in BLOCK_SPACES:
+            self.block_index(b)
         if kind == "tokens":
             return Basis(labels.token_names(self.n_vocab))
         if kind == "positions":

@@ -354,7 +354,7 @@ def test_a_failing_grade_checks_the_learners_weights_once_and_the_reference_once
     weak = {key: value for key, value in turn_in_the_values(0.5).items()}
     from handmade.course import grader
 
-    grader._reference_of.cache_clear()
+    grader._reference_built.cache_clear()
     walks = counted(monkeypatch, weights, "_checked_arrays")
     report = grade("abc", weak)
     assert not report.passed and report.diagnosis and len(walks) == 2  # the learner's, then the reference's

@@ -147,6 +147,7 @@ SKIPPED = {  # the public callables that are not called blindly, each with the r
                 "back_through",
                 "margin_direction",
                 "shares",
+                "shares_in",
                 "explain",
             ]
         ],

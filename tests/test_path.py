@@ -228,7 +228,8 @@ def test_random_models_of_any_shape_never_crash_and_never_contradict_their_numbe
     params = random_params(rng, n_vocab=2, n_ctx=n_ctx, **shape)
     for block in params["blocks"]:
         block["attn"]["c_attn"]["w"] *= sharp
-    longer = tuple(("".join(rng.choice(list("ab"), size=n_ctx)), "a") for _ in range(2)) if n_ctx > 5 else ()
+    texts = ["".join(rng.choice(list("ab"), size=n_ctx)) for _ in range(2)] if n_ctx > 5 else []
+    longer = tuple((text, text[-1]) for text in texts)  # as the rule says: no two answers after the same letters
 
     @handmade.task(alphabet="ab", n_ctx=5, n_embd=shape["n_embd"], extra_examples=longer)
     def last(context):

@@ -231,3 +231,24 @@ def test_a_basis_keeps_every_name_it_is_given_or_says_why_not():
     with pytest.raises(ValueError, match=r"a basis's groups need distinct names; found \[1, '1'\]"):
         handmade.Basis({1: ["a", "b"], "1": ["c"]})  # the same group, as text: "c" would replace a and b
     assert handmade.Basis({1: ["a", "b"], 2: ["c"]}).names == ("a", "b", "c")
+
+
+def test_a_space_of_a_block_or_head_the_model_lacks_is_refused_never_counted_from_the_end():
+    """Structure.space and Structure.basis name a block and a head by index: -1 is not the last, a head past
+    the block's is not an empty basis, and an unknown kind is said with the kinds there are."""
+    from handmade.course.tasks import TASKS, blank
+    from handmade.structure import Space
+
+    structure = blank("induction").structure  # two blocks of one head
+    for args, said in [
+        (("attention", -1), r"there is no blocks\[-1\]"),
+        (("hidden", 2), r"2 blocks, blocks\[0\] to blocks\[1\]; there is no blocks\[2\]"),
+        (("head", 0, 3), "head must be a whole number from 0 to 0; found 3"),
+        (("hiden", 0), "there is no space of kind 'hiden'; the kinds are tokens, positions"),
+    ]:
+        with pytest.raises(ValueError, match=said):
+            structure.space(*args)
+    with pytest.raises(ValueError, match=r"there is no blocks\[-1\]"):
+        structure.basis(Space("attention", 2, -1), TASKS["induction"].labels)
+    with pytest.raises(ValueError, match="this model has no blocks, so no block 0"):
+        blank("alternate").structure.space("attention", 0)

@@ -115,6 +115,15 @@ def shares(reading, position, params, right, wrong):
     return {name: float(v @ direction) for name, v in part_vectors(reading, position, params).items()}
 
 
+def shares_in(model, tokens, right, explanation, window):
+    """The shares of the same margin (right over the same wrong token) in another model, or None
+    when that model reads another window of the context (its n_ctx differs)."""
+    if tuple(tokens[-len(model["wpe"]) :]) != window:
+        return None
+    wrong = model.labels.token_names(model.structure.n_vocab).index(explanation.wrong)
+    return shares(read_window(window, model), len(window) - 1, model, right, wrong)
+
+
 # ---- saying it --------------------------------------------------------------------------------------
 
 PHRASES = {

@@ -53,7 +53,7 @@ from .explain import (
     missing,
     read_window,
     report_lines,
-    shares,
+    shares_in,
     shares_listed,
 )
 from .path import follow
@@ -303,7 +303,7 @@ def _recorded(task, params):
     """Record the pass of ``params`` (checked, passing) in the progress file: (whether it is recorded,
     a sentence saying so or why not). A model the course shows is not the learner's (``shown_models``),
     and the file may not take it (``progress.add`` says why)."""
-    theirs = _reference_of(task, task.build)[0] if TASKS.get(task.name) is not task else None  # a teacher's task's own
+    theirs = _reference_of(task)[0] if TASKS.get(task.name) is not task else None  # a teacher's task's own
     shown = shown_model(task, params, theirs)
     if shown is not None:
         kept = _("Your earlier pass of {task} stays in your progress.").format(task=task.name)
@@ -377,9 +377,9 @@ def _explained(report, task, params, cases, focus, reveal, every_path):
     first, window = explained[focus], tuple(tokens[-len(params["wpe"]) :])
     # a model of the designed shape in which no part tells the tokens apart: the reference changes no word
     unmoved = first.named is None and first.part is None and params.structure == task.structure
-    reference_model, unusable = (None, None) if unmoved and not reveal else _reference_of(task, task.build)
+    reference_model, unusable = (None, None) if unmoved and not reveal else _reference_of(task)
     # a reference that _reference_of returns passes its task: its passes here are finite
-    theirs = _shares_in(reference_model, tokens, right, first, window) if reference_model is not None else None
+    theirs = shares_in(reference_model, tokens, right, first, window) if reference_model is not None else None
     if theirs and not unmoved:  # the part whose share falls furthest short of the reference's: the one to speak of
         first = _explain(params, example, tokens, right, report.threshold, readings, lagging(first.shares, theirs))
         first = replace(first, sentence=first.sentence + missing(first.shares, theirs, first.expected))
@@ -425,10 +425,14 @@ def _readings(windows, params):
     return found
 
 
+def _reference_of(task):
+    """(the task's reference solution, checked for it, or None; why not: it is broken, or fails its task)."""
+    return _reference_built(task, task.build, withheld(task))
+
+
 @functools.lru_cache(maxsize=16)
-def _reference_of(task, build):
-    """(the reference ``build`` makes, checked for ``task``, or None; why not): built and judged once, per build."""
-    if build is None or withheld(task):  # a task without one (a teacher's may have none), or not here
+def _reference_built(task, build, hidden):  # built and judged once per reference written, while installed
+    if build is None or hidden:  # a task without one (a teacher's may have none), or not here
         return None, None
     try:
         model = submission(task, reference(task))
@@ -449,15 +453,6 @@ def _reference_fails(task, model):
     problem = _("its reference solution does not pass it: it gets {right} of {total} right, smallest margin {margin}")
     margin = margin_said(report.margin, report.threshold)
     return task.saying(problem.format(right=report.correct, total=report.total, margin=margin))
-
-
-def _shares_in(model, tokens, right, explanation, window):
-    """The shares of the same margin (right over the same wrong token) in another model, or None
-    when that model reads another window of the context (its n_ctx differs)."""
-    if tuple(tokens[-len(model["wpe"]) :]) != window:
-        return None
-    wrong = model.labels.token_names(model.structure.n_vocab).index(explanation.wrong)
-    return shares(read_window(window, model), len(window) - 1, model, right, wrong)
 
 
 def _revealed(theirs, task, unusable=None, reference=None, params=None):
