@@ -395,3 +395,17 @@ def test_an_equal_copy_of_a_report_says_the_same():
     report = grade("abc", with_parts(blank("abc"), {"wte": np.eye(3)}))
     copy = dataclasses.replace(report, focus=dataclasses.replace(report.focus))
     assert copy.lines() == report.lines() and copy.to_json()["diagnosed"] == report.to_json()["diagnosed"] is not None
+
+
+def test_a_context_longer_than_the_model_reads_says_which_letters_its_positions_count_in():
+    @handmade.task(alphabet="ab", n_ctx=2, n_embd=4, extra_examples=[("abbbba", "b")])
+    def before_last(context):
+        """Say the letter before the last one."""
+        return context[-2] if len(context) > 1 else None
+
+    report = grade(before_last, blank(before_last))
+    focus = report.to_json()["failing"][report.to_json()["diagnosed"]]
+    assert (focus["context"], focus["window"]) == ("abbbba", "ba")
+    assert "The model reads only its last 2 letters, 'ba': positions are counted from the first of them." in str(report)
+    short = next(e for e in report.to_json()["failing"] if e["context"] == "ab")
+    assert short["window"] == "ab"

@@ -134,6 +134,8 @@ SKIPPED = {  # the public callables that are not called blindly, each with the r
     "inference.next_logits": "continuation()'s loop, after continuation() has checked the tokens and the weights",
     "course.grader.logits_per_context": "the grader's arithmetic on weights submission() has checked",
     "course.grader.margins_of": "the grader's arithmetic on the logits it computed",
+    "course.task_options.lengths_said": "a line of Task.describe, of a task @task has checked (tests/test_tasks.py)",
+    "course.task_options.no_such_options": "the options @task was given that it does not have (tests/test_tasks.py)",
     "course.task_options.contradiction": "a sentence tasks.examples words from the examples it has checked (tests/test_tasks.py)",
     "course.tasks.passes": "the grouping of the windows the grader and grading_cost make from a task's own contexts",
     **dict.fromkeys(

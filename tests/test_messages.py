@@ -172,7 +172,7 @@ def test_a_count_of_one_is_said_in_the_singular_in_the_report_its_path_training_
             "smallest_at": {"context": "ab", "expected": "c"}, "nonzero": 3, "wrong": 1, "diagnosed": 0,
             "first_wrong": [{"context": "ab", "expected": "c", "predicted": "a", "margin": -1.0, "tie": False}],
             "failing": [{"context": "ab", "expected": "c", "against": "a", "margin": -1.0, "contributions": {},
-                         "sentence": "…", "path": [{"text": f"step {i}"} for i in range(explain.SHOWN_STEPS + 1)]}],
+                         "sentence": "…", "window": "ab", "path": [{"text": f"step {i}"} for i in range(explain.SHOWN_STEPS + 1)]}],
             "revealed": None, "progress_note": None}  # fmt: skip
     model = SimpleNamespace(tokens="ab", reading=SimpleNamespace(tokens=(0, 1, 0, 1)))
     view = SimpleNamespace(weights=np.array([[1, 0, 0, 0], [0.5, 0.5, 0, 0], [0, 0, 1, 0], [0.3, 0.3, 0.3, 0.1]]))

@@ -1078,3 +1078,27 @@ def test_the_readmes_longest_contexts_for_a_shape_with_a_block_are_true():
         tasks.usable(handmade.task(alphabet=alphabet, n_ctx=longest, n_embd=4)(opening))
         with pytest.raises(ValueError, match="cannot be graded: its shape would take about"):
             tasks.usable(handmade.task(alphabet=alphabet, n_ctx=longest + 1, n_embd=4)(opening))
+
+
+def test_an_option_task_does_not_have_is_named_with_the_ones_it_has():
+    import inspect
+
+    from handmade.course.task_options import OPTIONS
+
+    keywords = [p.name for p in inspect.signature(handmade.task).parameters.values() if p.kind is p.KEYWORD_ONLY]
+    assert sorted(OPTIONS) == sorted(keywords)  # the list the message gives is the decorator's own
+    with pytest.raises(tasks.TaskError, match="@task has no option 'n_embed'; did you mean n_embd"):
+        make(n_embed=3)
+    with pytest.raises(tasks.TaskError, match="@task has no option 'n_positions'; its options are alphabet, n_ctx"):
+        make(n_positions=3)
+
+
+def test_a_tasks_description_counts_its_longer_examples_apart():
+    """aab grades the blog's prefixes of up to 28 letters besides every text of 1 to 5: its description says so."""
+    aab = tasks.TASKS["aab"].describe().splitlines()[1]
+    longer = [len(e.context) for e in tasks.TASKS["aab"].extra_examples if len(e.context) > 5]
+    assert (
+        aab
+        == f"  alphabet 'ab', contexts of 1 to 5 tokens and {len(longer)} longer (up to {max(longer)}: a model of this shape reads their last 5), 40 graded"
+    )
+    assert tasks.TASKS["abc"].describe().splitlines()[1] == "  alphabet 'abc', contexts of 1 to 5 tokens, 15 graded"

@@ -164,6 +164,7 @@ class Explanation:
     path: tuple | None = (
         None  # the Steps back from ``part`` to the cause (``handmade.course.path``); None: not followed
     )
+    window: str = ""  # the letters the model reads, the context's last n_ctx: its positions are counted in them
 
     def to_json(self):
         """The explanation as data: what ``grade --json`` prints for one context, and what the report's text says."""
@@ -177,6 +178,7 @@ class Explanation:
             "sentence": self.sentence,
             "named": None if self.named is None else str(self.named),
             "path": None if self.path is None else [step.to_json() for step in self.path],
+            "window": self.window,
         }
 
 
@@ -209,7 +211,10 @@ def explain(reading, position, params, example, right, threshold, prefer=None):
     if part is not None and not (part.kind is None or part.kind == "mlp"):  # a bias: nothing to follow back
         part = None
     predicted = tokens[int(np.argmax(logits))]
-    return Explanation(example.context, tokens[right], tokens[wrong], predicted, margin, found, sentence, named, part)
+    window = example.context[-(position + 1) :]  # the last letters, as many as the pass read
+    return Explanation(
+        example.context, tokens[right], tokens[wrong], predicted, margin, found, sentence, named, part, window=window
+    )
 
 
 def _writing_most(vectors, everyone=False):
@@ -460,6 +465,11 @@ def diagnosis_lines(data):
         ),
         f"    {focus['sentence']}",
     ]
+    if focus["window"] != focus["context"]:  # a context longer than the model's positions
+        read = _(
+            "    The model reads only its last {n} letters, {window}: positions are counted from the first of them."
+        )
+        lines.append(read.format(n=len(focus["window"]), window=repr(focus["window"])))
     path = focus["path"] or []
     lines += [f"    → {step['text']}" for step in path[:SHOWN_STEPS]]
     if len(path) > SHOWN_STEPS:

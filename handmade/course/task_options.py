@@ -10,12 +10,13 @@ when it is used, so that the other tasks of its file still work.
 A task whose author names no directions gets the names the built-in tasks use (``task_labels``).
 """
 
+import difflib
 import itertools
 from dataclasses import replace
 
 from ..arguments import MAX_ALPHABET, brief, check_alphabet, is_whole, whole
 from ..basis import TOKEN_SHOWN, Basis, Labels
-from ..i18n import _
+from ..i18n import _, listed
 from ..inference import Example
 from ..structure import BlockShape, Structure
 from ..weights import MAX_BLOCKS, MAX_HEADS, MAX_N_CTX, MAX_WIDTH
@@ -258,3 +259,34 @@ def contradiction(n_ctx, context, answer, example):
     return _(
         "it asks for {first} after {earlier} and {second} after {context}, which end in the same {n_ctx} letters, {window}: a model of its shape reads only those, so none can give both"
     ).format(earlier=brief(context, 40), n_ctx=n_ctx, window=brief(example.context[-n_ctx:], 40), **said)
+
+
+OPTIONS = ("alphabet", "n_ctx", "n_embd", "n_layer", "n_head", "mlp", "labels", "extra_examples")
+
+
+def no_such_options(unknown):
+    """TaskError naming the first of ``unknown`` (options given to @task that it does not have), and the options there are."""
+    if unknown:
+        name = next(iter(unknown))
+        close = difflib.get_close_matches(name, OPTIONS, n=1)
+        sentence = (
+            _("@task has no option {name}; did you mean {close}? Its options are {options}")
+            if close
+            else _("@task has no option {name}; its options are {options}")
+        )
+        raise TaskError(sentence.format(name=brief(name), close=close[0] if close else "", options=listed(OPTIONS)))
+
+
+def lengths_said(task, graded):
+    """The line of ``task.describe`` on what is graded: its alphabet, its contexts' lengths (its extra examples
+    longer than n_ctx apart, of which a model of its shape reads the last n_ctx letters) and how many."""
+    longer = [len(e.context) for e in task.extra_examples if len(e.context) > task.n_ctx]
+    sentence = (
+        _(
+            "  alphabet {alphabet}, contexts of 1 to {n_ctx} tokens and {n} longer (up to {longest}: a model of this shape reads their last {n_ctx}), {graded} graded"
+        )
+        if longer
+        else _("  alphabet {alphabet}, contexts of 1 to {n_ctx} tokens, {graded} graded")
+    )
+    said = {"n": len(longer), "longest": max(longer, default=0)}
+    return sentence.format(alphabet=repr(task.alphabet), n_ctx=task.n_ctx, graded=graded, **said)

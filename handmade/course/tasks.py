@@ -61,7 +61,7 @@ from .task_files import (
     collected,
     load_tasks,  # noqa: F401  (where notebooks and teachers find it)
 )
-from .task_options import OptionError, TaskError, contradiction, options
+from .task_options import OptionError, TaskError, contradiction, lengths_said, no_such_options, options
 
 MAX_GRADING = 10**11  # operations one grade may cost (grading_cost): seconds, not minutes
 NO_REFERENCES = "HANDMADE_NO_REFERENCES"  # set to 1: an install for learners, without the answers
@@ -142,12 +142,9 @@ class Task:
         """A few lines for a list of tasks: the statement, the alphabet, what is graded, the shape,
         and whether this learner has passed it. A built-in statement shows in the learner's
         language; a teacher's shows as written. ValueError when the task cannot be used."""
-        graded = len(examples(usable(self)))
         lines = [
             _("{name}: {statement}").format(name=self.name, statement=_(self.statement)),
-            _("  alphabet {alphabet}, contexts of 1 to {n_ctx} tokens, {graded} graded").format(
-                alphabet=repr(self.alphabet), n_ctx=self.n_ctx, graded=graded
-            ),
+            lengths_said(self, len(examples(usable(self)))),
             _("  designed for: {shape}").format(shape=self.shape()),
         ]
         return "\n".join([*lines, _("  passed: you have designed a model that passes it")] if passed else lines)
@@ -182,6 +179,7 @@ def task(
     mlp=False,
     labels=None,
     extra_examples=(),
+    **unknown,
 ):
     """Make the decorated rule function a Task; its docstring is the task's statement.
 
@@ -202,6 +200,7 @@ def task(
     line that names the task and the argument; a task over a limit (n_ctx too long for its alphabet,
     too many or too long extra examples) is made, and refused in one line when it is used.
     """
+    no_such_options(unknown)  # a misspelt option: named, with those there are
     if rule is not None:  # @task without its options
         raise TaskError(
             _(
