@@ -92,9 +92,9 @@ class Weights(dict):
 
 def _leaves(params):
     """[(path, leaf, its shape, its dtype)] for every leaf of ``params`` (``walk``'s), in order."""
-    found = []
-    walk(lambda path, x: found.append((path, x, getattr(x, "shape", None), getattr(x, "dtype", None))), params)
-    return found
+    found = {}
+    walk(found.__setitem__, params)
+    return [(path, x, getattr(x, "shape", None), getattr(x, "dtype", None)) for path, x in found.items()]
 
 
 def _same(before, now):  # two lists of _leaves: the very same objects, at the same places, of the same shapes

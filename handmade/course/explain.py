@@ -184,8 +184,8 @@ class Explanation:
 
 def explain(reading, position, params, example, right, threshold, prefer=None):
     """The Explanation of the margin after ``reading.tokens[:position + 1]`` (the context of
-    ``example``, whose right token is id ``right``). ``prefer``: the part to speak of when no part
-    pushes the wrong way (the one a reference solution relies on, if this model has it)."""
+    ``example``, whose right token is id ``right``). ``prefer``: the part to speak of, if this model has
+    it (the grader's: the one whose share falls furthest short of a reference solution's)."""
     logits = reading.tapped[T.logits][position]
     wrong = int(np.argmax(np.where(np.arange(len(logits)) == right, -np.inf, logits)))
     vectors = part_vectors(reading, position, params)
@@ -385,7 +385,7 @@ def lagging(mine, theirs):
 
 # ---- the report's text -------------------------------------------------------------------------
 
-SHOWN_STEPS = 3  # steps of the path back shown in the text (--json has them all)
+SHOWN_STEPS = 3  # steps of the path back shown in the text (--json has every step: at most path.MAX_PATH_STEPS)
 
 
 def _shown(char):
@@ -494,5 +494,5 @@ def margin_said(margin, threshold, digits=4):
     return said
 
 
-def shares_listed(found):  # {part: share} -> "wte 1.5, h0 -0.5 and mlp0 2"
+def shares_listed(found):  # {part: share} -> "wte 1.5, blocks[0].head0 -0.5, blocks[0].mlp 2"
     return listed(f"{name} {fmt(share)}" for name, share in found.items())

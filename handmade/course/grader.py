@@ -369,9 +369,9 @@ def _explained(report, task, params, cases, focus, reveal, every_path):
     for ``cases[focus]``, which the text speaks of (the others' when ``to_json`` asks, with ``every_path``:
     ``Report.follower``); and the reference's shares there when ``reveal``."""
     readings = _readings([tuple(tokens[-len(params["wpe"]) :]) for _example, (tokens, _right) in cases], params)
-    explained = [
-        _explain(params, example, tokens, right, report.threshold, readings, follow_path=i == focus)
-        for i, (example, (tokens, right)) in enumerate(cases)
+    explained = [  # their paths followed when asked for (``follower``), the focus's below, once
+        _explain(params, example, tokens, right, report.threshold, readings, follow_path=False)
+        for example, (tokens, right) in cases
     ]
     example, (tokens, right) = cases[focus]
     first, window = explained[focus], tuple(tokens[-len(params["wpe"]) :])
@@ -380,10 +380,13 @@ def _explained(report, task, params, cases, focus, reveal, every_path):
     reference_model, unusable = (None, None) if unmoved and not reveal else _reference_of(task)
     # a reference that _reference_of returns passes its task: its passes here are finite
     theirs = shares_in(reference_model, tokens, right, first, window) if reference_model is not None else None
-    if theirs and not unmoved:  # the part whose share falls furthest short of the reference's: the one to speak of
-        first = _explain(params, example, tokens, right, report.threshold, readings, lagging(first.shares, theirs))
+    compared = bool(theirs) and not unmoved  # the part whose share falls furthest short of the reference's: spoken of
+    first = _explain(
+        params, example, tokens, right, report.threshold, readings, lagging(first.shares, theirs) if compared else None
+    )
+    if compared:
         first = replace(first, sentence=first.sentence + missing(first.shares, theirs, first.expected))
-        explained[focus] = first
+    explained[focus] = first
 
     def follower(i):  # the path back of the explanation ``i``: the one --json adds to each
         example, (tokens, right) = cases[i]
