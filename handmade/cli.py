@@ -300,8 +300,8 @@ def _language(argv):
     first.add_argument("--lang", action="append", default=[])
     try:
         asked = first.parse_known_args(argv)[0].lang
-    except argparse.ArgumentError:  # --lang with nothing after it: the parser itself says so
-        return None
+    except argparse.ArgumentError:  # --lang with nothing after it (the parser says so): the one before it
+        return _language(argv[: max(i for i, arg in enumerate(argv) if arg.startswith("--"))])
     return next((language for language in reversed(asked) if language in LANGUAGES), None)
 
 

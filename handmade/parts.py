@@ -19,7 +19,7 @@ from .arguments import brief, few, number_array
 from .i18n import _
 from .model import Name
 from .structure import Part, part_name
-from .weights import WeightsError, check_weights, copied, not_finite
+from .weights import WeightsError, check_weights, copied, first_not_finite, not_finite
 
 
 def parts(params):
@@ -86,6 +86,9 @@ def with_parts(params, changes):
         holder = _reach(new, outer)
         start, stop = part.columns if part.columns is not None else (0, holder[key].shape[-1])
         holder[key][..., start:stop] = values.reshape(holder[key][..., start:stop].shape)
+    problem = first_not_finite(new)  # checked weights' numbers changed in place since: said, not kept
+    if problem:
+        raise WeightsError(problem)
     return new  # still checked: finite numbers of the shapes there were went in
 
 

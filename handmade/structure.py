@@ -246,8 +246,8 @@ class Structure:
     def basis(self, space, labels):
         """The names of the directions of ``space`` in this model, from its ``labels``: a Basis."""
         kind, b = space.kind, space.block
-        if kind in BLOCK_SPACES:
-            self.block_index(b)
+        if kind != "one":  # a kind, a block or a head this model lacks: refused as space() refuses them
+            self.space(kind, b, space.head)
         if kind == "tokens":
             return Basis(labels.token_names(self.n_vocab))
         if kind == "positions":

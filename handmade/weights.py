@@ -64,24 +64,23 @@ class Weights(dict):
             raise TypeError(_("labels must be a handmade.Labels; found {value}").format(value=brief(labels)))
         super().__init__(params)
         self.labels = labels
-        self._seal = None  # (labels, leaves, Structure) as check_weights checked them; None: not checked
-        self._read = None  # (leaves, Structure) of weights not checked, as they were when it was read
+        self._seal, self._read = None, None  # as checked (_checked), or None; (_skeleton, Structure) read unchecked
 
     @property
     def checked(self):
-        """Whether ``check_weights`` made these weights and nothing has changed them since (but the
-        numbers inside their arrays): their leaves are the very arrays it checked, of the same shapes."""
-        return self._seal is not None and self._seal[0] is self.labels and _same(self._seal[1], _leaves(self))
+        """Whether ``check_weights`` made these weights and nothing has changed them since but the numbers
+        inside their arrays: every dict, list and array in them is as it checked it."""
+        return self._seal is not None and self._seal[0] is self.labels and self._seal[1] == _skeleton(self)
 
     @property
     def structure(self):
-        """The model's ``Structure``: read when the weights were checked, else when first asked for
-        (checking them), and kept until a change inside them, which may change it."""
-        if self.checked:
+        """The model's ``Structure``: of checked weights whose top level is as it was, the one read when they
+        were checked (a change deeper inside is read where they are next used: every function that takes
+        weights checks them); else read when first asked for (checking them), and kept while they stay so."""
+        if self._seal is not None and self._seal[4] == tuple((key, id(value)) for key, value in self.items()):
             return self._seal[2]
-        leaves = _leaves(self)
-        if self._read is None or not _same(self._read[0], leaves):
-            self._read = (leaves, check_weights(self).structure)
+        if self._read is None or self._read[0] != _skeleton(self):
+            self._read = (_skeleton(self), check_weights(self).structure)
         return self._read[1]
 
     def __repr__(self):
@@ -90,15 +89,15 @@ class Weights(dict):
         return f"Weights({shape}, {blocks} block{'s' if blocks != 1 else ''}, labels={self.labels})"
 
 
-def _leaves(params):
-    """[(path, leaf, its shape, its dtype)] for every leaf of ``params`` (``walk``'s), in order."""
-    found = {}
-    walk(found.__setitem__, params)
-    return [(path, x, getattr(x, "shape", None), getattr(x, "dtype", None)) for path, x in found.items()]
-
-
-def _same(before, now):  # two lists of _leaves: the very same objects, at the same places, of the same shapes
-    return len(before) == len(now) and all(p == q and a is b and s == t for (p, a, *s), (q, b, *t) in zip(before, now))
+def _skeleton(tree, kept=None):
+    """``tree`` (weights) as any change but to an array's numbers changes it: dicts by their keys, lists by their
+    items, other values by identity, shape and dtype; ``kept`` holds them, so that no identity is reused."""
+    if isinstance(tree, dict):
+        return tuple((key, _skeleton(value, kept)) for key, value in tree.items())
+    if isinstance(tree, list):
+        return [_skeleton(value, kept) for value in tree]
+    kept is None or kept.append(tree)
+    return id(tree), getattr(tree, "shape", None), getattr(tree, "dtype", None)
 
 
 def labels_of(params):
@@ -108,8 +107,9 @@ def labels_of(params):
 
 def _checked(arrays, labels, structure):
     """Weights of ``arrays`` that are checked already, with ``labels`` that fit ``structure``, read off them."""
-    made = Weights(arrays, labels)
-    made._seal = (labels, _leaves(made), structure)
+    made, kept = Weights(arrays, labels), []
+    top = tuple((key, id(value)) for key, value in made.items())  # what Weights.structure looks at
+    made._seal = (labels, _skeleton(made, kept), structure, kept, top)
     return made
 
 

@@ -386,6 +386,17 @@ def test_reveal_says_why_it_shows_no_shares_when_the_model_passes_or_the_referen
     assert failing.diagnosed.context == "abab"
     assert "reads the last 4 letters of this context, and this model the last 2" in failing.revealed
     assert "no reference solution" not in str(failing)
+    roomy = {"wte": np.zeros((2, 2)), "wpe": np.zeros((6, 2)), "blocks": []}  # both read all of 'abab': the same margin
+    assert "the reference solution, on the same context, part by part" in grade(say_a, roomy, reveal=True).revealed
+
+    @handmade.task(alphabet="ab", n_ctx=2, n_embd=2, n_layer=0, extra_examples=[("abab", "a")])
+    def also_a(context):
+        """Say a."""
+        return "a"
+
+    also_a.reference(lambda: {"wte": np.eye(2), "wpe": np.tile([10.0, 0.0], (2, 1)), "blocks": []})
+    said = grade(also_a, roomy, reveal=True).revealed  # the reference reads 'ab', this model all of 'abab'
+    assert "reads the last 2 letters of this context, and this model the last 4" in said
 
 
 def test_an_equal_copy_of_a_report_says_the_same():

@@ -197,3 +197,10 @@ def test_a_count_of_one_is_said_in_the_singular_in_the_report_its_path_training_
     assert "1 more step back" in "\n".join(said) and "the failing context (1 in all)" in "\n".join(said)
     assert "and 1 other position with weight 0.1" in said[-4] and "0 of 1 task passed" in said[-2]
     assert [line for line in said if not said_in_the_singular(line)] == []
+
+
+def test_the_language_of_a_command_line_that_ends_in_a_bare_lang_is_the_one_before_it():
+    from handmade import cli
+
+    assert cli._language(["--lang", "zh", "--lang"]) == "zh"  # the parser's error about the last, in Chinese
+    assert cli._language(["--lang"]) is None and cli._language(["tasks", "--lang", "zh", "--lang="]) == "zh"

@@ -100,3 +100,7 @@ def test_new_values_are_judged_by_the_name_they_were_given_and_one_part_is_given
         handmade.with_part(blog, "c_proj.b", [0] * 7 + [np.inf])
     with pytest.raises(ValueError, match=re.escape("'q' and 'blocks[0].q' name the same part, blocks[0].q")):
         handmade.with_parts(blog, {"q": np.ones((8, 8)), "blocks[0].q": np.zeros((8, 8))})
+    poked = handmade.check_weights(blog)
+    poked["wte"][0, 0] = np.nan  # in place, after the check: the copy with_parts makes says so
+    with pytest.raises(WeightsError, match=re.escape("wte[0, 0] is nan")):
+        handmade.with_parts(poked, {"q": np.zeros((8, 8))})

@@ -248,7 +248,14 @@ def test_a_space_of_a_block_or_head_the_model_lacks_is_refused_never_counted_fro
     ]:
         with pytest.raises(ValueError, match=said):
             structure.space(*args)
-    with pytest.raises(ValueError, match=r"there is no blocks\[-1\]"):
-        structure.basis(Space("attention", 2, -1), TASKS["induction"].labels)
+    labels = TASKS["induction"].labels
+    for space, said in [
+        (Space("attention", 2, -1), r"there is no blocks\[-1\]"),
+        (Space("head", 12, 0, 5), "head must be a whole number from 0 to 0; found 5"),
+        (Space("head", 12, 0, -1), "head must be a whole number from 0 to 0; found -1"),
+        (Space("hiden", 12, 0), "there is no space of kind 'hiden'"),
+    ]:
+        with pytest.raises(ValueError, match=said):
+            structure.basis(space, labels)
     with pytest.raises(ValueError, match="this model has no blocks, so no block 0"):
         blank("alternate").structure.space("attention", 0)

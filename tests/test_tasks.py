@@ -508,8 +508,15 @@ def test_a_tasks_file_runs_as_a_module_python_knows(tmp_path):
         "    return pickle.loads(pickle.dumps(Answer('a'))).letter\n",
         encoding="utf-8",
     )
-    first, second = tasks.load_tasks(path)["say_a"], tasks.load_tasks(path)["say_a"]
-    assert first("ab") == second("b") == "a" and first.next_token.__module__ != second.next_token.__module__
+    import sys
+
+    before = len(sys.modules)
+    assert tasks.load_tasks(path)["say_a"]("ab") == "a"
+    assert tasks.load_tasks(path)["say_a"]("b") == "a" and len(sys.modules) == before + 1  # again: in its place
+    path.write_text("raise ValueError('no')\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="it raised ValueError"):
+        tasks.load_tasks(path)
+    assert len(sys.modules) == before  # a file that failed keeps nothing
 
 
 def shift_rule(context):

@@ -253,7 +253,31 @@ def test_a_change_anywhere_inside_checked_weights_unchecks_them(model):
         assert not weights.checked and grader.grade(model, weights, diagnose=False).total > 0
     grown = check_weights(tasks.blank("abc"))
     grown["blocks"].append(grown["blocks"][0])
-    assert not grown.checked and grown.structure.n_layer == 2 and handmade.forward([0, 1], grown).shape == (2, 3)
+    assert not grown.checked and check_weights(grown).structure.n_layer == 2
+    assert handmade.forward([0, 1], grown).shape == (2, 3)
+    grown["wpe"] = np.zeros((7, 3))  # at the top level: its own Structure is read again too
+    assert grown.structure.n_ctx == 7
+
+
+@pytest.mark.parametrize(
+    "change, said",
+    [
+        ('w["ln_f"] = {}', "ln_f is missing 'g'"),
+        ('w["extra"] = {}', "unknown key 'extra'"),
+        ('w["blocks"].append({})', r"blocks\[2\] is missing 'attn'"),
+        ('w["blocks"][0]["n_head"] = None', r"blocks\[0\].n_head is None"),
+        ('w["blocks"][0]["attn"]["x"] = {}', r"blocks\[0\].attn has an unknown key 'x'"),
+    ],
+)
+def test_an_empty_part_or_none_put_inside_checked_weights_is_said_where_they_are_next_used(change, said):
+    """What holds no array (an empty dict, None) changes checked weights too: the grader says what is wrong."""
+    from handmade.course import grader, tasks
+
+    w = check_weights(tasks.blank("induction"))
+    exec(change)
+    assert not w.checked
+    with pytest.raises(WeightsError, match=said):
+        grader.grade("induction", w)
 
 
 def test_checked_weights_carry_their_structure_and_a_change_unchecks_them():

@@ -10,10 +10,9 @@ then its centred vector, divided by the whole stream's spread, times ``ln_f.g``,
 has a share of its own: they still add up to the margin exactly (the spread is the stream's, shared
 by all). Layer norms inside the blocks change what a head or an MLP computes, not this sum.
 
-``shares`` computes them from one recorded pass (``read_window``); ``explain`` turns them into a
-sentence about the learner's own model: the part that pushed the wrong way, or the one that did not
-push enough (a push "toward" a token is always a positive push toward it; the other way is said so),
-and which head or MLP the path back (``handmade.course.path``) starts from. ``writers`` and
+``shares`` computes them from one recorded pass (``read_window``); ``explain`` turns them into a sentence
+about the learner's own model: the part that pushed the wrong way, or the one that did not push enough
+(a push "toward" a token is always positive), and the head or MLP the path back (``course.path``) starts from. ``writers`` and
 ``through_norm`` split what any layer reads the same way, for the path's steps. ``report_lines``
 words a whole grade, from its data (``Report.to_json``): the score, the first wrong predictions, and
 the explanation of the context it speaks of, with the first steps of its path back.
@@ -466,10 +465,13 @@ def diagnosis_lines(data):
         f"    {focus['sentence']}",
     ]
     if focus["window"] != focus["context"]:  # a context longer than the model's positions
-        read = _(
-            "    The model reads only its last {n} letters, {window}: positions are counted from the first of them."
+        n = len(focus["window"])
+        read = ngettext(
+            "    The model reads only its last {n} letter, {window}: positions are counted from it.",
+            "    The model reads only its last {n} letters, {window}: positions are counted from the first of them.",
+            n,
         )
-        lines.append(read.format(n=len(focus["window"]), window=repr(focus["window"])))
+        lines.append(read.format(n=n, window=repr(focus["window"])))
     path = focus["path"] or []
     lines += [f"    → {step['text']}" for step in path[:SHOWN_STEPS]]
     if len(path) > SHOWN_STEPS:

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ..arguments import brief
-from ..i18n import _, then
+from ..i18n import _, language, then
 from ..inference import Example
 from ..parts import with_part
 from ..weights import (
@@ -387,6 +387,7 @@ def _explained(report, task, params, cases, focus, reveal, every_path):
     if compared:
         first = replace(first, sentence=first.sentence + missing(first.shares, theirs, first.expected))
     explained[focus] = first
+    read = reference_model and (min(len(tokens), len(reference_model["wpe"])), len(window))  # the letters each reads
 
     def follower(i):  # the path back of the explanation ``i``: the one --json adds to each
         example, (tokens, right) = cases[i]
@@ -399,7 +400,7 @@ def _explained(report, task, params, cases, focus, reveal, every_path):
         diagnosis=first.sentence,
         shares=first.shares,
         focus=first,
-        revealed=_revealed(theirs, task, unusable, reference_model, params) if reveal else None,
+        revealed=_revealed(theirs, task, unusable, read) if reveal else None,
         follower=follower if every_path else None,
     )
 
@@ -430,11 +431,11 @@ def _readings(windows, params):
 
 def _reference_of(task):
     """(the task's reference solution, checked for it, or None; why not: it is broken, or fails its task)."""
-    return _reference_built(task, task.build, withheld(task))
+    return _reference_built(task, task.build, withheld(task), language())
 
 
 @functools.lru_cache(maxsize=16)
-def _reference_built(task, build, hidden):  # built and judged once per reference written, while installed
+def _reference_built(task, build, hidden, _language):  # once per reference written, installed, and language
     if build is None or hidden:  # a task without one (a teacher's may have none), or not here
         return None, None
     try:
@@ -458,14 +459,15 @@ def _reference_fails(task, model):
     return task.saying(problem.format(right=report.correct, total=report.total, margin=margin))
 
 
-def _revealed(theirs, task, unusable=None, reference=None, params=None):
-    """The line ``--reveal`` adds: the ``reference``'s shares ``theirs`` beside ``params``, or why there are none."""
+def _revealed(theirs, task, unusable=None, read=None):
+    """The line ``--reveal`` adds: the reference's shares ``theirs``, or why there are none (``read``: how many
+    letters of the context the reference reads, and how many the model)."""
     if unusable:  # a teacher's reference that is broken: said, not taken for an absent one
         return _("  (the reference solution cannot be shown: {problem})").format(problem=unusable)
-    if theirs is None and reference is not None:  # it reads another window of a context longer than one of them
+    if theirs is None and read:  # it reads another window of a context longer than one of them
         return _(
             "  (the reference solution reads the last {theirs} letters of this context, and this model the last {mine}: its shares are of another margin, so they are not shown)"
-        ).format(theirs=len(reference["wpe"]), mine=len(params["wpe"]))
+        ).format(theirs=read[0], mine=read[1])
     if theirs is None and withheld(task):  # an install for learners: the answers are not here
         return _("  (the answers are not installed here: this install has no reference solution to show)")
     if theirs is None:

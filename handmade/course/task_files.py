@@ -10,8 +10,8 @@ other tasks still work.
 """
 
 import contextlib
+import hashlib
 import io
-import itertools
 import os
 import stat
 import sys
@@ -64,10 +64,10 @@ def load_tasks(path):
     with _collecting() as found, _beside(path):
         try:
             user_code.run_bounded(exec, code, module.__dict__, passing=(TaskError,))
-        except TaskError as error:
-            raise _file_error(path, error) from error
-        except user_code.Failed as failed:
-            raise _file_error(path, _("it {failed}").format(failed=failed.clause)) from failed.error
+        except (TaskError, user_code.Failed) as error:
+            sys.modules.pop(module.__name__, None)  # a file that failed keeps nothing of its own
+            said = error if isinstance(error, TaskError) else _("it {failed}").format(failed=error.clause)
+            raise _file_error(path, said) from getattr(error, "error", error)
     if not found:
         raise _file_error(path, _("it defines no task: decorate a rule function with @handmade.task(...)"))
     names = [t.name for t in found]
@@ -80,15 +80,13 @@ def load_tasks(path):
 
 
 def _module(path):
-    """A module of its own for the file to run in, known to ``sys.modules`` as Python knows an imported one
-    (``@dataclass`` and ``pickle`` look their module up there), under a name no other load takes."""
-    module = types.ModuleType(f"__handmade_tasks_{next(_LOADS)}__")
+    """A module for the file to run in, known to ``sys.modules`` as Python knows an imported one (``@dataclass``
+    and ``pickle`` look their module up there), named after the file: loading it again takes its place."""
+    where = os.path.realpath(path).encode("utf-8", "surrogateescape")
+    module = types.ModuleType(f"__handmade_tasks_{hashlib.sha256(where).hexdigest()[:16]}__")
     module.__file__ = str(path)
     sys.modules[module.__name__] = module
     return module
-
-
-_LOADS = itertools.count()
 
 
 @contextlib.contextmanager
