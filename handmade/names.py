@@ -19,7 +19,6 @@ and ``Structure.taps`` reads which of them a model makes, in order (tests/test_s
 that this is what a pass taps, name for name).
 """
 
-import difflib
 from dataclasses import dataclass
 from types import SimpleNamespace
 
@@ -69,6 +68,8 @@ def _close(query, names):
     """The names (each said as ``shortest`` says it) that ``query`` begins (``c_proj``: ``c_proj.w``,
     ``c_proj.b``), else the one or two of the block it names (if it names one) that it is closest to as
     text, as a typo would be."""
+    import difflib  # here, where a name names nothing, and not in the time ``import handmade`` takes
+
     if not isinstance(query, str):
         return []
     said = {shortest(name, names): name for name in names}
