@@ -48,10 +48,9 @@ class Weights(dict):
 
     ``check_weights`` makes the checked ones (arrays and labels that fit, the Structure read once).
     A change anywhere in one (a key, the labels, an array or a block put in, taken out or reshaped,
-    however deep) makes it unchecked, checked again where next used; the numbers inside its arrays
-    are trusted, as ``gpt()`` trusts them (change parts with ``handmade.with_parts``, which checks the
-    copy it makes). ``Weights(params, labels)`` itself checks nothing: the blog's model and the
-    references are made that way.
+    however deep) makes it unchecked, checked again where next used; the numbers inside its arrays are
+    trusted, as ``gpt()`` trusts them (change parts with ``handmade.with_parts``, which checks the copy it
+    makes). ``Weights(params, labels)`` checks nothing: the blog's model and the references are made so.
 
     A plain ``dict(weights)`` keeps the numbers and loses the labels; everything that takes weights
     works on it too, with default names (tokens a, b, ... or t0, t1, ...; directions e0, e1, ...).
@@ -74,13 +73,13 @@ class Weights(dict):
 
     @property
     def structure(self):
-        """The model's ``Structure``: of checked weights whose top level is as it was, the one read when they
-        were checked (a change deeper inside is read where they are next used: every function that takes
-        weights checks them); else read when first asked for (checking them), and kept while they stay so."""
+        """The ``Structure``: of checked weights whose top level is as it was, the one checked (a change deeper is
+        read where they are next checked); else read when asked for, and kept while they stay as they were."""
         if self._seal is not None and self._seal[4] == tuple((key, id(value)) for key, value in self.items()):
             return self._seal[2]
-        if self._read is None or self._read[0] != _skeleton(self):
-            self._read = (_skeleton(self), check_weights(self).structure)
+        now = _skeleton(self)
+        if self._read is None or self._read[0] != now:
+            self._read = (now, check_weights(self).structure)
         return self._read[1]
 
     def __repr__(self):
@@ -91,7 +90,8 @@ class Weights(dict):
 
 def _skeleton(tree, kept=None):
     """``tree`` (weights) as any change but to an array's numbers changes it: dicts by their keys, lists by their
-    items, other values by identity, shape and dtype; ``kept`` holds them, so that no identity is reused."""
+    items, other values by identity, shape and dtype; ``kept`` holds them, so that no identity is reused.
+    Not ``walk``, which leaves out what holds no array (an empty part, a None): here they count."""
     if isinstance(tree, dict):
         return tuple((key, _skeleton(value, kept)) for key, value in tree.items())
     if isinstance(tree, list):
