@@ -2,7 +2,7 @@
 
 Prints, from one run:
 
-- over the designs of ``tests/planted.py`` (every built-in task's solution, and four teacher's tasks
+- over the designs of ``tests/planted.py`` (every built-in task's solution, and five teacher's tasks
   solved, each with one planted fault, chosen by kind: a head's q, k, v or q.b, c_proj's bias, an MLP's
   c_fc.w, c_fc.b or c_proj.b, block 0's flag (v and c_proj.w) in two blocks, the embeddings of a design
   without blocks), how many of those that fail have the planted part named in the report (target: 95 %),

@@ -31,7 +31,8 @@ QK = ("q", "k", "q.b")  # the kinds whose faults are measured by an entry of the
 
 
 def teachers_tasks():
-    """{name: (task, its solution)}: tasks notebooks 15 and 16 and the README define, solved."""
+    """{name: (task, its solution)}: tasks notebooks 15 and 16 and the README define, and an AND of two bits
+    (a unit with a threshold), solved."""
     xor, ind = get_task("xor"), get_task("induction")
 
     @handmade.task(alphabet="01", n_ctx=5, labels=xor.labels, mlp=True)
@@ -45,6 +46,22 @@ def teachers_tasks():
         {
             "mlp.c_proj.w": H.matrix({("s>0", "T1"): 1, ("s<0", "T1"): 1}, cols=B),
             "mlp.c_proj.b": B.vector({"T0": LG / 2}),
+        },
+    )
+
+    @handmade.task(alphabet="01", n_ctx=5, labels=xor.labels, mlp=True)
+    def both(context):
+        """Say 1 if the last two bits are both 1, else 0."""
+        return str(int(context[-2:] == "11")) if len(context) >= 2 else None
+
+    # an AND: one unit reads -s (LG when both bits are 1) past a threshold of LG / 2 that one bit alone does not reach
+    both_model = with_parts(
+        reference("xor"),
+        {
+            "mlp.c_fc.w": B.matrix({("V", "s<0"): -LG}, cols=H),
+            "mlp.c_fc.b": H.vector({"s<0": -LG / 2}),
+            "mlp.c_proj.w": H.matrix({("s<0", "T1"): 4}, cols=B),
+            "mlp.c_proj.b": B.vector({"T0": LG}),
         },
     )
 
@@ -84,6 +101,7 @@ def teachers_tasks():
 
     return {
         "xnor": (xnor, xnor_model),
+        "both": (both, both_model),
         "latest_match": (latest_match, latest_model),
         "shift": (shift, shift_model),
         "induction_again": (induction_again, reference("induction")),

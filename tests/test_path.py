@@ -135,6 +135,35 @@ def test_a_threshold_that_holds_a_unit_back_is_named_where_the_output_bias_outwe
     assert [s.kind for s in steps] == ["unit"] and dict(steps[0].entries)["mlp.c_fc.b[s<0]"] == -LG / 2
 
 
+def test_an_and_units_threshold_is_a_gate_the_path_goes_on_to_the_head_that_fed_it_too_little():
+    """An AND of two bits (planted.py's ``both``): with q zeroed, head 0 averages three bits, feeds the unit 341.3
+    of the 512 its threshold asks, and the path goes on from the unit, through the entry that fed it, to where the
+    head looked, naming the entries of q that would look there, not the threshold the design set."""
+    both, model = planted.teachers_tasks()["both"]
+    steps = grade(both, with_parts(model, {"q": 0 * get(model, "q")})).focus.path
+    assert [(s.kind, str(s.part)) for s in steps] == [("unit", "blocks[0].mlp"), ("attention", "blocks[0].head0")]
+    assert "-512 from mlp.c_fc.b, 341.3 from head 0 of block 0" in steps[0].text
+    assert "mlp.c_fc.w[V, s<0]" in dict(steps[0].entries) and "mlp.c_fc.b[s<0]" not in dict(steps[0].entries)
+    assert dict(steps[1].entries)["q[P2, P1]"] == 0
+
+
+def test_an_and_unit_that_nothing_feeds_is_followed_to_the_head_that_can_write_what_it_reads():
+    """v zeroed: head 0 looks where it should and carries nothing into V, which the unit reads."""
+    both, model = planted.teachers_tasks()["both"]
+    steps = grade(both, with_parts(model, {"v": 0 * get(model, "v")})).focus.path
+    assert [(s.kind, str(s.part)) for s in steps] == [("unit", "blocks[0].mlp"), ("value", "blocks[0].head0")]
+    assert "with nothing in V" in steps[1].text
+
+
+@pytest.mark.parametrize("threshold", [-2 * LG, -LG + 1])
+def test_an_and_units_threshold_set_too_high_for_what_it_is_fed_ends_the_path_at_it(threshold):
+    """The head feeds the unit its full 1024 (it looks and carries as designed): the threshold is at fault."""
+    both, model = planted.teachers_tasks()["both"]
+    steps = grade(both, with_parts(model, {"mlp.c_fc.b": np.array([0, threshold])})).focus.path
+    assert [s.kind for s in steps] == ["unit"] and dict(steps[0].entries)["mlp.c_fc.b[s<0]"] == threshold
+    assert "1024 from head 0 of block 0" in steps[0].text
+
+
 def test_a_bias_an_earlier_block_writes_ends_the_path_of_a_head_that_reads_it():
     """Induction with block 0's c_proj.b writing Tc: block 1's head carries it into the logits."""
     B = TASKS["induction"].labels.residual

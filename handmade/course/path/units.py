@@ -156,8 +156,11 @@ def _unit(model, read, facts, unit, units, bias, amount, feed=False, held=False)
     at = model.input(p, (b, "mlp"))
     shares = _pre_shares(model, b, p, unit)
     layer_in = layer_read(model, b, "mlp")[p]
-    # what fed it, too little (``feed``), else what pushed it the wrong way; else, should it fire, what it reads nothing of
-    taken = _unit_input_entry(model, b, unit, layer_in, want if feed else -want)
+    after = _after_unit(model, read, at, shares, unit, want, units, pre, feed, held)
+    fed = feed or (isinstance(after, Read) and want * shares.get(after.part, 0.0) > tolerance(shares.values()))
+    # what fed it, too little (``fed``: the path goes on to it), else what pushed it the wrong way; else, should it fire,
+    # what it reads nothing of
+    taken = _unit_input_entry(model, b, unit, layer_in, want if fed else -want)
     taken = taken or (_unread_entry(model, b, unit, at, layer_in) if pre <= 0 < want else None)
     named = [e for e in (taken, _unit_output_entry(model, read, unit)) if e]
     name = model.basis(model.structure.space("hidden", b))[unit]
@@ -177,14 +180,18 @@ def _unit(model, read, facts, unit, units, bias, amount, feed=False, held=False)
     text = then(fires, _("Its pre-activation, part by part: {shares}; through {entries}.").format(**said))
     text += _alike_said(model, b, unit) + norm_note(at, p)
     facts = {**facts, "unit": name, "pre": pre, "fires": pre > 0, "pre_shares": {str(n): v for n, v in shares.items()}}
-    step = PathStep("unit", read.part, p, amount, facts, tuple(named), text)
+    return PathStep("unit", read.part, p, amount, facts, tuple(named), text), after
+
+
+def _after_unit(model, read, at, shares, unit, want, units, pre, feed, held):
+    """The next Read after the step on ``unit``, or None where the path ends at it (see ``_unit``)."""
     if feed:
-        return step, _next_of_unit(model, read, at, shares, unit, want, feed=True)
+        return _next_of_unit(model, read, at, shares, unit, want, feed=True)
     helps = units[unit] >= -tolerance(units) and pre > 0  # it fires the right way, too little: its own weights
     after = None if helps and not held else _next_of_unit(model, read, at, shares, unit, want)
     if pre > 0 and isinstance(after, Read) and units[unit] < 0 and not _misled(model, after):
-        return step, None  # it fires on what it was given, and works against the reader: its own weights
-    return step, after
+        return None  # it fires on what it was given, and works against the reader: its own weights
+    return after
 
 
 def _alike_said(model, b, unit):
@@ -213,12 +220,28 @@ def _next_of_unit(model, read, at, shares, unit, want, feed=False):
     worst = min(against, key=against.get, default=None)
     reader = ("unit", b, model.basis(model.structure.space("hidden", b))[unit])
     if worst is not None and against[worst] < -tolerance(shares.values()):
-        if worst.kind == "mlp.c_fc.b":
-            return None
+        if worst.kind == "mlp.c_fc.b":  # its own threshold: at fault, unless it is a gate what should open it missed
+            return _gate_missed(model, read, at, shares, column, want, reader)
         return Read(worst, p, want * at.along(worst, column), want, reader)
     if any(abs(v) > tolerance([*shares.values(), 1.0]) for n, v in against.items() if n.kind in BLOCK_PARTS):
         return None
     return written_by(model, Read(None, p, want * at.back(column), want, reader))
+
+
+def _gate_missed(model, read, at, shares, column, want, reader):
+    """When a unit's negative threshold holds it below firing, and it should fire: the head or MLP that fed it, too
+    little, if its own step finds it at fault (it looked in the wrong place, or worked against what it feeds); or, when
+    no head or MLP fed it at all, the one that can write what it reads. None: the threshold is at fault (its step names it)."""
+    if want < 0:  # a threshold that lifts a unit that should stay off: nothing upstream excuses it
+        return None
+    p, small = read.position, tolerance([*shares.values(), 1.0])
+    fed = {n: want * v for n, v in shares.items() if n.kind in BLOCK_PARTS and want * v > small}
+    if fed:
+        feeder = max(fed, key=fed.get)
+        after = Read(feeder, p, want * at.along(feeder, column), want, reader)
+        return after if _faulty(model, after) else None
+    after = written_by(model, Read(None, p, want * at.back(column), want, reader))
+    return after if isinstance(after, Read) else None
 
 
 def _unit_input_entry(model, b, unit, layer_in, sign):
