@@ -337,6 +337,43 @@ def test_loading_weights_of_another_shape_is_refused_with_a_message(tmp_path):
     assert "this playground edits a model with parts" in p.status.value and "the model is unchanged" in p.status.value
 
 
+def test_a_refused_load_does_not_let_the_next_save_replace_that_file_unasked(tmp_path):
+    """Another model's file, refused by the load (another shape), is still another model's: the save asks first,
+    and "keep it" keeps it, byte for byte (a load that took its weights would let the save go ahead)."""
+    params = handmade.blog_model()
+    params["blocks"].append(params["blocks"][0])
+    other = tmp_path / "other.json"
+    handmade.save_weights(params, other)
+    before = other.read_bytes()
+    p = blog_playground(save_path=other)
+    _find(p.widget, "hm-file-load").click()
+    assert "the model is unchanged" in p.status.value
+    _find(p.widget, "hm-file-save").click()
+    assert "holds another model: replace it with this playground's weights?" in p.status.value
+    _find(p.widget, "hm-file-keep").click()
+    assert other.read_bytes() == before
+
+
+def test_the_playground_keeps_its_own_copy_so_what_it_shows_is_what_is_graded():
+    """Weights given to it and changed afterwards, or its ``params`` changed in place or replaced, change nothing it
+    shows: numpy refuses the write, and ``params`` cannot be set; ``replace`` and the grids are the ways in."""
+    from handmade.course.tasks import blank
+
+    mine = blank("alternate")
+    p = Playground(mine, task="alternate")
+    mine["wte"][0, 0] = 5.0  # the learner's own array: not the playground's
+    assert p.params["wte"][0, 0] == 0 and p.editors["wte"].boxes[0][0].value == "0"
+    with pytest.raises(ValueError, match="read-only"):
+        p.params["wpe"][0, 1] = 5000
+    with pytest.raises(AttributeError):
+        p.params = mine
+    p.replace(mine)
+    mine["wte"][0, 0] = 7.0
+    assert p.params["wte"][0, 0] == 5 and p.editors["wte"].boxes[0][0].value == "5"
+    type_into(p, "wte", 0, 0, "3")
+    assert p.params["wte"][0, 0] == 3 and not p.params["wte"].flags.writeable
+
+
 # ---- any model ----------------------------------------------------------------------------
 
 
@@ -393,8 +430,10 @@ def test_widget_text_form_is_one_fixed_line():
 
 
 def test_new_weights_that_overflow_are_refused_and_the_model_kept():
+    """Refused in the cell that asked (a ValueError with its reason), and in the status line, as a button's are."""
     p = blog_playground()
-    assert not p.replace(parts.with_part(p.params, "wte", np.full((2, 8), 1e200)), "too big")
+    with pytest.raises(ValueError, match=r"^the forward pass produced inf or nan .*; the model is unchanged$"):
+        p.replace(parts.with_part(p.params, "wte", np.full((2, 8), 1e200)), "too big")
     assert "inf or nan" in p.status.value and "the model is unchanged" in p.status.value
     assert p.params["wte"][0, 5] == 1 and p.editors["wte"].boxes[0][5].value == "1"
     assert "(27 / 27)" in accuracy_text(p)
@@ -436,11 +475,11 @@ def test_a_task_playground_edits_the_blank_and_shows_the_grade_with_its_margin()
     assert "5 / 15 right, margin 0" in accuracy_text(p)
     assert "why, for &#x27;a&#x27; → b" in p.summary["diagnosis"].value  # below the grids, whole
     assert "strength" not in p.controls  # the blog's Lg rule means nothing here
-    assert p.replace(reference(TASKS["abc"]))
+    p.replace(reference(TASKS["abc"]))
     assert "PASS, not recorded (below, why): 15 / 15 right" in accuracy_text(p)  # notebook 14's design
     assert "the reference solution of abc" in p.summary["diagnosis"].value
     B = TASKS["abc"].labels.residual
-    assert p.replace(with_parts(reference(TASKS["abc"]), {"v": 2 * B.matrix({(t, t): 1 for t in B})}))  # one's own
+    p.replace(with_parts(reference(TASKS["abc"]), {"v": 2 * B.matrix({(t, t): 1 for t in B})}))  # one's own
     assert "PASS, recorded in your progress: 15 / 15 right" in accuracy_text(p)
 
 

@@ -25,7 +25,7 @@ from ..display.trace import trace, weight_tables
 from ..i18n import _, listed
 from ..inference import prepare
 from ..names import T
-from ..weights import NonFiniteError, WeightsError, check_weights, iter_matrices
+from ..weights import NonFiniteError, WeightsError, arrays_of, check_weights, copied, iter_matrices
 from . import layout, tools
 from . import options as O
 from .editors import MatrixEditor, NumberControl, message_html, say_in
@@ -95,8 +95,8 @@ class Playground:
     def __init__(self, params=None, *, task=None, text=None, edit=None, views=None, controls=None, save_path=None,
                  score=None, strength=None, break_at=None):  # fmt: skip
         params, score = _with_task(params, task, score)
-        self.task, self.original = task, prepare(params)
-        self.params, self.score, self.stages = self.original, O.score(score), V.stages(self.original.structure)
+        self.task, self.original = task, _owned(prepare(params))
+        self._params, self.score, self.stages = self.original, O.score(score), V.stages(self.original.structure)
         self.strength_option = O.strength(strength, self.stages)
         self.text = self._start_text = _first_context(task, self.params) if text is None else O.context(text)
         self.save_path = O.save_path(save_path, _save_name(task))
@@ -153,24 +153,38 @@ class Playground:
         """Redraw every view from the current weights and context."""
         self._show(self._render(self.params, self.text, self._last))
 
+    @property
+    def params(self):
+        """The weights it shows and runs: its own copy, whose arrays are read-only (change them with its grids,
+        ``replace`` or ``handmade.with_parts``), so that what is graded is what is shown."""
+        return self._params
+
     def replace(self, params, note=""):
-        """Take new weights and show them everywhere; if they cannot run, keep the old ones."""
+        """Take a copy of new weights and show them everywhere (changing ``params`` afterwards changes nothing
+        here). Weights that cannot run here raise ValueError, which the status line says too; the model is kept."""
+        problem = self._take(params, note)
+        if problem is not None:
+            raise ValueError(problem)
+
+    def _take(self, params, note):
+        """``replace``, for its buttons and controls: None, or why not (said in the status line)."""
         text_of(note, "note", 1000)
         try:
-            params = check_weights(params)
+            params = _owned(check_weights(params))
             self._check_fits(params)
             rendered = self._render(params, self.text, self._last)
         except (NonFiniteError, ValueError) as error:
-            say_in(self.status, message_html(_("{error}; the model is unchanged").format(error=error)))
-            return False
-        self.params = params
+            problem = _("{error}; the model is unchanged").format(error=error)
+            say_in(self.status, message_html(problem))
+            return problem
+        self._params = params
         self._show(rendered)  # the views first, then the grids: a page that shows the new grids shows their effect
         tables = weight_tables(params)
         for name, editor in self.editors.items():
             editor.set_values(tables[name].values)
         say_in(self.status, message_html(note, ok=True))  # the same note again is read out again
         self._strength_followed()
-        return True
+        return None
 
     def reset(self):
         """Every weight and every control back to where this playground started."""
@@ -180,7 +194,7 @@ class Playground:
         if self.strength is not None:
             self.strength.set(self.strength_option.value)
         self._last = None
-        self.replace(self.original, _("reset to the starting weights"))
+        self._take(self.original, _("reset to the starting weights"))
 
     # ---- computing what is shown
 
@@ -236,7 +250,7 @@ class Playground:
             rendered = self._render(candidate, self.text, self._last)
         except (NonFiniteError, ValueError) as error:
             return str(error)
-        self.params = candidate
+        self._params = _owned(candidate)
         self._show(rendered)
         self.status.value = ""
         self._strength_followed()
@@ -292,7 +306,7 @@ class Playground:
         except ValueError as error:
             self.strength.show(str(error))
             return False
-        return self.replace(new, option.done.format(value=fmt(value)))
+        return self._take(new, option.done.format(value=fmt(value))) is None
 
     def break_control(self):
         """The row that breaks one weight: a part with a grid is needed."""
@@ -329,6 +343,15 @@ def _same_trace(before, after):
     if before is None or before.text != after.text or list(before) != list(after):
         return False
     return all(np.array_equal(before[name].values, after[name].values, equal_nan=True) for name in after)
+
+
+def _owned(params):
+    """Checked ``params`` as a playground's own: copies of their arrays, read-only, so that nothing but the
+    playground changes what it shows (a learner's array changed in place, or one changed through ``params``)."""
+    mine = copied(params)
+    for array in arrays_of(mine).values():
+        array.flags.writeable = False
+    return mine
 
 
 def _with_task(params, task, score):

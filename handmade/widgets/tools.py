@@ -55,7 +55,7 @@ def break_control(playground, at=None):
         done = _("{name}[{row}, {col}] is now {value}").format(
             name=which.value, row=rows.value, col=cols.value, value=fmt(values[i, j])
         )
-        p.replace(P.with_part(p.params, which.value, values), done)
+        p._take(P.with_part(p.params, which.value, values), done)
 
     which.observe(chosen, names="value")
     go.on_click(press)
@@ -129,8 +129,8 @@ class _SaveRow:
             loaded = load_weights(target)
         except (OSError, ValueError) as error:
             return self.say(_("{error}; the model is unchanged").format(error=error))
-        self.known[target] = _digest(target)
-        self.p.replace(loaded, _("loaded the weights from {path}").format(path=shown_path(target)))
+        if self.p._take(loaded, _("loaded the weights from {path}").format(path=shown_path(target))) is None:
+            self.known[target] = _digest(target)  # the playground holds them now: saving there replaces nothing else
 
 
 def _focus(widget):
