@@ -105,9 +105,12 @@ def test_zeroing_lg_in_c_proj_breaks_accuracy_and_reset_puts_back_every_control(
         ("abc", "'abc' is not a number; the model keeps 1024"),
         ("inf", "inf is not finite"),
         ("nan", "nan is not finite"),
-        ("1e400", "1e400 is not finite"),
+        ("-Infinity", "-Infinity is not finite"),
+        ("1e400", "1e400 is too large for a weight (float64 holds numbers up to about 1.8e308)"),
+        ("－１e400", "－１e400 is too large for a weight"),
+        ("1" * 3000, f"{'1' * 39}… is too large for a weight"),  # cut, and said to be: finite, too large
         ("", "'' is not a number"),
-        ("x" * 5000, "is not a number"),
+        ("x" * 5000, f"'{'x' * 38}… is not a number"),
     ],
 )
 def test_a_bad_entry_shows_a_message_and_keeps_the_model(text, message):
@@ -130,7 +133,9 @@ def test_no_box_shows_a_number_the_model_does_not_use_once_its_message_is_gone()
     type_into(p, "c_proj.w", 7, 6, "abc")
     type_into(p, "c_proj.w", 0, 0, "1e400")
     assert editor.boxes[7][6].value == "abc" and editor.boxes[0][0].value == "1e400"  # the latest is said
-    assert "1e400 is not finite; the model keeps 0" in editor.message.value
+    assert "1e400 is too large for a weight (float64 holds numbers up to about 1.8e308); the model keeps 0" in (
+        editor.message.value
+    )
     type_into(p, "c_proj.w", 1, 1, "-0.5")
     assert editor.message.value == "" and p.params["blocks"][0]["attn"]["c_proj"]["w"][1, 1] == -0.5
     shown = [[float(box.value) for box in row] for row in editor.boxes]

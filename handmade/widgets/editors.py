@@ -204,18 +204,16 @@ class MatrixEditor:
             value = _typed_number(text)
         except (ValueError, OverflowError):
             return _("{where}: {text} is not a number; the model keeps {keeps}").format(
-                where=where, text=repr(text[:40]), keeps=keeps
+                where=where, text=brief(text, 40), keeps=keeps
             )
         if not np.isfinite(value):
-            return _("{where}: {text} is not finite; the model keeps {keeps}").format(
-                where=where, text=text[:40], keeps=keeps
-            )
+            return _unusable(value, text).format(where=where, text=_typed_shown(text), keeps=keeps)
         new = self.values.copy()
         new[i, j] = value
         problem = self.on_edit(self.name, new)
         if problem:
             return _("{where} = {text}: {problem}; the model keeps {keeps}").format(
-                where=where, text=text[:40], problem=problem, keeps=keeps
+                where=where, text=_typed_shown(text), problem=problem, keeps=keeps
             )
         self.values = new
         return ""
@@ -312,11 +310,11 @@ class NumberControl:
         try:
             value = _typed_number(text)
         except (ValueError, OverflowError):
-            return self.show(_("{text} is not a number; keeping {kept}").format(text=repr(text[:40]), kept=kept))
+            return self.show(_("{text} is not a number; keeping {kept}").format(text=brief(text, 40), kept=kept))
         if not abs(value) <= LARGEST:
             return self.show(
                 _("{text} is outside what this control can use, -{limit} to {limit}; keeping {kept}").format(
-                    text=text.strip()[:40], limit=f"{LARGEST:.0e}", kept=kept
+                    text=_typed_shown(text), limit=f"{LARGEST:.0e}", kept=kept
                 )
             )
         self._use(value)
@@ -390,6 +388,22 @@ def _exact(value):
     """A number as a box shows it, every digit kept: 1024, 1.01, 1e-20 (repr, without a needless .0)."""
     value = float(value)
     return str(int(value)) if value.is_integer() and abs(value) < 1e16 else repr(value)
+
+
+def _typed_shown(text, limit=40):
+    """What was typed, for a message: stripped, and cut to ``limit`` characters with an ellipsis that says so."""
+    text = text.strip()
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _unusable(value, text):
+    """The sentence for a typed number that is not finite: one too large for float64 (a long number, 1e400)
+    is said to be so; inf and nan are not finite."""
+    if np.isinf(value) and "inf" not in unicodedata.normalize("NFKC", text).lower():
+        return _(
+            "{where}: {text} is too large for a weight (float64 holds numbers up to about 1.8e308); the model keeps {keeps}"
+        )
+    return _("{where}: {text} is not finite; the model keeps {keeps}")
 
 
 def _typed_number(text):

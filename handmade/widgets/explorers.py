@@ -4,7 +4,7 @@ softmax turns into argmax as its input is scaled up."""
 import ipywidgets as W
 import numpy as np
 
-from ..arguments import number, real_array, whole
+from ..arguments import brief, number, real_array, whole
 from ..display.labelled import fmt
 from ..display.outputs import product_pair, scaled, softmax_story
 from ..i18n import _
@@ -73,7 +73,7 @@ class SoftmaxExplorer:
         except (ValueError, OverflowError):
             self.message.value = message_html(
                 _("{text} is not a list of 1 to {n} numbers like 1, 0, 0; keeping the last row").format(
-                    text=repr(text[:40]), n=self.MAX_NUMBERS
+                    text=brief(text, 40), n=self.MAX_NUMBERS
                 )
             )
             return
