@@ -170,6 +170,26 @@ def test_the_context_box_refuses_foreign_characters_and_huge_texts():
     assert p.text == "ab" and "after <code>ab</code>" in p.summary["prediction"].value
 
 
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_a_context_longer_than_the_models_positions_says_which_letters_the_model_reads(language):
+    """The blog's model reads 5 positions: after 12 letters the bar says it reads the last 5, which the views show."""
+    from handmade.i18n import set_language
+
+    set_language(language)
+    try:
+        p = blog_playground()
+        _find(p.widget, "hm-context").value = "abababababab"
+        said = p.summary["prediction"].value
+    finally:
+        set_language("en")
+    expected = {
+        "en": "after <code>abababababab</code> the model, which reads only its last 5 letters, <code>babab</code>,",
+        "zh": "在 <code>abababababab</code> 之后，模型只读它的最后 5 个字母 <code>babab</code>，预测",
+    }
+    assert expected[language] in said
+    assert "reads only its last" not in blog_playground().summary["prediction"].value  # aabaa: 5 letters, all read
+
+
 def test_lg_takes_any_exact_value_and_the_slider_follows():
     p = blog_playground()
     p.strength.box.value = "1.0"

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..i18n import _
+from ..i18n import _, ngettext
 from ..inference import complete
 from ..names import INTERMEDIATES, T
 from .labelled import LabelledMatrix, fmt
@@ -123,14 +123,22 @@ def panel_html(t, names, before=None):
 
 
 def prediction_html(t):
-    """One line: after the context, the token the model predicts and its probability."""
+    """One line: after the context, the token the model predicts and its probability; and, for a context longer than
+    the model's positions, the letters it reads."""
     probs = t[T.probabilities]  # its columns name the tokens of the weights it ran
     best = int(np.argmax(probs.values[-1]))
     token, p = probs.cols[best], probs.values[-1, best]
     context = t.text if len(t.text) <= 24 else "…" + t.text[-23:]
-    return _("after <code>{context}</code> the model predicts <b>{token}</b> (p = {p})").format(
-        context=html.escape(context), token=html.escape(token), p=fmt(p, 3)
+    said = {"context": html.escape(context), "token": html.escape(token), "p": fmt(p, 3)}
+    n = len(t.tokens)
+    if n == len(t.text):
+        return _("after <code>{context}</code> the model predicts <b>{token}</b> (p = {p})").format(**said)
+    sentence = ngettext(  # a context longer than its positions: the views show the letters it reads
+        "after <code>{context}</code> the model, which reads only its last {n} letter, <code>{window}</code>, predicts <b>{token}</b> (p = {p})",
+        "after <code>{context}</code> the model, which reads only its last {n} letters, <code>{window}</code>, predicts <b>{token}</b> (p = {p})",
+        n,
     )
+    return sentence.format(n=n, window=html.escape(t.text[-n:]), **said)
 
 
 def predictions_html(t):
