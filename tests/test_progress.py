@@ -15,12 +15,13 @@ import pytest
 import handmade
 from handmade.course import progress
 from handmade.course.grader import grade, graded, handed_in
-from handmade.course.shown_models import BUILT_WITH_YOU
+from handmade.course.shown_models import BUILT_WITH_YOU, CHALLENGES_TOO
 from handmade.course.solutions import reference, solutions
 from handmade.course.tasks import TASKS, blank, load_tasks
 from handmade.i18n import set_language
-from handmade.parts import with_parts
+from handmade.parts import get, with_parts
 from handmade.structure import BlockShape, Structure
+from handmade.widgets.blog import with_lg
 
 
 @pytest.fixture
@@ -57,15 +58,17 @@ def test_a_model_the_course_shows_passes_but_is_not_recorded(data, name):
 @pytest.mark.parametrize("name", sorted(TASKS))
 def test_a_references_note_says_truly_where_the_learner_meets_it(data, name):
     """A challenge's reference is the solution that solution() shows; a task without a challenge
-    (abc: no hints, no solution) has the model that a notebook builds with the learner."""
+    (abc: no hints, no solution) has the model that a notebook builds with the learner; xor's and induction's
+    are both (notebooks 15 and 16 build them with the learner, and notebook 19 has them as challenges)."""
     answers = solutions("en")
-    assert (name in answers) != (name in BUILT_WITH_YOU), name  # the one or the other
+    assert name in answers or name in BUILT_WITH_YOU, name
+    assert set(CHALLENGES_TOO) == set(answers) & set(BUILT_WITH_YOU)
     note = handed_in(name, reference(name)).progress_note
-    if name in answers:
-        assert f'solution("{name}")' in note and f"python -m handmade solution {name}" in note
-        assert "notebook" not in note
+    assert (f'solution("{name}")' in note) == (name in answers)
+    if name in BUILT_WITH_YOU:
+        assert f"the model notebook {BUILT_WITH_YOU[name]} builds with you" in note
     else:
-        assert f"the model notebook {BUILT_WITH_YOU[name]} builds with you" in note and "solution(" not in note
+        assert f"python -m handmade solution {name}" in note and "notebook" not in note
     set_language("zh")
     try:
         chinese = handed_in(name, reference(name)).progress_note
@@ -82,6 +85,30 @@ def test_the_blogs_models_are_not_the_learners(data):
     notes = {handed_in("aab", build()).progress_note for build in passing if grade("aab", build()).passed}
     assert len(notes) == 2 and all("not recorded" in note for note in notes)
     assert any("the blog's model" in note for note in notes) and progress.read().passed == ()
+
+
+@pytest.mark.parametrize(
+    "model, said",
+    [
+        (lambda: handmade.blog_model(lg=2048), "its query's 2048, its c_proj's 2048"),
+        (lambda: handmade.blog_model(q_lg=512, proj_lg=4096), "its query's 512, its c_proj's 4096"),
+        (lambda: with_lg(handmade.blog_model(), 100), "its query's 1024, its c_proj's 100"),  # notebook 09's slider
+    ],
+)
+def test_the_blogs_model_at_other_strengths_is_not_the_learners(data, model, said):
+    report = handed_in("aab", model())
+    assert report.passed and not report.recorded and progress.read().passed == ()
+    assert "the blog's model, which the series builds, at other strengths" in report.progress_note and said in (
+        report.progress_note
+    )
+
+
+def test_the_blogs_model_with_a_part_of_the_learners_own_is_theirs(data):
+    """Values twice as large (c_proj halved to match) is not a strength of the blog's: a change of the learner's."""
+    model = with_parts(handmade.blog_model(), {"v": 2 * get(handmade.blog_model(), "v")})
+    model = with_parts(model, {"c_proj.w": get(model, "c_proj.w") / 2})
+    report = handed_in("aab", model)
+    assert report.passed and report.recorded
 
 
 ANY_C = """import handmade

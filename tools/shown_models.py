@@ -4,7 +4,7 @@ A pass is recorded only for a model of the learner's own, so the package must kn
 course itself hands a learner: the built-in tasks' reference solutions, the blog's models, and the
 designs that notebooks 14 to 17 build with the learner. This script finds them: the references and
 the blog's models by grading them on every built-in task, the designs by running the notebooks with
-the grader watched (every model a notebook grades that passes a built-in task).
+the grader watched (every model a notebook grades, on any task, that passes a built-in task of its alphabet).
 
     python3 tools/shown_models.py            # print what SHOWN should be, and whether it is
     python3 tools/shown_models.py --write    # write it into the module
@@ -39,11 +39,19 @@ def _watched(task, params, **options):
         report = _grade(task, params, **options)
     finally:
         _depth[0] -= 1
-    task = _get_task(task)
-    # a grade inside a grade (the grader judging a reference solution) is the grader's, not the notebook's
-    if report.passed and _depth[0] == 0 and _TASKS.get(task.name) is task:
-        _passes.append([task.name, _fingerprint(_grader.submission(task, params))])
+    if _depth[0] == 0:  # a grade inside a grade (the grader judging a reference solution) is the grader's
+        _note(_get_task(task), params, report)
     return report
+def _note(task, params, report):
+    # the model on every built-in task of its alphabet that it passes: a teacher's task's model may pass one too
+    for other in _TASKS.values():
+        if other.alphabet != task.alphabet:
+            continue
+        try:
+            if (report if other is task else _grade(other, params, diagnose=False)).passed:
+                _passes.append([other.name, _fingerprint(_grader.submission(other, params))])
+        except ValueError:  # another shape than that task's
+            continue
 _grader.grade = _watched
 """
 # The last cell: what was noted, and what the progress file holds.

@@ -9,6 +9,9 @@ the blog's models and the notebooks, and ``tests/test_learners_edition.py`` chec
 A teacher's task is compared with its own reference solution, when it has one.
 """
 
+import numpy as np
+
+from ..arguments import fmt
 from ..i18n import _
 
 # ---- made by tools/shown_models.py: do not edit by hand ----
@@ -20,19 +23,20 @@ SHOWN = {
     "alternate": {"b19c803aed0c612d": "reference"},
     "first": {"984d2ffe1b8a053c": "reference"},
     "first_not_last": {"7862cd4265ecc007": "reference"},
-    "induction": {"52b96745c4654fbc": "reference"},
+    "induction": {"52b96745c4654fbc": "reference", "6121202630d63e84": "16", "9e561f2bf093db8d": "16"},
     "majority": {"25239661a64d4e83": "reference"},
-    "repeat": {"f408d2eb7d7a1e78": "reference"},
+    "repeat": {"b0f868da3b6af0cc": "14", "f408d2eb7d7a1e78": "reference"},
     "seen_b": {"e20a8bf9393f9334": "reference"},
     "two_back": {"40dc31d98046db85": "reference"},
     "xor": {"77df08bf513b052a": "reference", "e751b398b1187c10": "15"},
 }
 # ---- end of what tools/shown_models.py makes ----
 
-BUILT_WITH_YOU = {"abc": "14"}
-"""The built-in tasks whose reference solution is not a challenge's answer but the model a notebook
-builds with the learner, by that notebook: no hint and no ``solution()`` shows it. Every other built-in
-task is a challenge, whose reference is the solution that ``solution()`` shows when asked."""
+BUILT_WITH_YOU = {"abc": "14", "xor": "15", "induction": "16"}
+"""The built-in tasks whose reference solution is the model a notebook builds with the learner, by that
+notebook. abc's is that alone (no ``solution()`` shows it); xor and induction are challenges of notebook 19
+too, whose answer ``solution()`` shows when asked. Every other built-in task is a challenge alone."""
+CHALLENGES_TOO = ("xor", "induction")  # of BUILT_WITH_YOU: the tasks whose reference solution() shows too
 
 
 def shown_model(task, params, their_reference=None):
@@ -46,11 +50,17 @@ def shown_model(task, params, their_reference=None):
     fingerprint = model_fingerprint(params)
     if TASKS.get(task.name) is task:
         source = SHOWN.get(task.name, {}).get(fingerprint)
+        if source is None:
+            return _blog_at_any_strength(task, params, fingerprint)
     else:
         theirs = their_reference is not None and model_fingerprint(their_reference) == fingerprint
         source = "their reference" if theirs else None
     if source is None:
         return None
+    if source == "reference" and task.name in CHALLENGES_TOO:
+        return _(
+            'This pass is not recorded in your progress: these weights are, number for number, the reference solution of {task}, the model notebook {notebook} builds with you, which solution("{task}") shows too. Your progress records designs of your own: another passing model of yours is recorded.'
+        ).format(task=task.name, notebook=BUILT_WITH_YOU[task.name])
     if source == "reference" and task.name in BUILT_WITH_YOU:
         return _(
             "This pass is not recorded in your progress: these weights are, number for number, the reference solution of {task}, the model notebook {notebook} builds with you. Your progress records designs of your own: another passing model of yours is recorded."
@@ -70,3 +80,26 @@ def shown_model(task, params, their_reference=None):
     return _(
         "This pass is not recorded in your progress: these weights are, number for number, the model notebook {notebook} builds with you. Your progress records designs of your own: another passing model of yours is recorded."
     ).format(notebook=source)
+
+
+def _blog_at_any_strength(task, params, fingerprint):
+    """The sentence for the blog's model at other strengths (its Lg slider, ``blog_model(q_lg=..., proj_lg=...)``),
+    read off its query's and c_proj's largest weights and built again the same number for number; else None."""
+    from ..blog import blog_model
+    from .grader import submission
+    from .progress import model_fingerprint
+
+    if len(params["blocks"]) != 1 or params.structure != task.structure:
+        return None
+    attn = params["blocks"][0]["attn"]
+    q_lg = float(np.abs(attn["c_attn"]["w"][:, : attn["c_attn"]["w"].shape[1] // 3]).max())
+    proj_lg = float(np.abs(attn["c_proj"]["w"]).max())
+    try:
+        theirs = submission(task, blog_model(q_lg=q_lg, proj_lg=proj_lg))
+    except (ValueError, TypeError):  # strengths the blog's model cannot take, or another shape than the task's
+        return None
+    if model_fingerprint(theirs) != fingerprint:
+        return None
+    return _(
+        "This pass is not recorded in your progress: these weights are the blog's model, which the series builds, at other strengths (its query's {q_lg}, its c_proj's {proj_lg}). Your progress records designs of your own: another passing model of yours is recorded."
+    ).format(q_lg=fmt(q_lg), proj_lg=fmt(proj_lg))
