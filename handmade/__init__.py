@@ -11,6 +11,10 @@ if sys.argv[:1] == ["-m"] and sys.orig_argv[sys.orig_argv.index("-m") + 1 :][:1]
     from ._quiet import quiet_interrupts
 
     quiet_interrupts()  # Ctrl-C from the very start: one line and status 130, never a traceback
+else:
+    from ._mistakes import show_mistakes_briefly
+
+    show_mistakes_briefly()  # in a notebook, the package's errors from the learner's last line
 
 from .basis import Basis, Labels, qkv_weights, split_qkv
 from .blog import (

@@ -196,3 +196,46 @@ def test_a_listings_notes_are_in_its_text_too_escaped_in_its_page_and_said_in_th
         assert listing([model.linear], notes=[("x @ w", "乘积")]).text.endswith("第 2 行：'x @ w'，乘积")
     finally:
         set_language("en")
+
+
+# ---- a learner's mistake in a notebook ------------------------------------------------------------
+
+MISTAKES = r"""
+import sys
+from IPython.testing.globalipapp import start_ipython
+ip = start_ipython()
+ip.run_cell("import handmade\nfrom handmade.parts import with_parts\nfrom handmade.course.tasks import blank")
+cells = [
+    "def mine():\n    return with_parts(blank('alternate'), {'q': 1})\nmine()",  # the package's: from the learner's line
+    "import numpy as np\nnp.zeros(2) @ np.zeros(3)",  # numpy's own: whole
+    "@handmade.task(alphabet='ab', n_ctx=2, n_embd=2, n_layer=0)\ndef odd(context):\n    '''Odd.'''\n    return {}['x']\nhandmade.course.tasks.examples(odd)",
+]
+for cell in cells:
+    ip.run_cell(cell)
+    print("=====")
+"""
+
+
+@pytest.mark.parametrize("whole", [False, True])
+def test_a_mistake_in_a_notebook_is_shown_from_the_learners_last_line_and_others_whole(whole, tmp_path):
+    """In IPython, an error the package raises to say what was wrong is shown under the learner's lines alone; numpy's
+    error is shown as IPython shows it; a teacher's rule that fails is shown into the rule; HANDMADE_FULL_TRACEBACKS=1
+    shows the package's lines too."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "HANDMADE_DATA": str(tmp_path)}
+    env.pop("HANDMADE_FULL_TRACEBACKS", None)
+    if whole:
+        env["HANDMADE_FULL_TRACEBACKS"] = "1"
+    out = subprocess.run(
+        [sys.executable, "-c", MISTAKES], capture_output=True, text=True, encoding="utf-8", env=env, timeout=120
+    )
+    ours, numpys, rules = out.stdout.split("=====")[:3]
+    package = str(Path(handmade.__file__).resolve().parent)
+    assert "UnknownName: no part called 'q'; this model has wte, wpe" in ours
+    assert "----> 2     return with_parts(blank('alternate'), {'q': 1})" in ours  # the learner's own function
+    assert (package in ours) == whole and ("parts.py" in ours) == whole
+    assert "matmul: Input operand 1 has a mismatch" in numpys
+    assert "return {}['x']" in rules and "KeyError" in rules  # the teacher's line that failed, and why

@@ -86,7 +86,7 @@ def _blog_at_any_strength(task, params, fingerprint):
     """The sentence for the blog's model at other strengths (its Lg slider, ``blog_model(q_lg=..., proj_lg=...)``),
     read off its query's and c_proj's largest weights and built again the same number for number; else None."""
     from ..blog import blog_model
-    from .grader import submission
+    from ..weights import check_weights
     from .progress import model_fingerprint
 
     if len(params["blocks"]) != 1 or params.structure != task.structure:
@@ -95,10 +95,10 @@ def _blog_at_any_strength(task, params, fingerprint):
     q_lg = float(np.abs(attn["c_attn"]["w"][:, : attn["c_attn"]["w"].shape[1] // 3]).max())
     proj_lg = float(np.abs(attn["c_proj"]["w"]).max())
     try:
-        theirs = submission(task, blog_model(q_lg=q_lg, proj_lg=proj_lg))
-    except (ValueError, TypeError):  # strengths the blog's model cannot take, or another shape than the task's
+        theirs = check_weights(blog_model(q_lg=q_lg, proj_lg=proj_lg))
+    except (ValueError, TypeError):  # strengths the blog's model cannot take
         return None
-    if model_fingerprint(theirs) != fingerprint:
+    if theirs.labels.alphabet != task.alphabet or model_fingerprint(theirs) != fingerprint:  # in the task's order
         return None
     return _(
         "This pass is not recorded in your progress: these weights are the blog's model, which the series builds, at other strengths (its query's {q_lg}, its c_proj's {proj_lg}). Your progress records designs of your own: another passing model of yours is recorded."
