@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import handmade
-from handmade.course import explain, grader
+from handmade.course import explain, grader, report_text
 from handmade.course.grader import grade
 from handmade.course.path import scores, stream
 from handmade.course.solutions import reference
@@ -352,7 +352,7 @@ def test_json_holds_every_context_under_the_margin_and_the_text_is_made_from_it(
     focus = data["failing"][data["diagnosed"]]
     text = str(report)
     assert "why the margin is too small" in text and "where it goes wrong" not in text
-    assert focus["sentence"] in text and all(step["text"] in text for step in focus["path"][: explain.SHOWN_STEPS])
+    assert focus["sentence"] in text and all(step["text"] in text for step in focus["path"][: report_text.SHOWN_STEPS])
     assert focus["predicted"] == focus["expected"]
 
 
@@ -364,10 +364,10 @@ def test_json_has_every_failing_contexts_path_and_the_text_is_made_from_the_same
     assert all(case["path"] is not None for case in data["failing"])
     smallest = {"context": report.smallest_at.context, "expected": report.smallest_at.expected}
     assert (data["nonzero"], data["smallest_at"]) == (0, smallest)
-    assert data["wrong"] == report.n_failures and [explain.miss_said(m) for m in data["first_wrong"]] == [
+    assert data["wrong"] == report.n_failures and [report_text.miss_said(m) for m in data["first_wrong"]] == [
         str(m) for m in report.failures
     ]
-    assert explain.report_lines(data) == report.lines()  # the text, from the data --json prints
+    assert report_text.report_lines(data) == report.lines()  # the text, from the data --json prints
 
 
 def test_json_of_a_pass_holds_its_progress_note(tmp_path, monkeypatch):

@@ -17,7 +17,7 @@ enough, and follows the path back from it (``handmade.course.path``) to the weig
 the context the text speaks of, and for every other one when the report's data is asked for (``--json``). A task's
 reference solution (one that passes it) may choose which part to speak of, but the sentence speaks only
 of the learner's numbers, and the reference is shown only when asked (``reveal=True``, ``grade --reveal``).
-``grade`` returns a ``Report``: its data (``report.to_json()``, ``--json``) and its text (``explain.report_lines``).
+``grade`` returns a ``Report``: its data (``report.to_json()``, ``--json``) and its text (``report_text.report_lines``).
 """
 
 import functools
@@ -44,19 +44,15 @@ from ..weights import (
 )
 from . import progress
 from .explain import (
-    diagnosis_lines,
     explain,
     lagging,
     margin_direction,
-    margin_said,
-    miss_said,
     missing,
     read_window,
-    report_lines,
     shares_in,
-    shares_listed,
 )
 from .path import follow
+from .report_text import diagnosis_lines, margin_said, miss_said, report_lines, shares_listed
 from .shown_models import shown_model
 from .solutions import reference
 from .tasks import TASKS, check_grading, get_task, graded_tokens, passes, usable, withheld
@@ -130,7 +126,7 @@ class Report:
 
     def diagnosis_lines(self):
         """Where it goes wrong, in one go: the context and its margin, the parts' shares, the part named,
-        then the path back to the cause, a line a step (the first ``explain.SHOWN_STEPS`` of them)."""
+        then the path back to the cause, a line a step (the first ``report_text.SHOWN_STEPS`` of them)."""
         data = self.to_json(every_path=False)
         return diagnosis_lines(data) if data["diagnosed"] is not None else []
 
