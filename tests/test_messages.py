@@ -169,7 +169,7 @@ def test_a_count_of_one_is_said_in_the_singular_in_the_report_its_path_training_
     from handmade.training.loop import History
 
     data = {"right": 14, "graded": 15, "passed": False, "task": "abc", "margin": -1.0, "threshold": 1.0,
-            "smallest_at": {"context": "ab", "expected": "c"}, "nonzero": 3, "wrong": 1, "diagnosed": 0,
+            "smallest_at": {"context": "ab", "expected": "c"}, "nonzero": 3, "wrong": 1, "diagnosed": 0, "right_below_margin": 1,
             "first_wrong": [{"context": "ab", "expected": "c", "predicted": "a", "margin": -1.0, "tie": False}],
             "failing": [{"context": "ab", "expected": "c", "against": "a", "margin": -1.0, "contributions": {},
                          "sentence": "…", "window": "ab", "path": [{"text": f"step {i}"} for i in range(report_text.SHOWN_STEPS + 1)]}],
@@ -194,7 +194,8 @@ def test_a_count_of_one_is_said_in_the_singular_in_the_report_its_path_training_
     with pytest.raises(ValueError) as error:
         handmade.check_weights(one_column)
     said.append(str(error.value))
-    assert "1 more step back" in "\n".join(said) and "the failing context (1 in all)" in "\n".join(said)
+    assert "1 more step back" in "\n".join(said) and "the wrong prediction (1 in all)" in "\n".join(said)
+    assert "but by a margin of 1 or less: 1 context" in "\n".join(said)
     assert "and 1 other position with weight 0.1" in said[-4] and "0 of 1 task passed" in said[-2]
     assert [line for line in said if not said_in_the_singular(line)] == []
 

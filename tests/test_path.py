@@ -368,6 +368,21 @@ def test_json_has_every_failing_contexts_path_and_the_text_is_made_from_the_same
         str(m) for m in report.failures
     ]
     assert report_text.report_lines(data) == report.lines()  # the text, from the data --json prints
+    readme = README.read_text(encoding="utf-8")
+    assert [key for key in data if f"`{key}`" not in readme] == []  # every field is in README's list of them
+
+
+def test_the_text_counts_the_contexts_right_by_too_small_a_margin_as_json_does():
+    """first with c_proj weakened, and one entry more: some predictions wrong, more right by too little. The text
+    names both counts, and they add up to --json's failing contexts (every one under the margin)."""
+    values = get(reference("first"), "c_proj.w") * 1.5 / LG
+    values[3, 3] = 0.2
+    data = grade("first", with_parts(reference("first"), {"c_proj.w": values})).to_json()
+    text = "\n".join(report_text.report_lines(data))
+    assert data["wrong"] > 0 and data["right_below_margin"] > 0
+    assert data["wrong"] + data["right_below_margin"] == len(data["failing"])
+    assert f"wrong predictions ({data['wrong']} in all)" in text
+    assert f"predicted right, but by a margin of 1 or less: {data['right_below_margin']} contexts" in text
 
 
 def test_json_of_a_pass_holds_its_progress_note(tmp_path, monkeypatch):

@@ -456,7 +456,7 @@ def test_the_report_reads_as_a_few_lines():
     text = str(grade("abc", blank("abc")))
     lines = text.splitlines()
     assert lines[0] == "task abc: FAIL" and lines[1] == "  right: 5 / 15 contexts (33.3%)"
-    assert "  first failing contexts (10 in all):" in lines
+    assert "  first wrong predictions (10 in all):" in lines
     assert "'a': expected b, the model predicted a by a tie (margin 0)" in text
     assert lines[-2] == (
         "  where it goes wrong, for 'a' → b: the margin over a is 0; "

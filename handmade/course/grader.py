@@ -102,8 +102,8 @@ class Report:
     margin: float  # the smallest margin over every graded context
     smallest_at: Example  # where it is smallest
     nonzero: int  # weights that are not zero, counted from the weights themselves
-    failures: tuple  # Miss, for the first few failing contexts in grading order
-    n_failures: int
+    failures: tuple  # Miss, for the first few wrong predictions in grading order
+    n_failures: int  # how many predictions are wrong
     threshold: float  # a pass needs every context right and a margin above it
     passed: bool  # whether it passes: every context right and the margin above the threshold
     explained: tuple = ()  # an Explanation per context below the margin, in grading order (none on a pass)
@@ -114,6 +114,7 @@ class Report:
     revealed: str | None = None  # the reference solution's shares there, only when asked
     progress_note: str | None = None  # what became of a pass handed in: recorded in the progress file, or why not
     recorded: bool = False  # whether that pass is in the progress file now
+    right_below: int = 0  # contexts predicted right, but by a margin not above the threshold
     # (index in ``explained``) -> its path back: followed when --json asks (``grade(every_path=True)``)
     follower: object = field(default=None, repr=False, compare=False)
 
@@ -150,6 +151,7 @@ class Report:
             "nonzero": self.nonzero,
             "wrong": self.n_failures,
             "first_wrong": [miss.to_json() for miss in self.failures],
+            "right_below_margin": self.right_below,
             "failing": [e.to_json() for e in explained],
             "paths": sum(e.path is not None for e in explained),
             "diagnosed": next((i for i, e in enumerate(self.explained) if e.context == self.diagnosed.context), None),
@@ -269,6 +271,7 @@ def grade(task, params, *, diagnose=True, reveal=False, every_path=False):
         n_failures=len(wrong),
         threshold=MARGIN_THRESHOLD,
         passed=bool(len(wrong) == 0 and margins[smallest] > MARGIN_THRESHOLD),
+        right_below=int(((predicted == right) & ~(margins > MARGIN_THRESHOLD)).sum()),
     )
     if report.passed and reveal:  # asked for, and nothing to show them beside: said so
         return replace(

@@ -32,7 +32,8 @@ def miss_said(miss):
 
 def report_lines(data):
     """The lines of a report, from its data (``Report.to_json``): the verdict, the score, the margin, the
-    first wrong predictions, where it goes wrong and the path back, the reference when asked, the progress note."""
+    first wrong predictions, how many more are right by too small a margin, where it goes wrong and the path
+    back, the reference when asked, the progress note."""
     verdict = _("PASS") if data["passed"] else _("FAIL")
     smallest = data["smallest_at"]
     lines = [
@@ -53,10 +54,18 @@ def report_lines(data):
     if data["first_wrong"]:
         lines.append(
             ngettext(
-                "  the failing context ({n} in all):", "  first failing contexts ({n} in all):", data["wrong"]
+                "  the wrong prediction ({n} in all):", "  first wrong predictions ({n} in all):", data["wrong"]
             ).format(n=data["wrong"])
         )
         lines += [f"    {miss_said(miss)}" for miss in data["first_wrong"]]
+    if data["right_below_margin"]:  # right, but not by enough: they fail too
+        below = data["right_below_margin"]
+        said = ngettext(
+            "  predicted right, but by a margin of {threshold} or less: {n} context",
+            "  predicted right, but by a margin of {threshold} or less: {n} contexts",
+            below,
+        )
+        lines.append(said.format(threshold=fmt(data["threshold"]), n=below))
     if data["diagnosed"] is not None:
         lines += diagnosis_lines(data)
     if data["revealed"]:
