@@ -13,6 +13,8 @@ import json
 import math
 import os
 import stat
+import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -174,7 +176,7 @@ def check_can_save(path, force=False):
     want of a folder, a permission or ``force``: a temporary file is made beside it, then removed."""
     path = file_name(path)
     may_replace(path, force)
-    temporary = _temporary(path)
+    temporary = _temporary(_through_links(path))
     try:
         open(temporary, "xb").close()  # noqa: SIM115  (made, closed, removed: nothing to manage)
         temporary.unlink()
@@ -194,10 +196,16 @@ def is_weights_file(path):
     return True
 
 
+def _through_links(path):
+    """Where writing to ``path`` goes: the file a symbolic link there points to (there even if it is not yet),
+    so that the link, which a person made, stays a link; ``path`` itself otherwise."""
+    return Path(os.path.realpath(path)) if path.is_symlink() else path
+
+
 def write_atomically(path, text):
     """Write ``text`` to a temporary file beside ``path``, then rename it over ``path``. Whatever
     stops it (a full disk, a size limit, Ctrl-C), the temporary file is removed and ``path`` is as it was."""
-    path = file_name(path)
+    path = _through_links(file_name(path))
     text = writable(text_of(text, "text", MAX_FILE_BYTES), "text")  # UTF-8 can write every character of it
     temporary, made = _temporary(path), False  # named before it is made: whatever stops what follows, it is removed
     try:
@@ -292,8 +300,8 @@ def weights_from_json(text, source=None):
 
 def _weights_in(text, source):
     """Checked weights from JSON ``text`` (a string of at most MAX_FILE_BYTES) that ``source`` names."""
-    try:
-        raw = json.loads(text)
+    try:  # a byte-order mark, which some editors write first (Notepad's UTF-8), is not part of the text
+        raw = json.loads(text.removeprefix("\ufeff"), parse_int=_number_reader(int), parse_float=_number_reader(float))
     except json.JSONDecodeError as error:
         raise WeightsError(
             _("{source} is not valid JSON: {reason} at line {line}, column {column}").format(
@@ -302,10 +310,11 @@ def _weights_in(text, source):
         ) from None
     except RecursionError:
         raise WeightsError(_("{source} is nested too deeply to be weights").format(source=source)) from None
-    except ValueError as error:  # an integer with more digits than Python will convert
-        raise WeightsError(
-            _("{source} is not valid JSON: {reason}").format(source=source, reason=brief(str(error)))
-        ) from None
+    except _TooLarge as number:
+        sentence = _(
+            "{source} holds the number {number}, too large for a weight (float64 holds numbers up to about 1.8e308)"
+        )
+        raise WeightsError(sentence.format(source=source, number=number)) from None
     try:
         if not isinstance(raw, dict):
             raise WeightsError(
@@ -315,6 +324,26 @@ def _weights_in(text, source):
         return check_weights(raw, labels)
     except WeightsError as error:
         raise WeightsError(_("{source}: {error}").format(source=source, error=error)) from None
+
+
+class _TooLarge(ValueError):  # a number of the JSON text, as written (cut), that no float64 holds
+    pass
+
+
+def _number_reader(kind):
+    """json's reader of a number of ``kind`` (int or float): its value, or _TooLarge for a float that float64 cannot
+    hold (1e400) and a whole number of more digits than Python converts to an int (4300); one of fewer, too large
+    for a float too, is said where it is, by ``number_array``."""
+    limit = getattr(sys, "get_int_max_str_digits", lambda: 0)()  # 0: none (Python 3.10)
+
+    def read(text):
+        if kind is int and not (limit and len(text.lstrip("-")) > limit):
+            return int(text)  # exact, as json reads it
+        if kind is float and abs(float(text)) != float("inf"):
+            return float(text)
+        raise _TooLarge(text if len(text) <= 40 else text[:39] + "…")
+
+    return read
 
 
 def load_weights(path):

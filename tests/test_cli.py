@@ -115,7 +115,14 @@ WEIGHTS_FILES = {  # name: (content, a phrase the message must contain)
         with_edit(lambda d: d["wte"][0].__setitem__(0, "BIG")).replace('"BIG"', "9" * 400),
         "wte[0, 0] is a whole number of 400 digits",
     ),
-    "a 5000-digit weight": (with_edit(lambda d: None).replace("1024", "9" * 5000, 1), "is not valid JSON"),
+    "a 5000-digit weight": (
+        with_edit(lambda d: None).replace("1024", "9" * 5000, 1),
+        f"holds the number {'9' * 39}…, too large for a weight (float64 holds numbers up to about 1.8e308)",
+    ),
+    "a weight of 1e400": (
+        with_edit(lambda d: None).replace("1024", "-1e400", 1),
+        "holds the number -1e400, too large for a weight",
+    ),
     "missing wpe": (with_edit(lambda d: d.pop("wpe")), "weights is missing 'wpe'"),
     "an unknown key": (with_edit(lambda d: d.update(wtf=1)), "unknown key 'wtf'"),
     "c_attn 23 wide": (

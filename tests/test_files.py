@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -159,3 +160,26 @@ def test_labels_travel_through_a_file(tmp_path):
     assert np.array_equal(
         loaded["blocks"][0]["attn"]["c_attn"]["w"], handmade.two_head_model()["blocks"][0]["attn"]["c_attn"]["w"]
     )
+
+
+def test_a_file_that_an_editor_began_with_a_byte_order_mark_is_read(tmp_path):
+    """Notepad's UTF-8 writes a byte-order mark first: the weights after it are read as they are."""
+    path = tmp_path / "notepad.json"
+    path.write_bytes(b"\xef\xbb\xbf" + handmade.weights_to_json(handmade.blog_model()).encode("utf-8"))
+    assert handmade.load_weights(path).structure == handmade.blog_model().structure
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink") or os.name == "nt", reason="symbolic links as POSIX makes them")
+def test_a_symbolic_link_a_person_made_stays_a_link_and_the_weights_go_where_it_points(tmp_path):
+    (tmp_path / "real").mkdir()
+    link, dangling = tmp_path / "w.json", tmp_path / "dangling.json"
+    link.symlink_to(Path("real") / "w.json")
+    dangling.symlink_to(Path("..") / "nowhere" / "x.json")
+    handmade.save_weights(handmade.blog_model(), link)
+    handmade.save_weights(handmade.flip_model(), link)  # replaced, through the link
+    assert link.is_symlink() and (tmp_path / "real" / "w.json").read_text(encoding="utf-8") == handmade.weights_to_json(
+        handmade.flip_model()
+    )  # the second save's, where the link points
+    with pytest.raises(handmade.WeightsError, match="cannot write weights to"):
+        handmade.save_weights(handmade.blog_model(), dangling)  # where it points there is no folder
+    assert dangling.is_symlink() and not dangling.exists()
