@@ -27,7 +27,16 @@ import numpy as np
 
 from .arguments import MAX_MESSAGE, clip, shown_path
 from .blog import ALPHABET, blog_model
-from .files import NotWeightsFile, check_can_save, is_weights_file, load_weights, save_weights
+from .files import (
+    BLANK_CHARACTERS,
+    TRAINED_CHARACTERS,
+    NotWeightsFile,
+    check_can_save,
+    check_fits_a_file,
+    is_weights_file,
+    load_weights,
+    save_weights,
+)
 from .i18n import LANGUAGES, N_, _, from_environment, listed, ngettext, set_language
 from .inference import MAX_NEW_TOKENS, accuracy, complete, predict
 from .reasons import reason as said
@@ -212,11 +221,13 @@ def _task_command(args):
     task = tasks.get_task(args.task, {**tasks.TASKS, **loaded})
     tasks.examples(task)  # a task that cannot be used says so before anything else is read or written
     if args.command == "blank":
+        check_fits_a_file(task.structure, BLANK_CHARACTERS, task.name)  # before the weights are made
         return save_weights(tasks.blank(task), new_file(args.path, args.force, args.tasks), force=args.force), 0
     if args.command == "train":
-        check_can_save(
-            new_file(args.out, args.force, args.tasks), args.force
-        )  # a file it may not write is said now, not after training
+        check_fits_a_file(
+            task.structure, TRAINED_CHARACTERS, task.name
+        )  # a file it could not write is said now, not after
+        check_can_save(new_file(args.out, args.force, args.tasks), args.force)  # training, and one it may not write
         params, history = train_task(task, args.steps, seed=args.seed, progress=sys.stderr.isatty())
         saved = save_weights(params, args.out, force=args.force)
         report = grader.grade(task, params, diagnose=False)  # training found it, not the learner: nothing recorded

@@ -171,6 +171,34 @@ def may_replace(path, force=False):
     return True
 
 
+BLANK_CHARACTERS = 3  # a weight of a blank model in its file: "0, "
+TRAINED_CHARACTERS = (
+    24  # one training wrote: as many as repr writes a float64 with, and ", " ("-0.12345678901234567, ")
+)
+
+
+def check_fits_a_file(structure, characters, name):
+    """WeightsError now, before weights of ``structure`` (the shape of the task called ``name``) are made or trained,
+    when their file would be more than a weights file may hold (MAX_FILE_BYTES), at ``characters`` a weight
+    (BLANK_CHARACTERS, TRAINED_CHARACTERS)."""
+    n = sum(np.prod(shape) for shape in _shapes(structure))
+    if n * characters > MAX_FILE_BYTES:
+        raise WeightsError(
+            _(
+                "a model of the shape of {task} has {n} weights, whose file would take about {size} characters; a weights file holds at most {limit}: give the task a smaller shape"
+            ).format(task=name, n=f"{int(n):,}", size=f"{int(n * characters):,}", limit=f"{MAX_FILE_BYTES:,}")
+        )
+
+
+def _shapes(structure):
+    """The shape of every array of a model of ``structure``, from its one description (no array is made)."""
+    shapes = []
+    structure.weights(
+        lambda n_in, n_out: shapes.append((n_in, n_out)), lambda n: shapes.append((n,)), lambda n: shapes.append((n,))
+    )
+    return shapes
+
+
 def check_can_save(path, force=False):
     """WeightsError now, before any long work, if ``save_weights(..., path, force)`` would fail for
     want of a folder, a permission or ``force``: a temporary file is made beside it, then removed."""

@@ -374,6 +374,37 @@ def test_train_refuses_bad_input_with_status_2(tmp_path, args, phrase):
     assert (tmp_path / "notes.txt").read_text(encoding="utf-8") == "mine"
 
 
+WIDE = """import handmade
+
+@handmade.task(alphabet="ab", n_ctx=3, n_embd=1024, n_layer=8, n_head=4, mlp=True)
+def wide(context):
+    "Say a."
+    return "a"
+
+@handmade.task(alphabet="ab", n_ctx=8, n_embd=128, n_layer=4, mlp=True)
+def middling(context):
+    "Say b."
+    return "b"
+"""
+
+
+@pytest.mark.parametrize(
+    "args, n",
+    [
+        (["blank", "wide", "w.json"], "50,385,920"),
+        (["train", "wide", "--out", "w.json"], "50,385,920"),
+        (["train", "middling", "--out", "w.json"], "792,320"),  # its blank fits (3 characters a weight), not trained
+    ],
+)
+def test_weights_whose_file_would_be_too_large_are_refused_before_they_are_made_or_trained(tmp_path, args, n):
+    """A teacher's task may have a shape whose weights no file holds: blank and train say so first, naming the
+    weights and the characters, instead of making them (gigabytes) and failing at the save."""
+    (tmp_path / "big.py").write_text(WIDE, encoding="utf-8")
+    _assert_one_short_line(*run(*args, "--tasks", "big.py", cwd=tmp_path), f"has {n} weights, whose file would take")
+    assert not (tmp_path / "w.json").exists()
+    assert run("blank", "middling", "m.json", "--tasks", "big.py", cwd=tmp_path)[0] == 0
+
+
 # ---- a teacher's tasks: --tasks FILE.py ------------------------------------------------------
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
