@@ -213,7 +213,7 @@ def _task_command(args):
         from .course.solutions import solution
 
         return str(solution(args.task)), 0
-    from .course import grader, tasks
+    from .course import grader, progress, tasks
 
     loaded = tasks.load_tasks(args.tasks) if args.tasks is not None else {}
     if args.command == "tasks":  # the file's tasks alone when there is a file: the ones its author is writing
@@ -231,7 +231,8 @@ def _task_command(args):
         params, history = train_task(task, args.steps, seed=args.seed, progress=sys.stderr.isatty())
         saved = save_weights(params, args.out, force=args.force)
         report = grader.grade(task, params, diagnose=False)  # training found it, not the learner: nothing recorded
-        return "\n".join([str(history), saved, *report.lines()[:3]]), 0
+        problem = progress.note_trained(task, grader.submission(task, params))  # nor will be, when it is graded
+        return "\n".join([str(history), saved, *report.lines()[:3], *([problem] if problem else [])]), 0
     report = grader.handed_in(task, load_weights(args.weights), reveal=args.reveal, every_path=args.json)
     if args.json:  # every failing context's path back, counted in the estimate that allowed the grade
         return json.dumps(report.to_json(), ensure_ascii=False), 0 if report.passed else 1

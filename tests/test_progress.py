@@ -304,3 +304,29 @@ def test_the_folder_is_the_setting_or_the_platforms_usual_place(monkeypatch, tmp
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
     if progress.os.name != "nt" and progress.sys.platform != "darwin":
         assert progress.folder() == tmp_path / "xdg" / "handmade"
+
+
+def test_a_model_the_command_line_trained_passes_but_is_not_the_learners(data, tmp_path):
+    """train notes the model it made in the progress file (beside the passes, which it keeps); grade then says
+    the pass is training's, not a design, and records nothing; the learner's own design is recorded as ever."""
+    handed_in("repeat", mine())  # a pass of the learner's own, before: kept
+    env = {**os.environ, "HANDMADE_DATA": str(data)}
+    command = [sys.executable, "-m", "handmade", "train", "alternate", "--steps", "300", "--out", "t.json"]
+    done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, encoding="utf-8", timeout=120)
+    assert done.returncode == 0 and "task alternate: PASS" in done.stdout, done.stderr
+    report = handed_in("alternate", handmade.load_weights(tmp_path / "t.json"))
+    assert report.passed and not report.recorded
+    assert "a model that python -m handmade train made for alternate: training found them" in report.progress_note
+    written = json.loads((data / "progress.json").read_text(encoding="utf-8"))
+    assert [entry["task"] for entry in written["passed"]] == ["repeat"] and written["trained"][0]["task"] == "alternate"
+    assert progress.read().has(TASKS["repeat"]) and not progress.read().has(TASKS["alternate"])
+
+
+@pytest.mark.parametrize("trained", ['"x"', "[1]", '[{"task": "abc"}]', '[{"task": "abc", "model": "no"}]'])
+def test_a_progress_file_whose_trained_models_cannot_be_read_is_said_and_kept(data, trained):
+    data.mkdir(parents=True)
+    text = '{"passed": [], "trained": ' + trained + "}"
+    (data / "progress.json").write_text(text, encoding="utf-8")
+    assert "cannot be read" in progress.read().problem
+    assert "cannot be read" in handed_in("repeat", mine()).progress_note
+    assert (data / "progress.json").read_text(encoding="utf-8") == text

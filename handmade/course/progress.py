@@ -120,6 +120,7 @@ class Passes:
 
     passed: tuple  # (name, fingerprint or None), in the order they were first recorded
     problem: str | None = None  # a sentence when the file exists and cannot be read
+    trained: tuple = ()  # (name, model_fingerprint) of the models the command line's train made: not designs
 
     def has(self, task):
         """Whether ``task`` (a Task) has been passed."""
@@ -151,9 +152,11 @@ def read():
         return Passes((), _problem(where, reason))
     entries = data.get("passed") if isinstance(data, dict) else None
     found = [_entry(item) for item in entries] if isinstance(entries, list) else [None]
-    if None in found or len(found) > MAX_TASKS:
+    trained = data.get("trained", []) if isinstance(data, dict) else None
+    models = [_entry(item, "model") for item in trained] if isinstance(trained, list) else [None]
+    if None in found or len(found) > MAX_TASKS or None in models or len(models) > MAX_TASKS:
         return Passes((), _problem(where, _("it is not a list of passed tasks")))
-    return Passes(tuple(dict.fromkeys(found)))
+    return Passes(tuple(dict.fromkeys(found)), trained=tuple(dict.fromkeys(models)))
 
 
 def _number(text):  # a number in the file: kept as neither a name nor a fingerprint, and never converted
@@ -163,16 +166,19 @@ def _number(text):  # a number in the file: kept as neither a name nor a fingerp
 _NUMBER = object()
 
 
-def _entry(item):
+def _entry(item, key="fingerprint"):
     """(name, fingerprint) from an entry of the file: {"task": ..., "fingerprint": ...}, or a
-    name alone as files before fingerprints wrote it; None when it is neither."""
-    if isinstance(item, str):
+    name alone as files before fingerprints wrote it; None when it is neither. A trained model's
+    entry, {"task": ..., "model": ...} (``key``), always has its fingerprint."""
+    if isinstance(item, str) and key == "fingerprint":
         item = {"task": item, "fingerprint": None}
     if not isinstance(item, dict):
         return None
-    name, fingerprint = item.get("task"), item.get("fingerprint")
+    name, fingerprint = item.get("task"), item.get(key)
     named = isinstance(name, str) and 0 < len(name) <= MAX_NAME and not SURROGATE.search(name)
-    fingerprinted = fingerprint is None or (isinstance(fingerprint, str) and HEX.fullmatch(fingerprint) is not None)
+    fingerprinted = (fingerprint is None and key == "fingerprint") or (
+        isinstance(fingerprint, str) and HEX.fullmatch(fingerprint) is not None
+    )
     return (name, fingerprint) if named and fingerprinted else None
 
 
@@ -204,7 +210,7 @@ def add(task):
                 return _(
                     "this pass is not recorded in your progress: the file holds {limit} passes, as many as it keeps"
                 ).format(limit=MAX_TASKS)
-            return _save_passes([*current.passed, (name, fingerprint)])
+            return _save(current, passed=(*current.passed, (name, fingerprint)))
     except _Busy:
         return _("could not record the pass in {path}: another program kept it busy for {seconds} s").format(
             path=path(), seconds=f"{LOCK_WAIT:g}"
@@ -218,7 +224,7 @@ def reset():
     consent. None, or a sentence saying why it could not."""
     try:
         with _locked():
-            return _save_passes([])
+            return _save(Passes(()))
     except _Busy:
         return _("could not start a new progress file in {path}: another program kept it busy for {seconds} s").format(
             path=path(), seconds=f"{LOCK_WAIT:g}"
@@ -291,11 +297,34 @@ else:
         fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
-def _save_passes(passed):
-    """Write the passes atomically (the lock held); None, or a sentence saying why it could not."""
+def note_trained(task, params):
+    """Note in the file that training made ``params`` for ``task`` (the command line's ``train``): a pass by
+    them, number for number, is then not recorded as the learner's (``shown_models``). None, or why not."""
+    name, model = task.name, model_fingerprint(params)
+    if len(name) > MAX_NAME:
+        return None  # a pass of it could not be recorded either
+    try:
+        with _locked():
+            current = read()
+            if current.problem or (name, model) in current.trained:
+                return current.problem
+            return _save(current, trained=(*current.trained, (name, model))[-MAX_TASKS:])  # the latest ones
+    except _Busy:
+        return _("could not note the trained model in {path}: another program kept it busy for {seconds} s").format(
+            path=path(), seconds=f"{LOCK_WAIT:g}"
+        )
+    except OSError as error:
+        return _("could not note the trained model in {path} ({reason})").format(path=path(), reason=_os_reason(error))
+
+
+def _save(current, passed=None, trained=None):
+    """Write the file atomically (the lock held): ``current``'s passes and trained models, or those given;
+    None, or a sentence saying why it could not."""
     where = path()
+    passed, trained = (current.passed if passed is None else passed), (current.trained if trained is None else trained)
     entries = [{"task": name, "fingerprint": fingerprint} for name, fingerprint in passed]
-    text = json.dumps({"passed": entries}, ensure_ascii=False)
+    models = [{"task": name, "model": model} for name, model in trained]
+    text = json.dumps({"passed": entries, **({"trained": models} if models else {})}, ensure_ascii=False)
     if len(text.encode("utf-8")) > MAX_BYTES:
         return _("this pass is not recorded in your progress: the file would have more than {limit} bytes").format(
             limit=MAX_BYTES

@@ -44,10 +44,14 @@ def shown_model(task, params, their_reference=None):
     shows they are, number for number, and that a model of the learner's own is recorded; None
     when they are none of them. ``params``: weights checked for ``task`` (``grader.submission``);
     ``their_reference``: a teacher's task's reference solution, checked the same way, if it has one."""
-    from .progress import model_fingerprint
+    from .progress import model_fingerprint, read
     from .tasks import TASKS
 
     fingerprint = model_fingerprint(params)
+    if (task.name, fingerprint) in read().trained:
+        return _(
+            "This pass is not recorded in your progress: these weights are, number for number, a model that python -m handmade train made for {task}: training found them, they are not a design. Your progress records designs of your own: another passing model of yours is recorded."
+        ).format(task=task.name)
     if TASKS.get(task.name) is task:
         source = SHOWN.get(task.name, {}).get(fingerprint)
         if source is None:
