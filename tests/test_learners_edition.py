@@ -104,6 +104,28 @@ def test_the_package_knows_every_reference_and_blog_model_it_shows():
         assert prints.items() <= SHOWN[task].items(), f"{task}: run tools/shown_models.py --write"
 
 
+def test_the_package_knows_every_model_a_solution_builds_and_says_which_solution_shows_it(tmp_path, monkeypatch):
+    """Each challenge's solution, pasted into its answer cell, builds the task's reference; xor_without_mlp, notebook
+    19's Try it, passes xor: its pass is not recorded, and the note says which solution shows it."""
+    from handmade.course.grader import grade, handed_in
+    from handmade.course.tasks import TASKS
+
+    found = shown_models.solution_models()
+    assert all(prints.keys() <= SHOWN[task].keys() for task, prints in found.items()), (
+        "run tools/shown_models.py --write"
+    )
+    assert "xor_without_mlp" in found["xor"].values() and "xor_without_mlp" in SHOWN["xor"].values()
+    monkeypatch.setenv("HANDMADE_DATA", str(tmp_path))
+    space = {"np": np, "TASKS": TASKS, "LG": 1024, "grade": grade}  # what notebook 19's first cell imports
+    exec(solutions("en")["xor_without_mlp"].code, space)
+    report = handed_in("xor", space["xor_without_mlp"])
+    assert (
+        report.passed
+        and not report.recorded
+        and 'the answer that solution("xor_without_mlp") shows' in (report.progress_note)
+    )
+
+
 def own_lines(code):
     lines = [line.strip() for line in code.splitlines() if len(line.strip()) > 20]
     return [line for line in lines if not line.startswith(("task = ", "B = task.labels"))]

@@ -28,7 +28,7 @@ SHOWN = {
     "repeat": {"b0f868da3b6af0cc": "14", "f408d2eb7d7a1e78": "reference"},
     "seen_b": {"e20a8bf9393f9334": "reference"},
     "two_back": {"40dc31d98046db85": "reference"},
-    "xor": {"77df08bf513b052a": "reference", "e751b398b1187c10": "15"},
+    "xor": {"4ad9c7f336f19195": "xor_without_mlp", "77df08bf513b052a": "reference", "e751b398b1187c10": "15"},
 }
 # ---- end of what tools/shown_models.py makes ----
 
@@ -59,8 +59,11 @@ def shown_model(task, params, their_reference=None):
     else:
         theirs = their_reference is not None and model_fingerprint(their_reference) == fingerprint
         source = "their reference" if theirs else None
-    if source is None:
-        return None
+    return None if source is None else _said(source, task)
+
+
+def _said(source, task):
+    """The sentence for a pass by a model the course shows: ``source`` says which (``SHOWN``'s words)."""
     if source == "reference" and task.name in CHALLENGES_TOO:
         return _(
             'This pass is not recorded in your progress: these weights are, number for number, the reference solution of {task}, the model notebook {notebook} builds with you, which solution("{task}") shows too. Your progress records designs of your own: another passing model of yours is recorded.'
@@ -81,6 +84,10 @@ def shown_model(task, params, their_reference=None):
         return _(
             "This pass is not recorded in your progress: these weights are, number for number, the blog's model, which the series builds. Your progress records designs of your own: another passing model of yours is recorded."
         )
+    if not source.isdigit():  # another challenge's solution (xor_without_mlp passes xor)
+        return _(
+            'This pass is not recorded in your progress: these weights are, number for number, the answer that solution("{name}") shows when asked (python -m handmade solution {name} in a terminal). Your progress records designs of your own: another passing model of yours is recorded.'
+        ).format(name=source)
     return _(
         "This pass is not recorded in your progress: these weights are, number for number, the model notebook {notebook} builds with you. Your progress records designs of your own: another passing model of yours is recorded."
     ).format(notebook=source)
