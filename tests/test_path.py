@@ -24,12 +24,14 @@ from handmade.names import T
 from handmade.parts import get, with_parts
 
 LG = 1024
+LOWER_AFTER_STOP = re.compile(r"[.!?] [a-z]")  # "a margin above 1. the MLP of block 0 ..."
 CONTRADICTED = re.compile(r"(\bby|\bonly|\badds?|\btakes|most toward \S+:) -\d")
 
 
 def contradictions(report):
     """The sentences of a report's diagnosis whose number says the opposite of their words."""
     found = [line for line in report.diagnosis_lines() if CONTRADICTED.search(line)]
+    found += [line for line in report.diagnosis_lines() if LOWER_AFTER_STOP.search(line)]  # a sentence begun small
     focus = report.focus
     if focus.named is not None:
         share = focus.shares[focus.named]

@@ -227,7 +227,7 @@ BROKEN = {  # what is broken, and phrases the explanation must have: the part at
         lambda: swap_heads_queries("first_not_last"),
         ["head 1 of block 0", "position 0 (a) with weight 0.5, position 1 (b) with weight 0.5", "q.b[h1·-] = 1024"],
     ),
-    "no MLP": ("xor", lambda: without_mlp("xor"), ["the MLP of block 0 is not in this model"]),
+    "no MLP": ("xor", lambda: without_mlp("xor"), ["This model lacks the MLP of block 0"]),
     "a weak MLP": (
         "xor",
         lambda: scaled("xor", "mlp.c_fc.w", 0.001),
@@ -364,7 +364,7 @@ def test_plain_dicts_and_weights_files_are_graded(tmp_path):
 
 def test_labels_that_no_longer_fit_are_set_aside():
     report = grade("xor", without_mlp("xor"))  # its labels still name the MLP's hidden units
-    assert not report.passed and "the MLP of block 0 is not in this model" in report.diagnosis
+    assert not report.passed and "This model lacks the MLP of block 0:" in report.diagnosis
     stale = handmade.Weights(as_lists(reference("abc")), Labels("abc", Basis.numbered(4)))
     assert grade("abc", stale).passed
 

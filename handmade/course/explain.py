@@ -366,7 +366,7 @@ def missing(mine, theirs, expected):
     return then(
         "",
         _(
-            "{part} is not in this model: in the shape this task is designed for, the push toward {expected} can come from there."
+            "This model lacks {part}: in the shape this task is designed for, the push toward {expected} can come from there."
         ).format(part=phrase(part), expected=expected),
     )
 
