@@ -219,7 +219,7 @@ def _task_command(args):
     if args.command == "tasks":  # the file's tasks alone when there is a file: the ones its author is writing
         return _task_list(loaded or tasks.TASKS)
     task = tasks.get_task(args.task, {**tasks.TASKS, **loaded})
-    tasks.examples(task)  # a task that cannot be used says so before anything else is read or written
+    tasks.usable(task)  # a task that cannot be used (or graded) says so before anything else is read or written
     if args.command == "blank":
         check_fits_a_file(task.structure, BLANK_CHARACTERS, task.name)  # before the weights are made
         return save_weights(tasks.blank(task), new_file(args.path, args.force, args.tasks), force=args.force), 0
@@ -401,7 +401,7 @@ def _write(output, status):
         if sys.stdout is None:
             raise OSError(_("the standard output is closed"))
         if output is not None:
-            print(output)
+            print(output.translate(ESCAPED))
         sys.stdout.flush()
     except BrokenPipeError:
         _to_nowhere(sys.stdout)
@@ -420,13 +420,18 @@ def _to_nowhere(stream):
         os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
 
 
+# every control character but the tab and the new line, as its escape (\x1b): a message or a task's statement
+# from a teacher's file cannot move the cursor, colour or clear the learner's terminal (str.translate's table)
+ESCAPED = {code: repr(chr(code))[1:-1] for code in (*range(0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0))}
+
+
 def _say(line, status):
     """Write one line on stderr, clipped; return ``status``. A stderr that cannot be written (or that
     is closed) is left."""
     if sys.stderr is None:
         return status
     try:
-        print(clip(line, MAX_LINE), file=sys.stderr)
+        print(clip(line, MAX_LINE).translate(ESCAPED), file=sys.stderr)
         sys.stderr.flush()
     except OSError:
         _to_nowhere(sys.stderr)

@@ -12,6 +12,7 @@ import contextlib
 import json
 import math
 import os
+import re
 import stat
 import sys
 from pathlib import Path
@@ -27,6 +28,10 @@ from .weights import WeightsError, check_weights, walk
 
 SAID_PATH = 200  # characters of the file a save names: whole, as it was typed, unless it is very long
 MAX_FILE_BYTES = 10_000_000  # a weights file of this series is at most a few hundred kilobytes
+EXPONENT = re.compile(r"[eE]\+?0*[1-9]\d{2,}")  # of 3 digits or more: its number may be too large for float64
+NUMBER_ENDING = re.compile(r"-?\d+(?:\.\d*)?$")  # the digits an exponent follows
+INT_DIGITS = getattr(sys, "get_int_max_str_digits", lambda: 4300)()  # the most digits Python reads into an int
+LONG_WHOLE = re.compile(rf"-?\d{{{INT_DIGITS + 1},}}")  # a whole number json cannot read
 MAX_LABELS = 4096  # names in one list of labels
 
 
@@ -328,8 +333,9 @@ def weights_from_json(text, source=None):
 
 def _weights_in(text, source):
     """Checked weights from JSON ``text`` (a string of at most MAX_FILE_BYTES) that ``source`` names."""
-    try:  # a byte-order mark, which some editors write first (Notepad's UTF-8), is not part of the text
-        raw = json.loads(text.removeprefix("\ufeff"), parse_int=_number_reader(int), parse_float=_number_reader(float))
+    text = text.removeprefix("\ufeff")  # a byte-order mark, which some editors write first (Notepad's UTF-8)
+    try:
+        raw = json.loads(text)
     except json.JSONDecodeError as error:
         raise WeightsError(
             _("{source} is not valid JSON: {reason} at line {line}, column {column}").format(
@@ -338,11 +344,10 @@ def _weights_in(text, source):
         ) from None
     except RecursionError:
         raise WeightsError(_("{source} is nested too deeply to be weights").format(source=source)) from None
-    except _TooLarge as number:
-        sentence = _(
-            "{source} holds the number {number}, too large for a weight (float64 holds numbers up to about 1.8e308)"
-        )
-        raise WeightsError(sentence.format(source=source, number=number)) from None
+    except ValueError as error:  # a whole number of more digits than Python reads into an int
+        raise _too_large(source, text) or WeightsError(
+            _("{source}: {error}").format(source=source, error=brief(str(error)))
+        ) from None
     try:
         if not isinstance(raw, dict):
             raise WeightsError(
@@ -350,28 +355,23 @@ def _weights_in(text, source):
             )
         labels = labels_from_json(raw.pop("labels")) if "labels" in raw else None
         return check_weights(raw, labels)
-    except WeightsError as error:
-        raise WeightsError(_("{source}: {error}").format(source=source, error=error)) from None
+    except WeightsError as error:  # one json read as inf is said as it was written
+        raise _too_large(source, text) or WeightsError(
+            _("{source}: {error}").format(source=source, error=error)
+        ) from None
 
 
-class _TooLarge(ValueError):  # a number of the JSON text, as written (cut), that no float64 holds
-    pass
-
-
-def _number_reader(kind):
-    """json's reader of a number of ``kind`` (int or float): its value, or _TooLarge for a float that float64 cannot
-    hold (1e400) and a whole number of more digits than Python converts to an int (4300); one of fewer, too large
-    for a float too, is said where it is, by ``number_array``."""
-    limit = getattr(sys, "get_int_max_str_digits", lambda: 0)()  # 0: none (Python 3.10)
-
-    def read(text):
-        if kind is int and not (limit and len(text.lstrip("-")) > limit):
-            return int(text)  # exact, as json reads it
-        if kind is float and abs(float(text)) != float("inf"):
-            return float(text)
-        raise _TooLarge(text if len(text) <= 40 else text[:39] + "…")
-
-    return read
+def _too_large(source, text):
+    """WeightsError naming, as written, the first number of JSON ``text`` that float64 cannot hold; None if none."""
+    numbers = (NUMBER_ENDING.search(text, max(0, e.start() - 400), e.start()) for e in EXPONENT.finditer(text))
+    found = [m[0] + e for m, e in zip(numbers, EXPONENT.findall(text)) if m and abs(float(m[0] + e)) == math.inf]
+    found += [m[0] for m in LONG_WHOLE.finditer(text)][:1]
+    if not found:
+        return None
+    sentence = _(
+        "{source} holds the number {number}, too large for a weight (float64 holds numbers up to about 1.8e308)"
+    )
+    return WeightsError(sentence.format(source=source, number=found[0] if len(found[0]) <= 40 else found[0][:39] + "…"))
 
 
 def load_weights(path):

@@ -405,6 +405,30 @@ def test_weights_whose_file_would_be_too_large_are_refused_before_they_are_made_
     assert run("blank", "middling", "m.json", "--tasks", "big.py", cwd=tmp_path)[0] == 0
 
 
+ESCAPES = r"""import handmade
+
+@handmade.task(alphabet="ab", n_ctx=2, n_embd=2, n_layer=0)
+def coloured(context):
+    "Say a. \x1b[31mred\x1b[0m here\x07"
+    return "a"
+
+@handmade.task(alphabet="ab", n_ctx=2, n_embd=2, n_layer=0)
+def boom(context):
+    "Say b."
+    raise ValueError("line1\nline2\x1b[2Jcleared")
+"""
+
+
+def test_a_teachers_words_cannot_drive_the_learners_terminal(tmp_path):
+    """A statement or a message with control characters (colour, clearing the screen, a bell) is printed
+    with them as escapes, on stdout and on stderr; the tab and the new line stay what they are."""
+    (tmp_path / "esc.py").write_text(ESCAPES, encoding="utf-8")
+    code, out, err = run("tasks", "--tasks", "esc.py", cwd=tmp_path)
+    assert code == 2 and "\x1b" not in out + err and "\r" not in out + err
+    assert "Say a. \\x1b[31mred\\x1b[0m here\\x07" in out and "line2\\x1b[2Jcleared" in err
+    assert out.count("\n") > 3  # the listing's own lines
+
+
 # ---- a teacher's tasks: --tasks FILE.py ------------------------------------------------------
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")

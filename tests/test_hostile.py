@@ -161,7 +161,7 @@ SKIPPED = {  # the public callables that are not called blindly, each with the r
     ),
     **dict.fromkeys(
         [
-            f"course.report_text.{n}"
+            f"course.explain.{n}"
             for n in ("miss_said", "report_lines", "diagnosis_lines", "shares_listed", "margin_said")
         ],
         "a report's text, made from the data Report.to_json made (tested in tests/test_path.py)",

@@ -164,7 +164,7 @@ def test_a_count_of_one_is_said_in_the_singular_in_the_report_its_path_training_
 
     import numpy as np
 
-    from handmade.course import progress, report_text
+    from handmade.course import explain, progress
     from handmade.course.path.values import places_said
     from handmade.training.loop import History
 
@@ -172,7 +172,7 @@ def test_a_count_of_one_is_said_in_the_singular_in_the_report_its_path_training_
             "smallest_at": {"context": "ab", "expected": "c"}, "nonzero": 3, "wrong": 1, "diagnosed": 0, "right_below_margin": 1,
             "first_wrong": [{"context": "ab", "expected": "c", "predicted": "a", "margin": -1.0, "tie": False}],
             "failing": [{"context": "ab", "expected": "c", "against": "a", "margin": -1.0, "contributions": {},
-                         "sentence": "…", "window": "ab", "path": [{"text": f"step {i}"} for i in range(report_text.SHOWN_STEPS + 1)]}],
+                         "sentence": "…", "window": "ab", "path": [{"text": f"step {i}"} for i in range(explain.SHOWN_STEPS + 1)]}],
             "revealed": None, "progress_note": None}  # fmt: skip
     model = SimpleNamespace(tokens="ab", reading=SimpleNamespace(tokens=(0, 1, 0, 1)))
     view = SimpleNamespace(weights=np.array([[1, 0, 0, 0], [0.5, 0.5, 0, 0], [0, 0, 1, 0], [0.3, 0.3, 0.3, 0.1]]))
@@ -186,7 +186,7 @@ def test_a_count_of_one_is_said_in_the_singular_in_the_report_its_path_training_
         return "a"
 
     said = [
-        *report_text.report_lines(data),
+        *explain.report_lines(data),
         places_said(model, view, 3, limit=3),
         str(History(np.array([0.5]))),
         str(progress.shown({"only": only})),

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import handmade
-from handmade.course import explain, grader, report_text
+from handmade.course import explain, grader
 from handmade.course.grader import grade
 from handmade.course.path import scores, stream
 from handmade.course.solutions import reference
@@ -354,7 +354,7 @@ def test_json_holds_every_context_under_the_margin_and_the_text_is_made_from_it(
     focus = data["failing"][data["diagnosed"]]
     text = str(report)
     assert "why the margin is too small" in text and "where it goes wrong" not in text
-    assert focus["sentence"] in text and all(step["text"] in text for step in focus["path"][: report_text.SHOWN_STEPS])
+    assert focus["sentence"] in text and all(step["text"] in text for step in focus["path"][: explain.SHOWN_STEPS])
     assert focus["predicted"] == focus["expected"]
 
 
@@ -366,10 +366,10 @@ def test_json_has_every_failing_contexts_path_and_the_text_is_made_from_the_same
     assert all(case["path"] is not None for case in data["failing"])
     smallest = {"context": report.smallest_at.context, "expected": report.smallest_at.expected}
     assert (data["nonzero"], data["smallest_at"]) == (0, smallest)
-    assert data["wrong"] == report.n_failures and [report_text.miss_said(m) for m in data["first_wrong"]] == [
+    assert data["wrong"] == report.n_failures and [explain.miss_said(m) for m in data["first_wrong"]] == [
         str(m) for m in report.failures
     ]
-    assert report_text.report_lines(data) == report.lines()  # the text, from the data --json prints
+    assert explain.report_lines(data) == report.lines()  # the text, from the data --json prints
     readme = README.read_text(encoding="utf-8")
     assert [key for key in data if f"`{key}`" not in readme] == []  # every field is in README's list of them
 
@@ -380,7 +380,7 @@ def test_the_text_counts_the_contexts_right_by_too_small_a_margin_as_json_does()
     values = get(reference("first"), "c_proj.w") * 1.5 / LG
     values[3, 3] = 0.2
     data = grade("first", with_parts(reference("first"), {"c_proj.w": values})).to_json()
-    text = "\n".join(report_text.report_lines(data))
+    text = "\n".join(explain.report_lines(data))
     assert data["wrong"] > 0 and data["right_below_margin"] > 0
     assert data["wrong"] + data["right_below_margin"] == len(data["failing"])
     assert f"wrong predictions ({data['wrong']} in all)" in text

@@ -2,7 +2,7 @@
 how they read answers and word verdicts), the tasks a learner designs a model for (``tasks``, what
 ``@task`` is given in ``task_options``, the built-in ones in ``builtin_tasks``, their answers in
 ``references``, looked up with the challenges' solutions in ``solutions``) and the grader that
-scores one (``grader``, and the report it fills in, which ``report_text`` words, ``explain`` and ``path`` help: the
+scores one (``grader``, and the report it fills in, which ``explain`` words and ``path`` helps: the
 margin shared out among the parts, and the path back from the part named to the cause), the FLOP
 counter (``efficiency``), and a second worked example (``worked_example``).
 

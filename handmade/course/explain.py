@@ -1,20 +1,17 @@
-"""Why a model says what it says after one context: its margin, shared out among its parts.
+"""Why a model says what it says after one context: its margin, shared out among its parts; and a grade's text.
 
-The logits are the residual stream read through the unembedding, ``x @ wte.T``, and the stream is
-a sum: the token's embedding, the position's, and what every block adds to it (each attention
-head through its rows of c_proj, c_proj's bias, each MLP). So the margin, the right token's logit
-minus the best wrong one's, is a sum too: each part's vector times ``wte[right] - wte[wrong]``.
-Without a final layer norm the shares add up to the margin exactly. With ``ln_f`` the stream is
-centred, divided by its spread and scaled by ``ln_f.g`` before the unembedding; each part's share is
-then its centred vector, divided by the whole stream's spread, times ``ln_f.g``, and ``ln_f.b``
-has a share of its own: they still add up to the margin exactly (the spread is the stream's, shared
-by all). Layer norms inside the blocks change what a head or an MLP computes, not this sum.
+The logits are the residual stream read through the unembedding, ``x @ wte.T``, and the stream is a sum: the
+token's embedding, the position's, and what every block adds (each head through its rows of c_proj, c_proj's
+bias, each MLP). So the margin, the right token's logit minus the best wrong one's, is a sum too: each part's
+vector times ``wte[right] - wte[wrong]``, exactly. With ``ln_f`` each part's share is its centred vector, over
+the whole stream's spread, times ``ln_f.g``, and ``ln_f.b`` has a share of its own: they still add up exactly.
+Layer norms inside the blocks change what a head or an MLP computes, not this sum.
 
-``shares`` computes them from one recorded pass (``read_window``); ``explain`` turns them into a sentence
-about the learner's own model: the part that pushed the wrong way, or the one that did not push enough
-(a push "toward" a token is always positive), and the head or MLP the path back (``course.path``) starts from. ``writers`` and
-``through_norm`` split what any layer reads the same way, for the path's steps. ``report_text`` words
-a whole grade from its data.
+``shares`` computes them from one recorded pass (``read_window``); ``explain`` turns them into a sentence about
+the learner's own model: the part that pushed the wrong way, or the one that did not push enough (a push
+"toward" a token is always positive), and the head or MLP the path back (``course.path``) starts from.
+``writers`` and ``through_norm`` split what any layer reads the same way, for the path's steps. ``report_lines``
+words a whole grade from its data (``Report.to_json``): every number in the text is in the data.
 """
 
 from dataclasses import dataclass
@@ -22,7 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..arguments import fmt
-from ..i18n import N_, _, then
+from ..basis import TOKEN_SHOWN
+from ..i18n import N_, _, listed, ngettext, then
 from ..model import Name, recording
 from ..names import T
 from ..structure import LAYER_NORM_EPS
@@ -358,23 +356,145 @@ def _too_little(share, others, small):
 
 
 def missing(mine, theirs, expected):
-    """A sentence when the part that pushes most in ``theirs`` (a model of the task's designed shape)
-    is not in this model at all, else ""."""
+    """A sentence when the part that pushes most in ``theirs`` (the task's designed shape) is not in this model, else ""."""
     part = max(theirs, key=theirs.get, default=None)
     if part is None or part in mine or theirs[part] <= SMALL:
         return ""
-    return then(
-        "",
-        _(
-            "This model lacks {part}: in the shape this task is designed for, the push toward {expected} can come from there."
-        ).format(part=phrase(part), expected=expected),
+    sentence = _(
+        "This model lacks {part}: in the shape this task is designed for, the push toward {expected} can come from there."
     )
+    return then("", sentence.format(part=phrase(part), expected=expected))
 
 
 def lagging(mine, theirs):
-    """The part whose share falls furthest short of the same part's share in ``theirs`` (another
-    model's shares on the same context, such as a reference solution's), or None."""
+    """The part whose share falls furthest short of the same part's share in ``theirs`` (a reference's), or None."""
     common = [name for name in mine if name in theirs]
     short = {name: theirs[name] - mine[name] for name in common}
     found = max(short, key=short.get, default=None)
     return found if found is not None and short[found] > SMALL else None
+
+
+# ---- the report's text, made from its data (Report.to_json) -------------------------------------------
+
+SHOWN_STEPS = 3  # steps of the path back shown in the text (--json has every step: at most path.MAX_PATH_STEPS)
+
+
+def _shown(char):
+    """A token's character as a report's line shows it: ␣ ⏎ ⇥, else its escape ('\\x00') if it cannot show."""
+    return TOKEN_SHOWN.get(char, char) if char.isprintable() or char in TOKEN_SHOWN else repr(char)
+
+
+def miss_said(miss):
+    """A wrong prediction (``Miss.to_json()``) as the report prints it."""
+    line = (
+        _("{context}: expected {expected}, the model predicted {predicted} by a tie (margin {margin})")
+        if miss["tie"]
+        else _("{context}: expected {expected}, the model predicted {predicted} (margin {margin})")
+    )
+    return line.format(
+        context=repr(miss["context"]),
+        expected=_shown(miss["expected"]),
+        predicted=_shown(miss["predicted"]),
+        margin=fmt(miss["margin"]),
+    )
+
+
+def report_lines(data):
+    """The lines of a report, from its data (``Report.to_json``): the verdict, the score, the margin, the
+    first wrong predictions, how many more are right by too small a margin, where it goes wrong and the path
+    back, the reference when asked, the progress note."""
+    verdict = _("PASS") if data["passed"] else _("FAIL")
+    smallest = data["smallest_at"]
+    lines = [
+        _("task {task}: {verdict}").format(task=data["task"], verdict=verdict),
+        _("  right: {correct} / {total} contexts ({percent:.1f}%)").format(
+            correct=data["right"], total=data["graded"], percent=100 * data["right"] / data["graded"]
+        ),
+        _(
+            "  margin: {margin} (smallest at {context} → {expected}); a pass needs 100% and more than {threshold}"
+        ).format(
+            margin=margin_said(data["margin"], data["threshold"]),
+            context=repr(smallest["context"]),
+            expected=_shown(smallest["expected"]),
+            threshold=fmt(data["threshold"]),
+        ),
+        _("  non-zero weights: {n}").format(n=data["nonzero"]),
+    ]
+    if data["first_wrong"]:
+        lines.append(
+            ngettext(
+                "  the wrong prediction ({n} in all):", "  first wrong predictions ({n} in all):", data["wrong"]
+            ).format(n=data["wrong"])
+        )
+        lines += [f"    {miss_said(miss)}" for miss in data["first_wrong"]]
+    if data["right_below_margin"]:  # right, but not by enough: they fail too
+        below = data["right_below_margin"]
+        said = ngettext(
+            "  predicted right, but by a margin of {threshold} or less: {n} context",
+            "  predicted right, but by a margin of {threshold} or less: {n} contexts",
+            below,
+        )
+        lines.append(said.format(threshold=fmt(data["threshold"]), n=below))
+    if data["diagnosed"] is not None:
+        lines += diagnosis_lines(data)
+    if data["revealed"]:
+        lines.append(data["revealed"])
+    if data["progress_note"]:
+        lines.append(f"  {data['progress_note']}")
+    return lines
+
+
+def diagnosis_lines(data):
+    """Where it goes wrong (a report's data, ``Report.to_json``): the diagnosed context and its margin, the
+    parts' shares, the sentence, then the path back, a line a step (the first SHOWN_STEPS of them)."""
+    focus = data["failing"][data["diagnosed"]]
+    heading = (
+        _(
+            "  where it goes wrong, for {context} → {expected}: the margin over {wrong} is {margin}; part by part: {shares}"
+        )
+        if data["right"] < data["graded"]  # a report whose predictions are all right speaks of the margin
+        else _(
+            "  why the margin is too small, for {context} → {expected}: the margin over {wrong} is {margin}; part by part: {shares}"
+        )
+    )
+    said = {"context": repr(focus["context"]), "expected": focus["expected"], "wrong": focus["against"]}
+    lines = [
+        heading.format(
+            margin=margin_said(focus["margin"], data["threshold"]), shares=shares_listed(focus["contributions"]), **said
+        ),
+        f"    {focus['sentence']}",
+    ]
+    if focus["window"] != focus["context"]:  # a context longer than the model's positions
+        n = len(focus["window"])
+        read = ngettext(
+            "    The model reads only its last {n} letter, {window}: positions are counted from it.",
+            "    The model reads only its last {n} letters, {window}: positions are counted from the first of them.",
+            n,
+        )
+        lines.append(read.format(n=n, window=repr(focus["window"])))
+    path = focus["path"] or []
+    lines += [f"    → {step['text']}" for step in path[:SHOWN_STEPS]]
+    if len(path) > SHOWN_STEPS:
+        more = len(path) - SHOWN_STEPS
+        lines.append(
+            ngettext(
+                "    → {n} more step back: grade --json has it",
+                "    → {n} more steps back: grade --json has them",
+                more,
+            ).format(n=more)
+        )
+    return lines
+
+
+def margin_said(margin, threshold, digits=4):
+    """``margin`` as ``fmt`` writes it, with as many more digits as it takes to tell it from ``threshold``,
+    which a pass needs more than: a margin of 1.00001 is not "1" beside "more than 1", nor 0.99999999."""
+    for n in range(digits, 18):
+        said = fmt(margin, n)
+        if margin == threshold or said != fmt(threshold, n):
+            return said
+    return said
+
+
+def shares_listed(found):  # {part: share} -> "wte 1.5, blocks[0].head0 -0.5, blocks[0].mlp 2"
+    return listed(f"{name} {fmt(share)}" for name, share in found.items())

@@ -1,23 +1,18 @@
 """Grading a learner's weights on a task: every context, a margin, and where it goes wrong.
 
-The weights are data (a dict, ``Weights`` or what ``load_weights`` read), never code: they run
-through ``handmade.weights.finite_pass``, the same ``gpt()`` the series teaches, and nothing else.
-Every graded context of the task is asked (``tasks.examples``): no sampling, no seed. One pass over
-the longest context answers all its prefixes (a causal model's prediction at position i is the prefix's).
+The weights are data (a dict, ``Weights`` or what ``load_weights`` read), never code: they run through
+``weights.finite_pass``, the same ``gpt()`` the series teaches. Every graded context is asked (``tasks.examples``):
+no sampling, no seed; one pass over the longest context answers all its prefixes. A pass needs every context right
+AND a margin above ``MARGIN_THRESHOLD``: the smallest gap, over all graded contexts, between the right token's logit
+and the best wrong one (a tie has margin 0: argmax breaking ties by order earns nothing).
 
-A pass needs every context right AND a margin above ``MARGIN_THRESHOLD``: the margin is the
-smallest gap, over all graded contexts, between the right token's logit and the best wrong one.
-A tie has margin 0, so a model that is "right" only because argmax breaks ties by order fails.
-
-When the weights fail, the report says why, from the learner's own model: for every context under the margin
-(predicted wrong, or right by too small a margin) the margin is shared out among the parts of the model that
-wrote into the residual stream (``handmade.course.explain``): the embeddings, each head through c_proj,
-c_proj's bias, each MLP. The report names the part that pushed the wrong way, or the one that did not push
-enough, and follows the path back from it (``handmade.course.path``) to the weight entries that did it: for
-the context the text speaks of, and for every other one when the report's data is asked for (``--json``). A task's
-reference solution (one that passes it) may choose which part to speak of, but the sentence speaks only
-of the learner's numbers, and the reference is shown only when asked (``reveal=True``, ``grade --reveal``).
-``grade`` returns a ``Report``: its data (``report.to_json()``, ``--json``) and its text (``report_text.report_lines``).
+When the weights fail, the report says why, from the learner's own model: for every context under the margin the
+margin is shared out among the parts that wrote into the residual stream (``course.explain``), the part that pushed
+the wrong way, or did not push enough, is named, and the path back from it (``course.path``) is followed to the
+weight entries that did it: for the context the text speaks of, and for every one in the data (``--json``). A
+task's reference solution may choose which part to speak of, but the sentence speaks only of the learner's numbers;
+the reference is shown only when asked (``reveal=True``, ``grade --reveal``). ``grade`` returns a ``Report``: its
+data (``report.to_json()``, ``--json``) and its text (``explain.report_lines``).
 """
 
 import functools
@@ -44,15 +39,19 @@ from ..weights import (
 )
 from . import progress
 from .explain import (
+    diagnosis_lines,
     explain,
     lagging,
     margin_direction,
+    margin_said,
+    miss_said,
     missing,
     read_window,
+    report_lines,
     shares_in,
+    shares_listed,
 )
 from .path import follow
-from .report_text import diagnosis_lines, margin_said, miss_said, report_lines, shares_listed
 from .shown_models import shown_model
 from .solutions import reference
 from .tasks import TASKS, check_grading, get_task, graded_tokens, passes, usable, withheld
@@ -127,7 +126,7 @@ class Report:
 
     def diagnosis_lines(self):
         """Where it goes wrong, in one go: the context and its margin, the parts' shares, the part named,
-        then the path back to the cause, a line a step (the first ``report_text.SHOWN_STEPS`` of them)."""
+        then the path back to the cause, a line a step (the first ``explain.SHOWN_STEPS`` of them)."""
         data = self.to_json(every_path=False)
         return diagnosis_lines(data) if data["diagnosed"] is not None else []
 

@@ -44,8 +44,8 @@ class TaskScore:
         self.revealed = None  # what the last grade said of the answer (reveal on, a model that fails), or None
 
     def __call__(self, params):
+        from ..course.explain import SHOWN_STEPS, margin_said
         from ..course.grader import handed_in
-        from ..course.report_text import SHOWN_STEPS, margin_said
 
         report = handed_in(self.task, params, reveal=self.reveal)  # the learner's work: a pass is recorded
         self.revealed = None if report.passed else report.revealed  # a pass has no diagnosis to show them in
