@@ -232,7 +232,10 @@ def is_weights_file(path):
 def _through_links(path):
     """Where writing to ``path`` goes: the file a symbolic link there points to (there even if it is not yet),
     so that the link, which a person made, stays a link; ``path`` itself otherwise."""
-    return Path(os.path.realpath(path)) if path.is_symlink() else path
+    try:
+        return Path(os.path.realpath(path)) if path.is_symlink() else path
+    except OSError:  # a name no system takes (too long): what is done with it next says so
+        return path
 
 
 def write_atomically(path, text):
