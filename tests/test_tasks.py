@@ -674,7 +674,7 @@ BAD_TASKS = {  # name: (options for make, or a rule, a phrase of the one-line er
     "no docstring": ((no_docstring, {}), "task no_docstring: the rule's docstring is the task's statement"),
     "a built-in name": ((abc, {}), "there is already a built-in task called abc: give the rule function another name"),
     "not a function": ((5, {}), "@task(...) decorates a rule function, def name(context): ...; found 5"),
-    "a lambda": ((lambda c: "a", {}), "@task(...) decorates a rule function"),
+    "a lambda": ((lambda c: "a", {}), "'<lambda>' is not a Python name: write def name(context): ... (a lambda has no"),
     "no alphabet": ((shift, {"alphabet": None}), "task shift: alphabet must be a string of 2 to 1024 distinct"),
     "one letter": ((shift, {"alphabet": "a"}), "alphabet must be a string of 2 to 1024 distinct characters; found 'a'"),
     "a repeated letter": ((shift, {"alphabet": "aba"}), "distinct characters; found 'aba'"),

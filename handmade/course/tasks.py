@@ -230,7 +230,13 @@ def _make(rule, alphabet, n_ctx, labels, extra_examples, **shape):
 def _name(rule):
     """The task's name, its rule's: a Python name that no built-in task has."""
     name = getattr(rule, "__name__", None)
-    if not callable(rule) or not isinstance(name, str) or not name.isidentifier():
+    if callable(rule) and isinstance(name, str) and not name.isidentifier():  # a lambda's, or one set by hand
+        raise TaskError(
+            _(
+                "a task is named after its rule function, and {name} is not a Python name: write def name(context): ... (a lambda has no name)"
+            ).format(name=brief(name, 40))
+        )
+    if not callable(rule) or not isinstance(name, str):
         raise TaskError(
             _("@task(...) decorates a rule function, def name(context): ...; found {value}").format(value=brief(rule))
         )
