@@ -59,14 +59,15 @@ def fmt(x, digits=4):
 def few(names, between=None, limit=80):
     """``names`` joined for a message (by ``between``, else as the language lists), as many whole
     names as fit in ``limit`` characters, then how many more there are: never a name cut in two."""
-    names = [str(n) for n in names]
+    every = [str(n) for n in names]
+    names = [n for n in every if len(n) <= limit]  # a name longer than the line is counted, not shown
     for count in range(len(names), 0, -1):
-        shown, more = (listed if between is None else between.join)(names[:count]), len(names) - count
+        shown, more = (listed if between is None else between.join)(names[:count]), len(every) - count
         if more:
             shown = ngettext("{names} and {n} more", "{names} and {n} more", more).format(names=shown, n=more)
         if len(shown) <= limit:
             return shown
-    return ngettext("{n} name", "{n} names", len(names)).format(n=len(names)) if names else ""
+    return ngettext("{n} name", "{n} names", len(every)).format(n=len(every)) if every else ""
 
 
 def with_names(sentence, names, **fields):
