@@ -330,3 +330,14 @@ def test_a_progress_file_whose_trained_models_cannot_be_read_is_said_and_kept(da
     assert "cannot be read" in progress.read().problem
     assert "cannot be read" in handed_in("repeat", mine()).progress_note
     assert (data / "progress.json").read_text(encoding="utf-8") == text
+
+
+@pytest.mark.parametrize("name", ["first", "xor", "abc"])
+def test_in_an_install_without_the_answers_the_note_does_not_send_the_learner_to_solution(data, monkeypatch, name):
+    """HANDMADE_NO_REFERENCES: solution() says the answers are not here, so the note on a reference's pass does not
+    point to it; a reference a notebook builds with the learner is still said to be that notebook's."""
+    model = reference(name)
+    monkeypatch.setenv("HANDMADE_NO_REFERENCES", "1")
+    note = handed_in(name, model).progress_note
+    assert "not recorded" in note and "solution(" not in note
+    assert ("builds with you" in note) == (name in BUILT_WITH_YOU)

@@ -64,7 +64,14 @@ def shown_model(task, params, their_reference=None):
 
 def _said(source, task):
     """The sentence for a pass by a model the course shows: ``source`` says which (``SHOWN``'s words)."""
-    if source == "reference" and task.name in CHALLENGES_TOO:
+    from .tasks import withheld
+
+    answer = source not in ("blog", "their reference") and not source.isdigit()  # a reference, or a solution's
+    if answer and withheld(task) and not (source == "reference" and task.name in BUILT_WITH_YOU):  # no solution()
+        return _(
+            "This pass is not recorded in your progress: these weights are, number for number, an answer the course holds for {task} (an install for learners leaves the answers out). Your progress records designs of your own: another passing model of yours is recorded."
+        ).format(task=task.name)
+    if source == "reference" and task.name in CHALLENGES_TOO and not withheld(task):
         return _(
             'This pass is not recorded in your progress: these weights are, number for number, the reference solution of {task}, the model notebook {notebook} builds with you, which solution("{task}") shows too. Your progress records designs of your own: another passing model of yours is recorded.'
         ).format(task=task.name, notebook=BUILT_WITH_YOU[task.name])
