@@ -163,6 +163,8 @@ def build_parser():
     _task_commands(commands)
     sub = commands.add_parser("solution", help=_("show the solution of a challenge, with its reasons: the answer"))
     sub.add_argument("task", metavar="TASK")
+    for command in commands.choices.values():  # --lang after the command too, as people write options last
+        command.add_argument("--lang", choices=LANGUAGES, default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     return parser
 
 

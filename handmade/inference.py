@@ -13,7 +13,7 @@ import numpy as np
 
 from .arguments import check_alphabet, function, is_real, is_whole, seeded, text_of, whole
 from .basis import brief
-from .blog import TASK_TEXT, blog_model
+from .blog import ALPHABET, TASK_TEXT, blog_model
 from .cost import generation_flops
 from .i18n import _, ngettext
 from .model import KVCache, softmax
@@ -268,6 +268,13 @@ def accuracy(params=None, *, examples=None, alphabet=None):
     Examples whose last n_ctx tokens are the same are one question: each is asked once.
     """
     params = prepare(params, alphabet)
+    ours = params.labels.alphabet
+    if examples is None and ours is not None and not set(ALPHABET) <= set(ours):  # the blog's contexts: a and b
+        raise ValueError(
+            _(
+                "accuracy scores the blog's (aab)* contexts, over {blog}, unless given examples; these weights' alphabet is {alphabet}: give examples over it, or grade the weights on their task"
+            ).format(blog=repr(ALPHABET), alphabet=brief(ours))
+        )
     examples = prefix_examples() if examples is None else _scored_examples(examples)
     if not examples:
         raise ValueError(_("accuracy needs at least one example to score"))

@@ -651,3 +651,19 @@ def test_two_tasks_files_each_import_their_own_helper_of_one_name(tmp_path):
         (folder / "mine.py").write_text(source, encoding="utf-8")
     said = [load_tasks(tmp_path / letter / "mine.py")[f"say_{letter}"]("a") for letter in "ab"]
     assert said == ["a", "b"] and "rules" not in sys.modules
+
+
+def test_lang_may_come_after_the_command_and_the_last_one_counts():
+    assert run("accuracy", "--lang", "zh")[1] == "准确率：100.0%（27 / 27）\n"
+    assert run("--lang", "zh", "accuracy", "--lang", "en")[1] == "ACCURACY: 100.0% (27 / 27)\n"
+    _assert_one_short_line(*run("accuracy", "--lang", "fr"), "invalid choice: 'fr'")
+
+
+def test_accuracy_of_weights_of_another_alphabet_says_what_it_scores(tmp_path):
+    """The blog's contexts are over 'ab': weights over '01' are told so, not of a context the learner never typed."""
+    from handmade.course.solutions import reference
+
+    handmade.save_weights(reference("xor"), tmp_path / "xor.json")
+    code, out, err = run("accuracy", "--weights", str(tmp_path / "xor.json"))
+    _assert_one_short_line(code, out, err, "accuracy scores the blog's (aab)* contexts, over 'ab'")
+    assert "these weights' alphabet is '01'" in err and "'aa'" not in err
