@@ -390,7 +390,7 @@ def test_the_playground_keeps_its_own_copy_so_what_it_shows_is_what_is_graded():
     assert p.params["wte"][0, 0] == 0 and p.editors["wte"].boxes[0][0].value == "0"
     with pytest.raises(ValueError, match="read-only"):
         p.params["wpe"][0, 1] = 5000
-    with pytest.raises(AttributeError):
+    with pytest.raises(AttributeError, match=r"put other weights in with replace\(weights\)"):
         p.params = mine
     p.replace(mine)
     mine["wte"][0, 0] = 7.0

@@ -159,6 +159,10 @@ class Playground:
         ``replace`` or ``handmade.with_parts``), so that what is graded is what is shown."""
         return self._params
 
+    @params.setter
+    def params(self, _value):
+        raise AttributeError(_("a playground's params are its own: put other weights in with replace(weights)"))
+
     def replace(self, params, note=""):
         """Take a copy of new weights and show them everywhere (changing ``params`` afterwards changes nothing
         here). Weights that cannot run here raise ValueError, which the status line says too; the model is kept."""
