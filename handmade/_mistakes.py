@@ -4,16 +4,18 @@ The package raises an exception whose message names what was wrong and what is a
 exist, a shape that does not fit, a task's name misspelt). In a notebook, IPython would show it under every
 line of the package it went through, source in English in the Chinese edition too. For those exceptions, raised
 by the package's own code, the traceback shown stops at the learner's last line: the cell, and the learner's own
-functions. Any other error (numpy's, Python's, or one raised in a teacher's code the package ran) is shown whole,
+functions. Any other error (numpy's, Python's own, a teacher's code's the package ran) is shown whole,
 and ``HANDMADE_FULL_TRACEBACKS=1`` shows every traceback whole.
 """
 
+import dis
 import os
 import sys
 import types
 from pathlib import Path
 
 PACKAGE = str(Path(__file__).resolve().parent) + os.sep  # .../handmade/
+RAISE = dis.opmap["RAISE_VARARGS"]  # the instruction of a raise statement
 SAID = (ValueError, TypeError, ArithmeticError, LookupError, OSError, AssertionError)  # the kinds the package raises
 
 
@@ -34,12 +36,15 @@ def _shown(shell, etype, value, tb, tb_offset=None):
     if learners is not None and value.__cause__ is None:
         value.__suppress_context__ = True  # what the package was handling when it raised is its own affair
     shell.showtraceback((etype, value, tb if learners is None else learners), running_compiled_code=True)
+    sys.last_traceback = tb  # %tb and %debug still have every frame
 
 
 def _raised_by_the_package(tb):
+    """Whether a ``raise`` of the package's own code raised it (not Python's error in the package: a bug, said whole)."""
     while tb.tb_next is not None:
         tb = tb.tb_next
-    return tb.tb_frame.f_code.co_filename.startswith(PACKAGE)
+    code = tb.tb_frame.f_code
+    return code.co_filename.startswith(PACKAGE) and code.co_code[tb.tb_lasti] == RAISE
 
 
 def _before_the_package(tb):

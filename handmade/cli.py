@@ -237,7 +237,7 @@ def _task_command(args):
         return "\n".join([str(history), saved, *report.lines()[:3], *([problem] if problem else [])]), 0
     report = grader.handed_in(task, load_weights(args.weights), reveal=args.reveal, every_path=args.json)
     if args.json:  # every failing context's path back, counted in the estimate that allowed the grade
-        return json.dumps(report.to_json(), ensure_ascii=False), 0 if report.passed else 1
+        return json.dumps(report.to_json(), ensure_ascii=False).translate(JSON_ESCAPED), 0 if report.passed else 1
     return str(report), 0 if report.passed else 1
 
 
@@ -425,6 +425,7 @@ def _to_nowhere(stream):
 # every control character but the tab and the new line, as its escape (\x1b): a message or a task's statement
 # from a teacher's file cannot move the cursor, colour or clear the learner's terminal (str.translate's table)
 ESCAPED = {code: repr(chr(code))[1:-1] for code in (*range(0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0))}
+JSON_ESCAPED = {code: f"\\u{code:04x}" for code in range(0x7F, 0xA0)}  # what json leaves raw of those: JSON's escapes
 
 
 def _say(line, status):

@@ -28,10 +28,6 @@ from .weights import WeightsError, check_weights, walk
 
 SAID_PATH = 200  # characters of the file a save names: whole, as it was typed, unless it is very long
 MAX_FILE_BYTES = 10_000_000  # a weights file of this series is at most a few hundred kilobytes
-EXPONENT = re.compile(r"[eE]\+?0*[1-9]\d{2,}")  # of 3 digits or more: its number may be too large for float64
-NUMBER_ENDING = re.compile(r"-?\d+(?:\.\d*)?$")  # the digits an exponent follows
-INT_DIGITS = getattr(sys, "get_int_max_str_digits", lambda: 4300)()  # the most digits Python reads into an int
-LONG_WHOLE = re.compile(rf"-?\d{{{INT_DIGITS + 1},}}")  # a whole number json cannot read
 MAX_LABELS = 4096  # names in one list of labels
 
 
@@ -81,6 +77,12 @@ def save_weights(params, path, force=False):
     (NotWeightsFile otherwise, a WeightsError).
     """
     text = weights_to_json(params)
+    if len(text) > MAX_FILE_BYTES:  # no file could be read back (a model trained wider than check_fits_a_file thought)
+        raise WeightsError(
+            _("these weights take {size} characters in a file; a weights file holds at most {limit}").format(
+                size=f"{len(text):,}", limit=f"{MAX_FILE_BYTES:,}"
+            )
+        )
     path = file_name(path)
     replaced = may_replace(path, force)
     was_weights = replaced and (not force or is_weights_file(path))  # forced, it may have held anything
@@ -164,6 +166,8 @@ def may_replace(path, force=False):
     try:
         info = path.stat()
     except FileNotFoundError:
+        if path.is_symlink() and not force:  # a link to nothing, which a person made: kept unless asked
+            raise NotWeightsFile(path) from None
         return False
     except OSError as error:
         raise _cannot_write(path, error) from None
@@ -177,9 +181,7 @@ def may_replace(path, force=False):
 
 
 BLANK_CHARACTERS = 3  # a weight of a blank model in its file: "0, "
-TRAINED_CHARACTERS = (
-    24  # one training wrote: as many as repr writes a float64 with, and ", " ("-0.12345678901234567, ")
-)
+TRAINED_CHARACTERS = 22  # one training wrote, most often: repr's 17 digits, a sign, a point and ", " ("-0.1234…, ")
 
 
 def check_fits_a_file(structure, characters, name):
@@ -230,10 +232,11 @@ def is_weights_file(path):
 
 
 def _through_links(path):
-    """Where writing to ``path`` goes: the file a symbolic link there points to (there even if it is not yet),
-    so that the link, which a person made, stays a link; ``path`` itself otherwise."""
+    """Where writing to ``path`` goes: the file a symbolic link there points to, so that the link, which a person
+    made, stays a link; ``path`` itself otherwise (a link to nothing too: it is written only when asked, with force,
+    and then replaced, never followed to make a file wherever it points)."""
     try:
-        return Path(os.path.realpath(path)) if path.is_symlink() else path
+        return Path(os.path.realpath(path)) if path.is_symlink() and path.exists() else path
     except OSError:  # a name no system takes (too long): what is done with it next says so
         return path
 
@@ -338,7 +341,7 @@ def _weights_in(text, source):
     """Checked weights from JSON ``text`` (a string of at most MAX_FILE_BYTES) that ``source`` names."""
     text = text.removeprefix("\ufeff")  # a byte-order mark, which some editors write first (Notepad's UTF-8)
     try:
-        raw = json.loads(text)
+        raw = json.loads(text, parse_float=_finite)
     except json.JSONDecodeError as error:
         raise WeightsError(
             _("{source} is not valid JSON: {reason} at line {line}, column {column}").format(
@@ -347,10 +350,8 @@ def _weights_in(text, source):
         ) from None
     except RecursionError:
         raise WeightsError(_("{source} is nested too deeply to be weights").format(source=source)) from None
-    except ValueError as error:  # a whole number of more digits than Python reads into an int
-        raise _too_large(source, text) or WeightsError(
-            _("{source}: {error}").format(source=source, error=brief(str(error)))
-        ) from None
+    except ValueError as error:  # a number too large for float64 (_TooLarge), or for Python to read into an int
+        raise _too_large(source, error, text) from None
     try:
         if not isinstance(raw, dict):
             raise WeightsError(
@@ -358,23 +359,35 @@ def _weights_in(text, source):
             )
         labels = labels_from_json(raw.pop("labels")) if "labels" in raw else None
         return check_weights(raw, labels)
-    except WeightsError as error:  # one json read as inf is said as it was written
-        raise _too_large(source, text) or WeightsError(
-            _("{source}: {error}").format(source=source, error=error)
-        ) from None
+    except WeightsError as error:
+        raise WeightsError(_("{source}: {error}").format(source=source, error=error)) from None
 
 
-def _too_large(source, text):
-    """WeightsError naming, as written, the first number of JSON ``text`` that float64 cannot hold; None if none."""
-    numbers = (NUMBER_ENDING.search(text, max(0, e.start() - 400), e.start()) for e in EXPONENT.finditer(text))
-    found = [m[0] + e for m, e in zip(numbers, EXPONENT.findall(text)) if m and abs(float(m[0] + e)) == math.inf]
-    found += [m[0] for m in LONG_WHOLE.finditer(text)][:1]
-    if not found:
-        return None
+class _TooLarge(ValueError):  # a number of JSON text, as written, that float64 cannot hold
+    pass
+
+
+def _finite(text):
+    """json's reader of a number with a point or an exponent: its float, or _TooLarge (1e400, which is inf)."""
+    value = float(text)
+    if abs(value) == math.inf:
+        raise _TooLarge(text)
+    return value
+
+
+def _too_large(source, error, text):
+    """WeightsError naming, as written, the number of JSON ``text`` that ``error`` refused: a float's (_TooLarge),
+    or a whole number of more digits than Python reads into an int (sys.get_int_max_str_digits)."""
+    found = str(error) if isinstance(error, _TooLarge) else None
+    limit = getattr(sys, "get_int_max_str_digits", lambda: 0)()
+    if found is None and limit:
+        found = next((m[0] for m in re.finditer(rf"-?\d{{{limit + 1},}}", text)), None)
+    if found is None:  # what else json's reader may refuse
+        return WeightsError(_("{source}: {error}").format(source=source, error=brief(str(error))))
     sentence = _(
         "{source} holds the number {number}, too large for a weight (float64 holds numbers up to about 1.8e308)"
     )
-    return WeightsError(sentence.format(source=source, number=found[0] if len(found[0]) <= 40 else found[0][:39] + "…"))
+    return WeightsError(sentence.format(source=source, number=found if len(found) <= 40 else found[:39] + "…"))
 
 
 def load_weights(path):

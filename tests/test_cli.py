@@ -429,6 +429,18 @@ def test_a_teachers_words_cannot_drive_the_learners_terminal(tmp_path):
     assert out.count("\n") > 3  # the listing's own lines
 
 
+def test_grade_json_stays_json_when_the_alphabet_holds_control_characters(tmp_path):
+    """C1 controls (U+0085) json leaves raw are written as JSON's own escapes, which the terminal cannot act on."""
+    (tmp_path / "tk.py").write_text(
+        'import handmade\n\n@handmade.task(alphabet="a\\x85", n_ctx=2, n_embd=4, n_layer=1)\n'
+        'def copy_last(context):\n    "Say the last letter."\n    return context[-1]\n',
+        encoding="utf-8",
+    )
+    assert run("blank", "copy_last", "b.json", "--tasks", "tk.py", cwd=tmp_path)[0] == 0
+    code, out, _err = run("grade", "copy_last", "--tasks", "tk.py", "--weights", "b.json", "--json", cwd=tmp_path)
+    assert code == 1 and "\x85" not in out and json.loads(out)["first_wrong"][0]["context"] == "\x85"
+
+
 # ---- a teacher's tasks: --tasks FILE.py ------------------------------------------------------
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")

@@ -209,6 +209,7 @@ cells = [
     "def mine():\n    return with_parts(blank('alternate'), {'q': 1})\nmine()",  # the package's: from the learner's line
     "import numpy as np\nnp.zeros(2) @ np.zeros(3)",  # numpy's own: whole
     "@handmade.task(alphabet='ab', n_ctx=2, n_embd=2, n_layer=0)\ndef odd(context):\n    '''Odd.'''\n    return {}['x']\nhandmade.course.tasks.examples(odd)",
+    "handmade.files.check_fits_a_file(handmade.course.tasks.TASKS['xor'].structure, '3', 'xor')",  # Python's, inside
 ]
 for cell in cells:
     ip.run_cell(cell)
@@ -219,7 +220,8 @@ for cell in cells:
 @pytest.mark.parametrize("whole", [False, True])
 def test_a_mistake_in_a_notebook_is_shown_from_the_learners_last_line_and_others_whole(whole, tmp_path):
     """In IPython, an error the package raises to say what was wrong is shown under the learner's lines alone; numpy's
-    error is shown as IPython shows it; a teacher's rule that fails is shown into the rule; HANDMADE_FULL_TRACEBACKS=1
+    error is shown as IPython shows it, and so is Python's own inside the package (a bug, not a message); a teacher's
+    rule that fails is shown into the rule; HANDMADE_FULL_TRACEBACKS=1
     shows the package's lines too."""
     import os
     import subprocess
@@ -232,10 +234,11 @@ def test_a_mistake_in_a_notebook_is_shown_from_the_learners_last_line_and_others
     out = subprocess.run(
         [sys.executable, "-c", MISTAKES], capture_output=True, text=True, encoding="utf-8", env=env, timeout=120
     )
-    ours, numpys, rules = out.stdout.split("=====")[:3]
+    ours, numpys, rules, pythons = out.stdout.split("=====")[:4]
     package = str(Path(handmade.__file__).resolve().parent)
     assert "UnknownName: no part called 'q'; this model has wte, wpe" in ours
     assert "----> 2     return with_parts(blank('alternate'), {'q': 1})" in ours  # the learner's own function
     assert (package in ours) == whole and ("parts.py" in ours) == whole
     assert "matmul: Input operand 1 has a mismatch" in numpys
     assert "return {}['x']" in rules and "KeyError" in rules  # the teacher's line that failed, and why
+    assert "files.py" in pythons and "TypeError: '>' not supported" in pythons  # not a raise of the package's: whole

@@ -175,11 +175,13 @@ def test_a_symbolic_link_a_person_made_stays_a_link_and_the_weights_go_where_it_
     link, dangling = tmp_path / "w.json", tmp_path / "dangling.json"
     link.symlink_to(Path("real") / "w.json")
     dangling.symlink_to(Path("..") / "nowhere" / "x.json")
-    handmade.save_weights(handmade.blog_model(), link)
+    handmade.save_weights(handmade.blog_model(), tmp_path / "real" / "w.json")
     handmade.save_weights(handmade.flip_model(), link)  # replaced, through the link
     assert link.is_symlink() and (tmp_path / "real" / "w.json").read_text(encoding="utf-8") == handmade.weights_to_json(
         handmade.flip_model()
     )  # the second save's, where the link points
-    with pytest.raises(handmade.WeightsError, match="cannot write weights to"):
-        handmade.save_weights(handmade.blog_model(), dangling)  # where it points there is no folder
-    assert dangling.is_symlink() and not dangling.exists()
+    with pytest.raises(handmade.WeightsError, match="exists and is not a weights file"):
+        handmade.save_weights(handmade.blog_model(), dangling)  # a link to nothing: kept, never followed
+    assert dangling.is_symlink() and not (tmp_path.parent / "nowhere").exists()
+    handmade.save_weights(handmade.blog_model(), dangling, force=True)  # asked: the link itself is replaced
+    assert not dangling.is_symlink() and not (tmp_path.parent / "nowhere").exists()

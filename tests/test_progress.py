@@ -264,7 +264,7 @@ def test_a_file_that_cannot_be_read_is_reported_and_kept_until_the_learner_reset
 
 def test_the_file_is_bounded(data):
     data.mkdir()
-    (data / "progress.json").write_text(json.dumps({"passed": ["x"] * 100_000}), encoding="utf-8")
+    (data / "progress.json").write_text(json.dumps({"passed": ["x"] * (progress.MAX_BYTES // 4)}), encoding="utf-8")
     assert f"more than {progress.MAX_BYTES} bytes" in progress.read().problem
 
 
@@ -320,6 +320,8 @@ def test_a_model_the_command_line_trained_passes_but_is_not_the_learners(data, t
     written = json.loads((data / "progress.json").read_text(encoding="utf-8"))
     assert [entry["task"] for entry in written["passed"]] == ["repeat"] and written["trained"][0]["task"] == "alternate"
     assert progress.read().has(TASKS["repeat"]) and not progress.read().has(TASKS["alternate"])
+    assert progress.reset() is None and progress.read().passed == ()  # a new start: the passes go, the note stays
+    assert not handed_in("alternate", handmade.load_weights(tmp_path / "t.json")).recorded
 
 
 @pytest.mark.parametrize("trained", ['"x"', "[1]", '[{"task": "abc"}]', '[{"task": "abc", "model": "no"}]'])

@@ -44,7 +44,7 @@ from ..weights import walk
 
 FILE = "progress.json"
 LOCK = ".progress.lock"  # held while a pass is added: the file is read, extended and replaced under it
-MAX_BYTES = 262_144  # the file is refused beyond this: room for every limit below
+MAX_BYTES = 1_048_576  # the file is refused beyond this: room for every limit below (passes and trained models)
 MAX_TASKS = 1000  # passes recorded at most
 MAX_NAME = 64  # characters of a task's name
 LOCK_WAIT = 10.0  # seconds a writer waits for another one to finish, at most
@@ -210,7 +210,8 @@ def add(task):
                 return _(
                     "this pass is not recorded in your progress: the file holds {limit} passes, as many as it keeps"
                 ).format(limit=MAX_TASKS)
-            return _save(current, passed=(*current.passed, (name, fingerprint)))
+            full = _("this pass is not recorded in your progress: the file would have more than {limit} bytes")
+            return _save(current, full, passed=(*current.passed, (name, fingerprint)))
     except _Busy:
         return _("could not record the pass in {path}: another program kept it busy for {seconds} s").format(
             path=path(), seconds=f"{LOCK_WAIT:g}"
@@ -220,11 +221,12 @@ def add(task):
 
 
 def reset():
-    """Start a new, empty progress file (the old one, readable or not, is replaced): the learner's
-    consent. None, or a sentence saying why it could not."""
+    """Start a new, empty progress file (the old one, readable or not, is replaced; the models ``train`` made, if it
+    could be read, stay noted): the learner's consent. None, or a sentence saying why it could not."""
     try:
-        with _locked():
-            return _save(Passes(()))
+        with _locked():  # the models train made stay noted: a new start makes none of them the learner's
+            current = read()
+            return _save(Passes((), trained=() if current.problem else current.trained), "")
     except _Busy:
         return _("could not start a new progress file in {path}: another program kept it busy for {seconds} s").format(
             path=path(), seconds=f"{LOCK_WAIT:g}"
@@ -308,7 +310,8 @@ def note_trained(task, params):
             current = read()
             if current.problem or (name, model) in current.trained:
                 return current.problem
-            return _save(current, trained=(*current.trained, (name, model))[-MAX_TASKS:])  # the latest ones
+            full = _("could not note the trained model in {path}: the file would have more than {limit} bytes")
+            return _save(current, full, trained=(*current.trained, (name, model))[-MAX_TASKS:])  # the latest ones
     except _Busy:
         return _("could not note the trained model in {path}: another program kept it busy for {seconds} s").format(
             path=path(), seconds=f"{LOCK_WAIT:g}"
@@ -317,18 +320,16 @@ def note_trained(task, params):
         return _("could not note the trained model in {path} ({reason})").format(path=path(), reason=_os_reason(error))
 
 
-def _save(current, passed=None, trained=None):
+def _save(current, full, passed=None, trained=None):
     """Write the file atomically (the lock held): ``current``'s passes and trained models, or those given;
-    None, or a sentence saying why it could not."""
+    None, or a sentence saying why it could not (``full``, with {limit} and {path}, when it would be too large)."""
     where = path()
     passed, trained = (current.passed if passed is None else passed), (current.trained if trained is None else trained)
     entries = [{"task": name, "fingerprint": fingerprint} for name, fingerprint in passed]
     models = [{"task": name, "model": model} for name, model in trained]
     text = json.dumps({"passed": entries, **({"trained": models} if models else {})}, ensure_ascii=False)
     if len(text.encode("utf-8")) > MAX_BYTES:
-        return _("this pass is not recorded in your progress: the file would have more than {limit} bytes").format(
-            limit=MAX_BYTES
-        )
+        return full.format(limit=MAX_BYTES, path=where)
     temporary = where.parent / f".{FILE}.{secrets.token_hex(6)}.tmp"  # named first: whatever stops the rest removes it
     try:
         with open(temporary, "x", encoding="utf-8") as file:  # "x": made here, never another's file
