@@ -104,13 +104,14 @@ def _blog_at_any_strength(task, params, fingerprint):
     """The sentence for the blog's model at other strengths (its Lg slider, ``blog_model(q_lg=..., proj_lg=...)``),
     read off its query's and c_proj's largest weights and built again the same number for number; else None."""
     from ..blog import blog_model
+    from ..structure import attention_width
     from ..weights import check_weights
     from .progress import model_fingerprint
 
     if len(params["blocks"]) != 1 or params.structure != task.structure:
         return None
     attn = params["blocks"][0]["attn"]
-    q_lg = float(np.abs(attn["c_attn"]["w"][:, : attn["c_attn"]["w"].shape[1] // 3]).max())
+    q_lg = float(np.abs(attn["c_attn"]["w"][:, : attention_width(attn["c_attn"]["w"])]).max())  # q's columns
     proj_lg = float(np.abs(attn["c_proj"]["w"]).max())
     try:
         theirs = check_weights(blog_model(q_lg=q_lg, proj_lg=proj_lg))
