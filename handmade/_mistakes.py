@@ -8,14 +8,12 @@ functions. Any other error (numpy's, Python's own, a teacher's code's the packag
 and ``HANDMADE_FULL_TRACEBACKS=1`` shows every traceback whole.
 """
 
-import dis
 import os
 import sys
 import types
 from pathlib import Path
 
 PACKAGE = str(Path(__file__).resolve().parent) + os.sep  # .../handmade/
-RAISE = dis.opmap["RAISE_VARARGS"]  # the instruction of a raise statement
 SAID = (ValueError, TypeError, ArithmeticError, LookupError, OSError, AssertionError)  # the kinds the package raises
 
 
@@ -43,8 +41,10 @@ def _raised_by_the_package(tb):
     """Whether a ``raise`` of the package's own code raised it (not Python's error in the package: a bug, said whole)."""
     while tb.tb_next is not None:
         tb = tb.tb_next
+    import dis  # here, where an error is shown: not on every import of the package
+
     code = tb.tb_frame.f_code
-    return code.co_filename.startswith(PACKAGE) and code.co_code[tb.tb_lasti] == RAISE
+    return code.co_filename.startswith(PACKAGE) and code.co_code[tb.tb_lasti] == dis.opmap["RAISE_VARARGS"]
 
 
 def _before_the_package(tb):
