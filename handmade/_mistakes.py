@@ -11,9 +11,8 @@ and ``HANDMADE_FULL_TRACEBACKS=1`` shows every traceback whole.
 import os
 import sys
 import types
-from pathlib import Path
 
-PACKAGE = str(Path(__file__).resolve().parent) + os.sep  # .../handmade/
+PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep  # .../handmade/, as its code objects name their files
 SAID = (ValueError, TypeError, ArithmeticError, LookupError, OSError, AssertionError)  # the kinds the package raises
 
 
