@@ -25,7 +25,7 @@ from ..display.trace import trace, weight_tables
 from ..i18n import _, listed
 from ..inference import prepare
 from ..names import T
-from ..weights import NonFiniteError, WeightsError, arrays_of, check_weights, copied, iter_matrices
+from ..weights import NonFiniteError, WeightsError, arrays_of, copied, iter_matrices
 from . import layout, tools
 from . import options as O
 from .editors import MatrixEditor, NumberControl, message_html, say_in
@@ -174,7 +174,7 @@ class Playground:
         """``replace``, for its buttons and controls: None, or why not (said in the status line)."""
         text_of(note, "note", 1000)
         try:
-            params = _owned(check_weights(params))
+            params = _owned(params)  # checked there, by copied()
             self._check_fits(params)
             rendered = self._render(params, self.text, self._last)
         except (NonFiniteError, ValueError) as error:
