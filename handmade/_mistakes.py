@@ -5,15 +5,19 @@ exist, a shape that does not fit, a task's name misspelt). In a notebook, IPytho
 line of the package it went through, source in English in the Chinese edition too. For those exceptions, raised
 by the package's own code, the traceback shown stops at the learner's last line: the cell, and the learner's own
 functions. Any other error (numpy's, Python's own, a teacher's code's the package ran) is shown whole,
-and ``HANDMADE_FULL_TRACEBACKS=1`` shows every traceback whole.
+and ``HANDMADE_FULL_TRACEBACKS=1`` shows every traceback whole. One of numpy's errors gets a line in the learner's
+language after it: a write into a read-only array, which in the series is a playground's weights changed in place.
 """
 
 import os
 import sys
 import types
 
+from .i18n import N_, _
+
 PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep  # .../handmade/, as its code objects name their files
 SAID = (ValueError, TypeError, ArithmeticError, LookupError, OSError, AssertionError)  # the kinds the package raises
+READ_ONLY = "assignment destination is read-only"  # numpy's words for a write into an array that may not change
 
 
 def show_mistakes_briefly():
@@ -34,6 +38,15 @@ def _shown(shell, etype, value, tb, tb_offset=None):
         value.__suppress_context__ = True  # what the package was handling when it raised is its own affair
     shell.showtraceback((etype, value, tb if learners is None else learners), running_compiled_code=True)
     sys.last_traceback = tb  # %tb and %debug still have every frame
+    if etype is ValueError and str(value) == READ_ONLY:  # in the series, a playground's weights written in place
+        print(_(READ_ONLY_SAID), file=sys.stderr)
+
+
+READ_ONLY_SAID = N_(  # translated where it is said: the language may change after import
+    "That array may not be changed in place. If it is one of a playground's weights: change it in the "
+    "playground's grids, or put changed weights in with playground.replace(weights) "
+    "(handmade.with_parts makes a copy with parts changed)."
+)
 
 
 def _raised_by_the_package(tb):

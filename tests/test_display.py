@@ -210,10 +210,15 @@ cells = [
     "import numpy as np\nnp.zeros(2) @ np.zeros(3)",  # numpy's own: whole
     "@handmade.task(alphabet='ab', n_ctx=2, n_embd=2, n_layer=0)\ndef odd(context):\n    '''Odd.'''\n    return {}['x']\nhandmade.course.tasks.examples(odd)",
     "handmade.files.check_fits_a_file(handmade.course.tasks.TASKS['xor'].structure, '3', 'xor')",  # Python's, inside
+    "from handmade.widgets import Playground\npg = Playground(handmade.blog_model())\npg.params['wte'][0, 0] = 1.0",
+    "handmade.set_language('zh')\npg.params['wpe'][0, 0] = 1.0",  # said in the language of the moment
+    "np.broadcast_to(np.zeros(2), (2, 2))[0, 0] = 1.0",  # numpy's own read-only view: the same words, said too
+    "np.zeros(2)[5]",  # another of numpy's errors: nothing added
 ]
 for cell in cells:
     ip.run_cell(cell)
     print("=====")
+    print("=====", file=sys.stderr)
 """
 
 
@@ -234,7 +239,7 @@ def test_a_mistake_in_a_notebook_is_shown_from_the_learners_last_line_and_others
     out = subprocess.run(
         [sys.executable, "-c", MISTAKES], capture_output=True, text=True, encoding="utf-8", env=env, timeout=120
     )
-    ours, numpys, rules, pythons = out.stdout.split("=====")[:4]
+    ours, numpys, rules, pythons, written, in_chinese, broadcast, indexed = out.stdout.split("=====")[:8]
     package = str(Path(handmade.__file__).resolve().parent)
     assert "UnknownName: no part called 'q'; this model has wte, wpe" in ours
     assert "----> 2     return with_parts(blank('alternate'), {'q': 1})" in ours  # the learner's own function
@@ -242,3 +247,15 @@ def test_a_mistake_in_a_notebook_is_shown_from_the_learners_last_line_and_others
     assert "matmul: Input operand 1 has a mismatch" in numpys
     assert "return {}['x']" in rules and "KeyError" in rules  # the teacher's line that failed, and why
     assert "files.py" in pythons and "TypeError: '>' not supported" in pythons  # not a raise of the package's: whole
+    # numpy's words for a write into a playground's read-only weights, then what to do instead, in the language of
+    # the moment (not where every traceback is asked for whole: nothing is added there)
+    assert "----> 3 pg.params['wte'][0, 0] = 1.0" in written
+    said = out.stderr.split("=====")[4:8]
+    for shown, hint, language in zip((written, in_chinese), said, ("en", "zh")):
+        assert "ValueError: assignment destination is read-only" in shown
+        told = {"en": "put changed weights in with playground.replace(weights)", "zh": "请在演练场的网格里修改"}[
+            language
+        ]
+        assert (told in hint) != whole
+    assert "read-only" in broadcast and ("playground.replace" in said[2]) != whole  # the same words: the same hint
+    assert "IndexError" in indexed and said[3].strip() == ""  # numpy's other errors: nothing added
