@@ -168,6 +168,32 @@ def test_a_model_without_blocks_that_writes_nothing_here_is_told_which_two_rows_
     assert some.focus.named == "wpe" if name == "alternate" else some.focus.named is None  # both kinds are met
 
 
+@pytest.mark.parametrize("emptied", [False, True])
+@pytest.mark.parametrize("name", sorted(TASKS))
+def test_two_tokens_whose_wte_rows_are_the_same_are_named_as_the_cause_with_no_path_into_the_blocks(name, emptied):
+    """The logits read the stream through wte's rows: where the right token's row and the wrong one's are the same
+    (b's row made a's; or every row emptied, the embedding left out while the blocks still write), no part's write
+    moves the margin. The report says so, names wte, and follows no path into a head or MLP that only did its job."""
+    wte = np.array(get(reference(name), "wte"))
+    wte[:] = 0 if emptied else wte
+    wte[1] = wte[0]
+    report = grade(name, with_parts(reference(name), {"wte": wte}))
+    focus, tokens = report.focus, get_task(name).alphabet
+    if emptied and not any(np.abs(v).max() > 0 for v in explain.part_vectors(*_read(report, name, wte)).values()):
+        pytest.skip("nothing writes into the stream at the context diagnosed: said as a blank's is (tested above)")
+    assert {focus.expected, focus.wrong} <= set(tokens[:2]) or emptied, (focus.expected, focus.wrong)
+    said = f"wte's rows of {focus.expected} and {focus.wrong} are the same, and the logits read the stream through them"
+    assert focus.sentence.startswith(said), focus.sentence
+    assert focus.named == "wte" and focus.part is None and focus.path == ()
+    assert not any(line.startswith("    →") for line in report.diagnosis_lines())
+
+
+def _read(report, name, wte):  # (reading, position, params) of the context a report diagnoses
+    params = submission(name, with_parts(reference(name), {"wte": wte}))
+    window = [get_task(name).alphabet.index(c) for c in report.focus.window]
+    return explain.read_window(window, params), len(window) - 1, params
+
+
 READ_THROUGH_WTE = re.compile(r"\((wte|wpe|ln_f\.b)\) writes (\S+) = \S+, which the logits read through wte's rows")
 
 
@@ -219,7 +245,7 @@ def test_in_a_model_without_blocks_the_direction_named_carries_the_push_its_part
     [  # repeat's wte, each row what its token writes and what its logit reads; the context is "a"
         ([[1, 0, 5], [0, 1, 5], [0, 0, 5]], "wte[a, Ta] = 1", "Tc"),  # Tc, written most, is read alike: no push
         ([[1, 1, 1], [4, -1, -1], [0, 0, 0]], "wte[a, Tb] = 1", "Ta]"),  # Ta pushes most, but toward b
-        ([[0, 0, 5], [0, 0, 5], [0, 0, 5]], "wte[a, Tc] = 5", "Ta]"),  # no push at all: what it writes most
+        ([[0, 0, 5], [1, 0, 5], [0, 0, 0]], "wte[a, Tc] = 5", "Ta]"),  # no push at all: what it writes most
     ],
 )
 def test_the_direction_named_without_blocks_is_the_one_that_makes_the_push_said(rows, named, not_named, lang):

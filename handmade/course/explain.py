@@ -156,9 +156,7 @@ class Explanation:
     sentence: str
     named: Name | None = None  # the part the sentence speaks of
     part: Name | None = None  # the head or MLP the path back starts from, if any
-    path: tuple | None = (
-        None  # the Steps back from ``part`` to the cause (``handmade.course.path``); None: not followed
-    )
+    path: tuple | None = None  # the Steps back from ``part`` to the cause (``course.path``); None: not followed
     window: str = ""  # the letters the model reads, the context's last n_ctx: its positions are counted in them
 
     def to_json(self):
@@ -188,7 +186,12 @@ def explain(reading, position, params, example, right, threshold, prefer=None):
     found = {name: float(v @ direction) for name, v in vectors.items()}
     tokens = params.labels.token_names(params.structure.n_vocab)
     words = {"expected": tokens[right], "wrong": tokens[wrong], "threshold": fmt(threshold)}
-    margin = float(logits[right] - logits[wrong])
+    margin, predicted = float(logits[right] - logits[wrong]), tokens[int(np.argmax(logits))]
+    window = example.context[-(position + 1) :]  # the last letters, as many as the pass read
+    said = (example.context, tokens[right], tokens[wrong], predicted, margin, found)
+    same_rows = not np.abs(direction).max() > tolerance(params["wte"][[right, wrong]].ravel())  # wte's two, alike
+    if same_rows and _writing_most(vectors, everyone=True):  # no part's write can move the margin: nothing to follow
+        return Explanation(*said, _(SAME_ROWS).format(**words), Name("wte"), window=window)
     sentence, part = _reason(found, margin, words, prefer)
     named = part
     if part is None:  # no part tells them apart: the one a reference relies on, else the head or MLP that writes most
@@ -205,20 +208,18 @@ def explain(reading, position, params, example, right, threshold, prefer=None):
         sentence += _read_through_wte(params, vectors, found, direction, writer, (right, wrong), at)
     if part is not None and not (part.kind is None or part.kind == "mlp"):  # a bias: nothing to follow back
         part = None
-    predicted = tokens[int(np.argmax(logits))]
-    window = example.context[-(position + 1) :]  # the last letters, as many as the pass read
-    return Explanation(
-        example.context, tokens[right], tokens[wrong], predicted, margin, found, sentence, named, part, window=window
-    )
+    return Explanation(*said, sentence, named, part, window=window)
+
+
+SAME_ROWS = N_(
+    "wte's rows of {expected} and {wrong} are the same, and the logits read the stream through them (x @ wte.T): "
+    "whatever the parts write, {expected} and {wrong} score alike, until those two rows differ."
+)
 
 
 def _writing_most(vectors, everyone=False):
     """The head or MLP (with ``everyone``, the part) whose vector is largest, or None when none writes anything."""
-    acting = {
-        name: float(np.abs(v).max())
-        for name, v in vectors.items()
-        if everyone or name.kind is None or name.kind == "mlp"
-    }
+    acting = {name: float(np.abs(v).max()) for name, v in vectors.items() if everyone or name.kind in (None, "mlp")}
     part = max(acting, key=acting.get, default=None)
     return part if part is not None and acting[part] > tolerance(acting.values()) else None
 
@@ -248,12 +249,10 @@ def _what_the_blocks_add(found, part, words):
 
 
 def _read_through_wte(params, vectors, found, direction, part, pair, at):
-    """In a model without blocks: a sentence on the direction ``part`` writes here and the entries of wte's
-    rows of the two tokens (``pair``: right, wrong) through which the logits read it (wte writes the token
-    and reads the logits): the direction that carries most of its push (its vector times the margin's
-    ``direction``, entry by entry) the way its share (in ``found``) goes, the push the sentence before spoke of, or, where that share is 0 (as ``_reason`` counts it),
-    the direction it writes most; or, where the weights ``part`` (None: every part) adds at ``at`` (the
-    token id and the position the stream is read at) are exactly 0, a sentence naming them; else ""."""
+    """In a model without blocks, where wte writes the token and the logits read through it: a sentence on the
+    direction ``part`` writes at ``at`` (token id, position) that carries most of its share (in ``found``: the push
+    the sentence before spoke of; where it is 0, the direction it writes most), with the entries of wte's rows of
+    ``pair`` (right, wrong) that read it. Where ``part`` (None: every part) writes only zeros, a sentence saying so."""
     if part is None:  # nothing writes anything here: the rows the stream is made of
         (token, wte), (position, wpe), (_b, shift) = (_row(params, Name(kind), at) for kind in ("wte", "wpe", "ln_f.b"))
         if wte.any() or wpe.any() or shift.any():  # they cancel, or a layer norm takes them away: not said here
