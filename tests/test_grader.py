@@ -194,6 +194,22 @@ def _read(report, name, wte):  # (reading, position, params) of the context a re
     return explain.read_window(window, params), len(window) - 1, params
 
 
+@pytest.mark.parametrize("scale", [1, 1 / 16])
+@pytest.mark.parametrize("name", ["abc", "first", "two_back"])
+def test_a_bias_that_pushes_the_wrong_way_is_named_at_any_scale_the_heads_are_built_at(name, scale):
+    """A correct design built at another scale than the reference (its head's c_proj.w 16 times smaller) with
+    c_proj.b pushing toward c: the bias is named, pushing toward c, not the head for pushing less than the
+    reference's does. The reference is compared with part by part; a part that pushes the wrong way where the
+    reference's does not comes first, whatever the scales."""
+    model = reference(name)
+    bias = np.zeros_like(get(model, "c_proj.b"))  # [1, n_embd]: a bias is a row
+    bias[0, model.labels.residual.index("Tc")] = 1.2 * 1024 * scale
+    report = grade(name, with_parts(model, {"c_proj.w": get(model, "c_proj.w") * scale, "c_proj.b": bias}))
+    focus = report.focus
+    assert focus.named == "blocks[0].c_proj.b" and focus.wrong == "c", (focus.expected, focus.sentence)
+    assert focus.sentence.startswith(f"c_proj's bias in block 0 pushes toward c by {fmt(bias.max())}"), focus.sentence
+
+
 READ_THROUGH_WTE = re.compile(r"\((wte|wpe|ln_f\.b)\) writes (\S+) = \S+, which the logits read through wte's rows")
 
 

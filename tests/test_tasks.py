@@ -225,7 +225,11 @@ BROKEN = {  # what is broken, and phrases the explanation must have: the part at
     "swapped heads": (
         "first_not_last",
         lambda: swap_heads_queries("first_not_last"),
-        ["head 1 of block 0", "position 0 (a) with weight 0.5, position 1 (b) with weight 0.5", "q.b[h1·-] = 1024"],
+        [  # head 0 pushes the wrong way, which the reference's does not: named first, with the entry swapped in
+            "head 0 of block 0 (through c_proj) pushes toward b by 512",
+            "position 0 (a) with weight 0.5, position 1 (b) with weight 0.5",
+            "q[Tb, h0·b] = 1024",
+        ],
     ),
     "no MLP": ("xor", lambda: without_mlp("xor"), ["This model lacks the MLP of block 0"]),
     "a weak MLP": (

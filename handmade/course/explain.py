@@ -132,8 +132,7 @@ PHRASES = {
 
 
 def phrase(name):
-    """A part of the margin (a Name), as the learner reads it: ``blocks[0].head1`` is "head 1 of block 0
-    (through c_proj)"."""
+    """A part of the margin (a Name) as the learner reads it: ``blocks[0].head1`` is "head 1 of block 0 (through c_proj)"."""
     kind = "head" if name.kind is None else name.kind  # a head's Name has no kind: it is the head itself
     return _(PHRASES[kind]).format(block=name.block, head=name.head)
 
@@ -366,11 +365,13 @@ def missing(mine, theirs, expected):
 
 
 def lagging(mine, theirs):
-    """The part whose share falls furthest short of the same part's share in ``theirs`` (a reference's), or None."""
-    common = [name for name in mine if name in theirs]
-    short = {name: theirs[name] - mine[name] for name in common}
-    found = max(short, key=short.get, default=None)
-    return found if found is not None and short[found] > SMALL else None
+    """The part whose share falls furthest short of the same part's share in ``theirs`` (a reference's), or None;
+    first of those that push the wrong way where the reference's do not: a fault whatever scale each model is built at."""
+    small = tolerance([*mine.values(), *theirs.values()])
+    short = {name: theirs[name] - mine[name] for name in mine if name in theirs}
+    against = {name: gap for name, gap in short.items() if mine[name] < -small <= theirs[name]} or short
+    found = max(against, key=against.get, default=None)
+    return found if found is not None and short[found] > small else None
 
 
 # ---- the report's text, made from its data (Report.to_json) -------------------------------------------
