@@ -14,6 +14,7 @@ from helpers import as_lists
 
 import handmade
 from handmade import Basis, Example, Labels, WeightsError, parts, training, with_parts
+from handmade.arguments import MAX_MESSAGE
 from handmade.course import grader, solutions, task_options, tasks
 from handmade.course.grader import MARGIN_THRESHOLD, grade
 from handmade.course.solutions import reference
@@ -818,6 +819,35 @@ def test_a_grade_too_costly_is_refused_before_any_pass_with_its_estimate(monkeyp
     ), message
     with pytest.raises(ValueError, match="cannot be graded: its shape would take about"):
         blank(make(shift, alphabet="ab", n_ctx=13, n_embd=256, n_layer=16, mlp=True))
+
+
+def three_back(context):
+    """Say the digit three before the next one."""
+    return context[-3] if len(context) >= 3 else None
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_a_grade_too_costly_only_for_every_path_back_says_so_and_that_the_text_grade_is_within(language):
+    """A teacher's task whose text grade is within the bound but whose --json (every failing context's path
+    back) is not: the refusal says it is the paths that cost, and that grading without --json is within it;
+    the text grade goes on. A grade over the bound either way says nothing of --json."""
+    task = make(three_back, alphabet="0123", n_ctx=6, n_embd=10)
+    model = blank(task)
+    assert tasks.grading_cost(task, model.structure, every_path=True)[0] > tasks.MAX_GRADING
+    assert tasks.grading_cost(task, model.structure)[0] <= tasks.MAX_GRADING
+    handmade.set_language(language)
+    try:
+        with pytest.raises(ValueError) as error:
+            grade(task, model, every_path=True)
+        assert not grade(task, model).passed  # the text grade is graded
+    finally:
+        handmade.set_language("en")
+    said = {"en": "following every failing context's path back (--json) would take about", "zh": "--json"}
+    assert said[language] in str(error.value) and len(str(error.value)) <= MAX_MESSAGE, str(error.value)
+    big = training.init_params(4, 6, 128, rng=0, n_layer=4, alphabet="0123")  # over the bound without the paths too
+    with pytest.raises(ValueError) as error:
+        grade(task, big, every_path=True)
+    assert "grading task three_back would take about" in str(error.value) and "--json" not in str(error.value)
 
 
 def test_the_estimate_counts_the_passes_grading_runs(monkeypatch):

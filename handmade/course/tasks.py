@@ -354,17 +354,15 @@ def _graded_tokens(task):
 CALL_OPERATIONS = 100_000  # one numpy call on small arrays takes as long as this much arithmetic (~5 µs)
 SCORE_OPERATIONS = 300  # one attention score: scaled, masked, exponentiated, normalised, applied
 EXPLAINING = 3  # explaining a failing context: a recorded pass over its window, its shares and its words
-# following a failing context's path back (``grade --json`` follows every one's): about 2 ms a context on
-# the longest paths benchmarks/bench_explain.py finds (random weights), 6 to 17 passes' worth at the rates
-# benchmarks/bench_grader.py measures
+# following a failing context's path back (``grade --json`` follows every one's): about 2 ms a context on the longest
+# paths benchmarks/bench_explain.py finds, 6 to 17 passes' worth at the rates benchmarks/bench_grader.py measures
 FOLLOWING = 16
 
 
 def passes(windows):
-    """[(window to run, [the windows its pass answers])]: the logits after every one of ``windows``
-    (tuples of token ids) from the fewest passes. A causal pass over a window gives the logits after
-    each of its prefixes too, so a window that is the prefix of another is not run: in descending
-    order the windows that extend one come just before it, so the run before it covers it if any does."""
+    """[(window to run, [the windows its pass answers])]: the logits after every one of ``windows`` (tuples of
+    token ids) from the fewest passes. A causal pass gives the logits after each prefix of its window too, so a
+    prefix of another is not run: in descending order, the run just before a window covers it if any does."""
     runs = []
     for window in sorted(set(windows), reverse=True):
         if runs and runs[-1][0][: len(window)] == window:
@@ -376,8 +374,7 @@ def passes(windows):
 
 @functools.lru_cache(maxsize=64)
 def _lengths(task, n_ctx):
-    """(Counter of the lengths of the passes that grading a model of n_ctx positions runs, Counter of
-    the lengths of the graded contexts' windows): what ``grading_cost`` needs."""
+    """(Counter of the passes' lengths, Counter of the windows' lengths) of grading a model of n_ctx positions."""
     windows = [tokens[-n_ctx:] for tokens, _right in graded_tokens(task)]
     return Counter(len(run) for run, _covered in passes(windows)), Counter(map(len, windows))
 
@@ -410,8 +407,7 @@ def grading_cost(task, structure, explained=True, every_path=False):
 
 
 def check_grading(task, structure, explained=True, designed=False, every_path=False):
-    """ValueError, with the estimate, when grading a model of ``structure`` on ``task`` would cost
-    more than MAX_GRADING operations; ``designed``: the structure is the task's own shape."""
+    """ValueError with the estimate, when grading ``structure`` on ``task`` costs over MAX_GRADING (``designed``: its shape)."""
     yes_or_no(designed, "designed")
     cost, runs, longest = grading_cost(task, structure, explained, every_path)
     if cost <= MAX_GRADING:
@@ -419,6 +415,10 @@ def check_grading(task, structure, explained=True, designed=False, every_path=Fa
     if designed:
         sentence = _(
             "{task} cannot be graded: its shape would take about {cost:.1e} operations ({passes} passes of up to {longest} positions, explained); at most {limit:.0e} are allowed"
+        )
+    elif every_path and grading_cost(task, structure, explained)[0] <= MAX_GRADING:  # the paths are what cost
+        sentence = _(
+            "{task}: following every failing context's path back (--json) would take about {cost:.1e} operations, over the {limit:.0e} allowed; without --json, grading it is within them"
         )
     elif explained:
         sentence = _(
