@@ -56,6 +56,22 @@ def fmt(x, digits=4):
     return f"{x:.{digits}g}"
 
 
+def fmt_apart(x, other, digits=4):
+    """``x`` as ``fmt`` writes it, with as many more digits as it takes to tell it from ``other`` (a threshold,
+    a rival's probability): a margin of 1.00001 is not "1" beside "more than 1", nor p = 0.50002 "0.5" beside 0.49998."""
+    for n in range(digits, 18):
+        said = fmt(x, n)
+        if x == other or said != fmt(other, n):
+            return said
+    return said
+
+
+def exact(x):
+    """A number with every digit kept, as a box that edits it shows it: 1024, 1.0001, 1e-20 (repr, no needless .0)."""
+    x = float(x)
+    return str(int(x)) if x.is_integer() and abs(x) < 1e16 else repr(x)
+
+
 def few(names, between=None, limit=80):
     """``names`` joined for a message (by ``between``, else as the language lists), as many whole
     names as fit in ``limit`` characters, then how many more there are: never a name cut in two."""

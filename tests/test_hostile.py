@@ -160,10 +160,7 @@ SKIPPED = {  # the public callables that are not called blindly, each with the r
         "the explanation's words and comparisons, on the parts and shares it found itself (tests/test_grader.py)",
     ),
     **dict.fromkeys(
-        [
-            f"course.explain.{n}"
-            for n in ("miss_said", "report_lines", "diagnosis_lines", "shares_listed", "margin_said")
-        ],
+        [f"course.explain.{n}" for n in ("miss_said", "report_lines", "diagnosis_lines", "shares_listed")],
         "a report's text, made from the data Report.to_json made (tested in tests/test_path.py)",
     ),
     "course.progress.model_fingerprint": "the progress file's fingerprint of weights submission() has checked",
@@ -3029,6 +3026,16 @@ def counts(tmp):
         "15. the website's builder": site_builder_cases(),
         "16. every view bounded": len(AT_THE_LIMITS) * len(CONTEXTS) + len(AT_THE_LIMITS),
     }
+
+
+def test_the_readme_says_how_many_cases_each_class_tries(tmp_path):
+    """README's Reliability table and its total are the counts of the cases this file tries, class by class."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    found = counts(tmp_path)
+    for name, n in found.items():
+        label = name.split(". ", 1)[1]
+        assert re.search(rf"^\| {re.escape(label)} \| {n:,} \|", readme, re.MULTILINE), f"{label}: {n:,}"
+    assert f"**{sum(found.values()):,} cases**" in readme, sum(found.values())
 
 
 if __name__ == "__main__":

@@ -205,6 +205,22 @@ def test_lg_takes_any_exact_value_and_the_slider_follows():
     assert "Lg = 2" in p.status.value
 
 
+@pytest.mark.parametrize("typed", ["1.0001", "0.99999", "1e-12", "1024.000001"])
+def test_an_lg_that_rounds_to_a_shorter_number_is_shown_with_every_digit_it_was_given(typed):
+    """Lg = 1.0001 gives 27 / 27 where Lg = 1 gives 18 / 27: the status, the grids it set and the prediction
+    say the number the model runs (every digit), never one that rounds to what another model would show."""
+    p = blog_playground()
+    p.strength.box.value = typed
+    lg = float(typed)
+    assert f"Lg = {typed}" in p.status.value, p.status.value
+    shown = {box.value for row in p.editors["c_proj.b"].boxes for box in row}
+    assert typed in shown and all(float(value) in (0.0, lg, -lg) for value in shown), shown
+    p.text = "a"
+    p.refresh()
+    said = p.summary["prediction"].value
+    assert ("(p = 0.5)" in said) == (lg == 1), said  # a p of 0.50002 is not written 0.5
+
+
 @pytest.mark.parametrize(
     "text, said",
     [

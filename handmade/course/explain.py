@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..arguments import fmt
+from ..arguments import fmt, fmt_apart
 from ..basis import TOKEN_SHOWN
 from ..i18n import N_, _, listed, ngettext, then
 from ..model import Name, recording
@@ -413,7 +413,7 @@ def report_lines(data):
         _(
             "  margin: {margin} (smallest at {context} → {expected}); a pass needs 100% and more than {threshold}"
         ).format(
-            margin=margin_said(data["margin"], data["threshold"]),
+            margin=fmt_apart(data["margin"], data["threshold"]),
             context=repr(smallest["context"]),
             expected=_shown(smallest["expected"]),
             threshold=fmt(data["threshold"]),
@@ -460,7 +460,7 @@ def diagnosis_lines(data):
     said = {"context": repr(focus["context"]), "expected": focus["expected"], "wrong": focus["against"]}
     lines = [
         heading.format(
-            margin=margin_said(focus["margin"], data["threshold"]), shares=shares_listed(focus["contributions"]), **said
+            margin=fmt_apart(focus["margin"], data["threshold"]), shares=shares_listed(focus["contributions"]), **said
         ),
         f"    {focus['sentence']}",
     ]
@@ -484,16 +484,6 @@ def diagnosis_lines(data):
             ).format(n=more)
         )
     return lines
-
-
-def margin_said(margin, threshold, digits=4):
-    """``margin`` as ``fmt`` writes it, with as many more digits as it takes to tell it from ``threshold``,
-    which a pass needs more than: a margin of 1.00001 is not "1" beside "more than 1", nor 0.99999999."""
-    for n in range(digits, 18):
-        said = fmt(margin, n)
-        if margin == threshold or said != fmt(threshold, n):
-            return said
-    return said
 
 
 def shares_listed(found):  # {part: share} -> "wte 1.5, blocks[0].head0 -0.5, blocks[0].mlp 2"

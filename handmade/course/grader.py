@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..arguments import brief
+from ..arguments import brief, fmt_apart
 from ..i18n import _, language, then
 from ..inference import Example
 from ..parts import with_part
@@ -43,7 +43,6 @@ from .explain import (
     explain,
     lagging,
     margin_direction,
-    margin_said,
     miss_said,
     missing,
     read_window,
@@ -453,7 +452,7 @@ def _reference_fails(task, model):
     if report.passed:
         return None
     problem = _("its reference solution does not pass it: it gets {right} of {total} right, smallest margin {margin}")
-    margin = margin_said(report.margin, report.threshold)
+    margin = fmt_apart(report.margin, report.threshold)
     return task.saying(problem.format(right=report.correct, total=report.total, margin=margin))
 
 

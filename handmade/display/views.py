@@ -11,10 +11,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..arguments import fmt_apart
 from ..i18n import _, ngettext
 from ..inference import complete
 from ..names import INTERMEDIATES, T
-from .labelled import LabelledMatrix, fmt
+from .labelled import LabelledMatrix
 from .outputs import side_by_side
 
 # a view name -> the intermediates it shows; a view that shows one intermediate is called as it is
@@ -128,8 +129,9 @@ def prediction_html(t):
     probs = t[T.probabilities]  # its columns name the tokens of the weights it ran
     best = int(np.argmax(probs.values[-1]))
     token, p = probs.cols[best], probs.values[-1, best]
+    rival = max(np.delete(probs.values[-1], best), default=0.0)  # the next token's: p is written apart from it
     context = t.text if len(t.text) <= 24 else "…" + t.text[-23:]
-    said = {"context": html.escape(context), "token": html.escape(token), "p": fmt(p, 3)}
+    said = {"context": html.escape(context), "token": html.escape(token), "p": fmt_apart(p, rival, 3)}
     n = len(t.tokens)
     if n == len(t.text):
         return _("after <code>{context}</code> the model predicts <b>{token}</b> (p = {p})").format(**said)

@@ -11,7 +11,7 @@ import unicodedata
 import ipywidgets as W
 import numpy as np
 
-from ..arguments import brief, clip, css_class, function, number, real_array, text_of, whole
+from ..arguments import brief, clip, css_class, exact, function, number, real_array, text_of, whole
 from ..display.labelled import LabelledMatrix, fmt
 from ..i18n import _
 from .slider import LogSlider
@@ -167,7 +167,7 @@ class MatrixEditor:
 
     def _box(self, i, j):
         box = W.Text(
-            value=fmt(self.values[i, j]),
+            value=exact(self.values[i, j]),
             continuous_update=False,
             description=self.box_name(i, j),  # its label, for a screen reader only (see QUIET_LABEL)
             placeholder="",  # not ipywidgets' zero-width space, which a checker would take for a name
@@ -199,7 +199,7 @@ class MatrixEditor:
     def _refusal(self, i, j, text):
         """Take ``text`` typed at (i, j) into the model, or say why not (the model keeps its value): ""."""
         where = f"{self.name}[{self.matrix.rows[i]}, {self.matrix.cols[j]}]"
-        keeps = fmt(self.values[i, j])
+        keeps = exact(self.values[i, j])
         try:
             value = _typed_number(text)
         except (ValueError, OverflowError):
@@ -224,7 +224,7 @@ class MatrixEditor:
         self._quiet = True
         try:
             for i, j in self._refused:
-                self._boxes[i][j].value = fmt(self.values[i, j])
+                self._boxes[i][j].value = exact(self.values[i, j])
         finally:
             self._quiet = False
         self._refused.clear()
@@ -249,7 +249,7 @@ class MatrixEditor:
         self._quiet = True
         try:
             for (i, j), value in np.ndenumerate(self.values):
-                self._boxes[i][j].value = fmt(value)
+                self._boxes[i][j].value = exact(value)
         finally:
             self._quiet = False
         self.show("")
@@ -279,7 +279,7 @@ class NumberControl:
         )
         self.value, self._quiet, self._forgotten = number(value, "value", -LARGEST, LARGEST), False, False
         self.box = W.Text(
-            value=_exact(self.value), description=label, continuous_update=False,
+            value=exact(self.value), description=label, continuous_update=False,
             placeholder=_("a number"), layout=W.Layout(width="160px"), style=NARROW,
         )  # fmt: skip
         self.box.tooltip = tooltip
@@ -304,7 +304,7 @@ class NumberControl:
     def _typed(self, text):
         if self._quiet:
             return
-        kept = _("the empty box") if self._forgotten else fmt(self.value)  # what stays: the value, or no value
+        kept = _("the empty box") if self._forgotten else exact(self.value)  # what stays: the value, or no value
         if not text.strip():  # emptied by hand
             return self.show(_("type a number to use it; keeping {kept}").format(kept=kept))
         try:
@@ -373,7 +373,7 @@ class NumberControl:
         self._quiet, self._forgotten = True, False
         try:
             self.value = value
-            self.box.value = _exact(self.value)
+            self.box.value = exact(self.value)
             self.slider.value = self._on_slider(self.value)
             self._say_value()
         finally:
@@ -382,12 +382,6 @@ class NumberControl:
     def show(self, text, ok=False):
         """Say ``text`` beside the box ("" says nothing); ``ok``: news, not a refusal."""
         say_in(self.message, message_html(text_of(text, "text", 1000), ok=ok))
-
-
-def _exact(value):
-    """A number as a box shows it, every digit kept: 1024, 1.01, 1e-20 (repr, without a needless .0)."""
-    value = float(value)
-    return str(int(value)) if value.is_integer() and abs(value) < 1e16 else repr(value)
 
 
 def _typed_shown(text, limit=40):

@@ -17,7 +17,7 @@ and titled as the state saved with the notebook.
 import numpy as np
 
 from .. import parts as P
-from ..arguments import brief, text_of
+from ..arguments import brief, exact, fmt_apart, text_of
 from ..display import views as V
 from ..display.labelled import fmt
 from ..display.outputs import Html
@@ -44,7 +44,7 @@ class TaskScore:
         self.revealed = None  # what the last grade said of the answer (reveal on, a model that fails), or None
 
     def __call__(self, params):
-        from ..course.explain import SHOWN_STEPS, margin_said
+        from ..course.explain import SHOWN_STEPS
         from ..course.grader import handed_in
 
         report = handed_in(self.task, params, reveal=self.reveal)  # the learner's work: a pass is recorded
@@ -52,7 +52,7 @@ class TaskScore:
         summary = _("{correct} / {total} right, margin {margin} (a pass needs all and more than {threshold})").format(
             correct=report.correct,
             total=report.total,
-            margin=margin_said(report.margin, report.threshold, 3),
+            margin=fmt_apart(report.margin, report.threshold, 3),
             threshold=fmt(report.threshold),
         )
         if report.passed and report.recorded:
@@ -310,7 +310,7 @@ class Playground:
         except ValueError as error:
             self.strength.show(str(error))
             return False
-        return self._take(new, option.done.format(value=fmt(value))) is None
+        return self._take(new, option.done.format(value=exact(value))) is None
 
     def break_control(self):
         """The row that breaks one weight: a part with a grid is needed."""
