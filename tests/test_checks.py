@@ -1156,6 +1156,7 @@ LN_CLAIMS = [
     (r"each row's mean, " + NUMBER, lambda m, g, b: shows(m[1], EMBEDDINGS.mean())),
     (r"sqrt\(" + NUMBER + r" \+ eps\)", lambda m, g, b: shows(m[1], 0.1875)),
     (r"eps = " + NUMBER, lambda m, g, b: float(m[1]) == 1e-5),
+    (r"so gamma needs the eps too", lambda m, g, b: np.allclose(b, 0.25)),  # "close": beta is right, only gamma not
     (r"swapped", lambda m, g, b: np.allclose(g, 0.25) and np.allclose(b, STD)),
     (r"centred on 0", lambda m, g, b: np.allclose(b, 0)),
     (r"have variance 1", lambda m, g, b: np.allclose(g, 1)),
@@ -1171,7 +1172,7 @@ LN_CLAIMS = [
 LN_GRID = [
     (g, b)
     for g in (STD, -STD, 1, 0.1875, np.sqrt(0.1875), 0.433, 0.25, 2, STD * (1 + 1e-12))
-    for b in (0.25, 0, STD, 0.2501, -0.25)
+    for b in (0.25, 0, STD, 0.2501, -0.25, 0.5)
 ]
 
 
@@ -1269,7 +1270,17 @@ FLOP_CLAIMS = [
         r"the count for (?:a full window of )?(\d) tokens; this asks for 3",
         lambda m, a: count_flops("a" * int(m[1])).total == a,
     ),
-    (r"(\d+) short: exactly the term '(.*)' of the table", lambda m, a: TERMS[m[2]] == int(m[1]) == RIGHT_FLOPS - a),
+    (
+        r"(\d+) short: exactly the term '(.*)' of the table",  # the one term of that size
+        lambda m, a: TERMS[m[2]] == int(m[1]) == RIGHT_FLOPS - a and list(TERMS.values()).count(int(m[1])) == 1,
+    ),
+    (
+        r"(\d+) short: exactly the size of each of the terms (.*) of the table",  # every term of that size, named
+        lambda m, a: (
+            int(m[1]) == RIGHT_FLOPS - a
+            and sorted(re.findall(r"'([^']*)'", m[2])) == sorted(t for t, n in TERMS.items() if n == int(m[1]))
+        ),
+    ),
     (r"only k - 1 additions", lambda m, a: a == RIGHT_FLOPS + DOT_PRODUCTS),
     (r"(\d+) operations for (\d) tokens", lambda m, a: int(m[1]) == a == RIGHT_FLOPS and m[2] == "3"),
     (r"a whole number; yours is (\S+)", lambda m, a: m[1] == typed(a) and not float(a).is_integer()),

@@ -7,7 +7,7 @@ import numpy as np
 
 from ...arguments import is_whole
 from ...blog import N_CTX, N_EMBD, N_VOCAB, blog_model
-from ...i18n import _
+from ...i18n import _, listed
 from ...model import recording
 from ...names import T
 from ...weights import forward
@@ -50,8 +50,19 @@ def _other_length_hint(f):
     return _("that is the count for {m} tokens; this asks for {n}").format(m=m, n=f.n)
 
 
-def _missing_term(f):  # the term of the formula table the learner's count lacks, if exactly one
-    return next((part for part, flops in f.terms.items() if f.want - f.answer == flops), None)
+def _missing_terms(f):  # the terms of the formula table the learner's count lacks, if it lacks exactly one
+    return [part for part, flops in f.terms.items() if f.want - f.answer == flops]
+
+
+def _missing_hint(f):  # where two terms are the same size, either may be the one left out: both are named
+    parts = _missing_terms(f)
+    if len(parts) == 1:
+        return _("{diff} short: exactly the term {part} of the table; did you leave it out?").format(
+            diff=f.want - f.answer, part=repr(parts[0])
+        )
+    return _("{diff} short: exactly the size of each of the terms {parts} of the table; did you leave one out?").format(
+        diff=f.want - f.answer, parts=listed(map(repr, parts))
+    )
 
 
 FLOP_MISTAKES = (
@@ -60,12 +71,7 @@ FLOP_MISTAKES = (
         lambda f: _("a dot product of k terms needs k multiplications but only k - 1 additions"),
     ),
     Mistake(lambda f: _other_length(f) is not None, _other_length_hint),
-    Mistake(
-        lambda f: _missing_term(f) is not None,
-        lambda f: _("{diff} short: exactly the term {part} of the table; did you leave it out?").format(
-            diff=f.want - f.answer, part=repr(_missing_term(f))
-        ),
-    ),
+    Mistake(lambda f: bool(_missing_terms(f)), _missing_hint),
 )
 
 

@@ -71,7 +71,7 @@ LN_MISTAKES = (
         ).format(var=fmt(f.var)),
     ),
     Mistake(
-        lambda f: close(f.g, np.full(N_EMBD, np.sqrt(f.var))),
+        lambda f: close(f.g, np.full(N_EMBD, np.sqrt(f.var))) and close(f.b, np.full(N_EMBD, f.mean)),  # beta right
         lambda f: _(
             "close: layer norm divides by sqrt(variance + eps) with eps = {eps}, so gamma needs the eps too"
         ).format(eps=fmt(f.eps)),
