@@ -147,6 +147,23 @@ def test_no_notebook_holds_a_solution(lang):
         assert "BEGIN SOLUTION" not in text and "END SOLUTION" not in text
 
 
+FOLDED = re.compile(r"<details>.*?</details>", re.DOTALL)
+
+
+@pytest.mark.parametrize("lang", EDITIONS)
+def test_notebook_13_shows_the_count_its_exercise_asks_for_only_folded(lang):
+    """The exercise asks for the operations of one pass over 3 tokens: no source and no stored output shows
+    that count but inside a folded <details> (the solution, the cache's table), opened when the learner asks."""
+    from handmade.course.efficiency import blog_flops
+
+    answer = sum(blog_flops(3, 8, 2).values())
+    cells = nbformat.read(next(EDITIONS[lang].glob("13_*.ipynb")), as_version=4).cells
+    shown = [cell.source for cell in cells] + [str(output) for cell in cells for output in cell.get("outputs", [])]
+    for text in shown:
+        unfolded = FOLDED.sub("", text)
+        assert str(answer) not in unfolded and f"{answer:,}" not in unfolded, unfolded[:300]
+
+
 # ---- the hints lead to a design and name none of the reference's weights -------------------------
 
 CHALLENGES = DESIGNS_AND_CHALLENGES[3:]  # 17, 18 and 19
