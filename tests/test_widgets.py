@@ -557,6 +557,21 @@ def test_a_menu_keeps_one_of_its_names_whatever_the_browser_sends_and_refuses_a_
         Menu(["a"], quiet="no")
 
 
+def _boxes(widget):
+    """Every container in ``widget``'s tree (a tab set, a box), itself first."""
+    found = [widget] if isinstance(widget, W.Box) else []
+    for child in getattr(widget, "children", ()):
+        found += _boxes(child)
+    return found
+
+
+@pytest.mark.parametrize("controls", [("text",), ("text", "reset", "save")])
+def test_a_playground_with_nothing_to_edit_draws_no_empty_tab_set(controls):
+    """edit=() (notebook 08's asker): no grids, so no tabs, and no empty bordered box where they would be."""
+    p = blog_playground(edit=(), views=("predictions", "completion"), controls=controls, text="baab")
+    assert not [box for box in _boxes(p.widget) if isinstance(box, W.Tab)]
+
+
 def test_a_playground_needs_a_model_or_a_task():
     with pytest.raises(ValueError, match="a playground needs a model"):
         Playground()

@@ -121,6 +121,8 @@ def _stages(p, screen):
         boxes.append(box)
         titles.append(stage.label)
     tools, tools_title = _tools(p)
+    if not boxes:  # nothing to edit (a playground that shows, edit=()): no tabs, no empty box below
+        return W.VBox([] if tools is None else [tools])
     if len(boxes) == 1:  # one stage: no tabs, its tools above it
         builders[0]()
         return boxes[0] if tools is None else W.VBox([tools, boxes[0]])
