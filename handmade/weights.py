@@ -1,11 +1,10 @@
 """Weights and tokens as they come from people: checked once, where they enter, and run safely.
 
-``gpt()`` trusts its arguments, as picoGPT does. Everything that takes weights or tokens from a
-person (the predict functions, the loaders, the widgets, the checkers, the command line) passes
-them through ``check_weights`` and ``forward``: a message names the matrix, the shape it expected
-and the shape it found, the token that does not fit, or the first intermediate that overflowed.
-``check_weights`` returns checked ``Weights``, carrying the Structure read off them, which every
-function after that edge takes as they are: a weights dict is checked once however far it goes.
+``gpt()`` trusts its arguments, as picoGPT does. Everything that takes weights or tokens from a person (the
+predict functions, the loaders, the widgets, the checkers, the command line) passes them through ``check_weights``
+and ``forward``: a message names the matrix, the shape it expected and the shape it found, the token that does not
+fit, or the first intermediate that overflowed. ``check_weights`` returns checked ``Weights``, carrying the
+Structure read off them, which every function after that edge takes as they are: checked once however far it goes.
 """
 
 import dataclasses
@@ -46,11 +45,10 @@ class Weights(dict):
     carries its ``labels`` (a ``handmade.Labels``: the alphabet and the names of its directions)
     and, once checked, its ``structure`` (a ``handmade.Structure``: what the model has).
 
-    ``check_weights`` makes the checked ones (arrays and labels that fit, the Structure read once).
-    A change anywhere in one (a key, the labels, an array or a block put in, taken out or reshaped,
-    however deep) makes it unchecked, checked again where next used; the numbers inside its arrays are
-    trusted, as ``gpt()`` trusts them (change parts with ``handmade.with_parts``, which checks the copy it
-    makes). ``Weights(params, labels)`` checks nothing: the blog's model and the references are made so.
+    ``check_weights`` makes the checked ones (arrays and labels that fit, the Structure read once). A change
+    anywhere in one (a key, the labels, an array or a block put in, taken out or reshaped, however deep) makes
+    it unchecked, checked again where next used; the numbers in its arrays are trusted, as ``gpt()`` trusts
+    them (``handmade.with_parts`` checks the copy it makes). ``Weights(params, labels)`` checks nothing.
 
     A plain ``dict(weights)`` keeps the numbers and loses the labels; everything that takes weights
     works on it too, with default names (tokens a, b, ... or t0, t1, ...; directions e0, e1, ...).
@@ -90,8 +88,8 @@ class Weights(dict):
 
 def _skeleton(tree, kept=None):
     """``tree`` (weights) as any change but to an array's numbers changes it: dicts by their keys, lists by their
-    items, other values by identity, shape and dtype; ``kept`` holds them, so that no identity is reused.
-    Not ``walk``, which leaves out what holds no array (an empty part, a None): here they count."""
+    items, other values by identity, shape and dtype (``kept`` holds them: no identity is reused). Not ``walk``,
+    which leaves out what holds no array (an empty part, a None): here they count."""
     if isinstance(tree, dict):
         return tuple((key, _skeleton(value, kept)) for key, value in tree.items())
     if isinstance(tree, list):
@@ -163,10 +161,8 @@ def arrays_of(params):
 
 
 def map_arrays(fn, params, *others):
-    """``fn(array, *arrays at the same place in others)`` for every array of ``params``, in its nesting.
-
-    ``n_head`` is a count, not a weight: it is kept as it is.
-    """
+    """``fn(array, *arrays at the same place in others)`` for every array of ``params``, in its nesting;
+    ``n_head``, a count, not a weight, kept as it is."""
     function(fn, _("fn must be a function of an array; found {value}"))
 
     def each(path, leaf):
@@ -446,8 +442,8 @@ def finite_pass(tokens, params, cache=None):  # [n_seq] -> [n_seq, n_vocab], nev
 
 
 def where_non_finite(tokens, params, tapped=None, cache=None):
-    """A sentence naming a weight that is not finite, or else the first intermediate that overflowed
-    (``tapped``: a pass recorded in order, else it is run again, after what ``cache`` holds, kept)."""
+    """A sentence naming a weight that is not finite, else the first intermediate that overflowed (``tapped``: a
+    pass recorded in order, else it is run again, after what ``cache`` holds, kept), and the largest weight."""
     problem = first_not_finite(params)
     if problem:
         return problem
@@ -462,8 +458,7 @@ def where_non_finite(tokens, params, tapped=None, cache=None):
     where = next((name for name, array in tapped.items() if not _finite(name, array)), T.logits)
     place, value = largest_weight(params)
     return _(
-        "the forward pass produced inf or nan (first in {where}): the numbers there are too large for float64; "
-        "the largest weight is {value:.3g}, at {place}"
+        "the forward pass produced inf or nan (first in {where}): too large for float64; the largest weight is {value:.3g}, at {place}"
     ).format(where=where, value=value, place=place)
 
 
@@ -484,14 +479,19 @@ def iter_matrices(params):
 
 
 def largest_weight(params):
-    """(path with index, value) of the weight with the largest magnitude."""
-    best = ("", 0.0)
+    """(the entry, as its part and its directions name it, ``blocks[0].c_proj.w[V, Tb]``, its value) of the
+    weight of checked ``params`` with the largest magnitude."""
+    params = check_weights(params)  # itself, when checked (every caller's are)
+    best, structure = ("", 0.0), params.structure
     with np.errstate(all="ignore"):
-        for path, array in iter_matrices(params):  # none is empty: checked weights
-            index = np.unravel_index(int(np.argmax(np.abs(array))), array.shape)
-            value = float(array[index])
-            if not abs(value) <= abs(best[1]):
-                best = (f"{path}{list(map(int, index))}", value)
+        for part in structure.parts():  # none is empty: checked weights
+            array = np.atleast_2d(functools.reduce(operator.getitem, part.path, params))  # [rows, cols]
+            array = array if part.columns is None else array[:, slice(*part.columns)]  # q, k or v of c_attn
+            i, j = np.unravel_index(int(np.argmax(np.abs(array))), array.shape)
+            if not abs(array[i, j]) <= abs(best[1]):
+                cols = structure.basis(part.cols, params.labels).names
+                rows = "" if part.rows.kind == "one" else structure.basis(part.rows, params.labels).names[i] + ", "
+                best = (f"{part.name}[{rows}{cols[j]}]", float(array[i, j]))
     return best
 
 

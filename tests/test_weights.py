@@ -124,10 +124,14 @@ def test_optional_parts_are_checked_and_kept():
     assert "ln_f" in checked
 
 
-def test_largest_weight_names_the_place():
+def test_largest_weight_names_the_place_as_its_part_and_directions_name_it():
     params = blog()
     params["wpe"][3, 1] = -5000
-    assert largest_weight(params) == ("wpe[3, 1]", -5000.0)
+    assert largest_weight(params) == ("wpe[pos 3, P1]", -5000.0)
+    params["blocks"][0]["attn"]["c_attn"]["b"][21] = 9000  # v's bias, column 5 of its 8: Ta
+    assert largest_weight(params) == ("blocks[0].v.b[Ta]", 9000.0)
+    plain = dict(params)  # default labels: tokens a, b; directions e0, e1, ...
+    assert largest_weight(plain) == ("blocks[0].v.b[e5]", 9000.0)
 
 
 # ---- JSON ---------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """The widgets, driven from Python: edits, bad entries, reset, Lg, break it, save and load, any model."""
 
 import json
+import re
 
 import ipywidgets as W
 import numpy as np
@@ -570,6 +571,28 @@ def test_a_playground_with_nothing_to_edit_draws_no_empty_tab_set(controls):
     """edit=() (notebook 08's asker): no grids, so no tabs, and no empty bordered box where they would be."""
     p = blog_playground(edit=(), views=("predictions", "completion"), controls=controls, text="baab")
     assert not [box for box in _boxes(p.widget) if isinstance(box, W.Tab)]
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+@pytest.mark.parametrize("name, row, col, text", [("v", "Ta", "V", "1e308"), ("wte", "a", "Ta", "1e300")])
+def test_a_weight_that_overflows_the_pass_is_refused_with_its_whole_reason_named_as_the_grid_names_it(
+    name, row, col, text, language
+):
+    """A huge number typed into a grid: the pass overflows, and the message says where first, names the largest weight
+    by its part and directions as the grid does (never by array indices), and what the model keeps: whole, not cut."""
+    p = blog_playground()
+    editor = p.editors[name]
+    i, j = editor.matrix.rows.index(row), editor.matrix.cols.index(col)
+    handmade.set_language(language)
+    try:
+        type_into(p, name, i, j, text)
+        said = editor.message.value
+    finally:
+        handmade.set_language("en")
+    entry = f"{name}[{row}, {col}]" if name == "wte" else f"blocks[0].{name}[{row}, {col}]"
+    assert entry in said and "…" not in said and f"{float(text):g}" in said, said
+    assert ("the model keeps" if language == "en" else "模型保留") in said, said
+    assert not re.search(r"\[\d+, \d+\]", said), said
 
 
 def test_a_playground_needs_a_model_or_a_task():
