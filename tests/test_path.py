@@ -205,6 +205,31 @@ def test_a_weak_c_proj_is_named_by_its_entry_and_the_values_by_theirs():
     assert "its output there, Ta = 1, pushes toward b by 0.512" in step.text
 
 
+@pytest.mark.parametrize(
+    "task, part, row, wrong",
+    [
+        ("two_back", "c_proj.w", "Tc", "Tb"),
+        ("after_last_c", "blocks[1].c_proj.w", "Ta", "Tb"),
+        ("after_last_c", "blocks[1].c_proj.w", "Tb", "Ta"),
+    ],
+)
+def test_a_row_of_c_proj_that_sends_the_right_token_to_a_wrong_one_too_is_named_not_the_attention(
+    task, part, row, wrong
+):
+    """A row of c_proj.w that sends the token the head rightly reads to a wrong token, more than to its own: every
+    other key would only do no harm (none serves the margin), so the head looks well, and the path ends at that
+    entry, never telling the learner to make the head read a key that carries nothing."""
+    model = reference(task)
+    values = get(model, part).copy()
+    name = Name("c_proj.w", 1 if part.startswith("blocks[1]") else 0)
+    rows = list(model.structure.basis(model.structure.part(name).rows, model.labels))
+    values[rows.index(row), rows.index(wrong)] = 1.5 * LG
+    steps = grade(task, with_parts(model, {part: values})).focus.path
+    short = part.removeprefix("blocks[0].")
+    assert [s.kind for s in steps] == ["value"] and dict(steps[0].entries)[f"{short}[{row}, {wrong}]"] == 1.5 * LG
+    assert "No position would serve the margin" in steps[0].text
+
+
 # ---- exact sums, from the recorded pass ----------------------------------------------------------------
 
 

@@ -84,7 +84,11 @@ def value_step(model, read, view, gains, amount):
     p = read.position
     worth = view.c_proj @ read.direction  # [d_head]: what one unit of each output column gives the reader
     named, text = carried_said(model, read, view, gains, amount)
-    if p > 0 and np.ptp(gains) > tolerance(gains):
+    small = tolerance(gains)
+    if gains.max() - amount > small and gains.max() <= small:  # reading elsewhere would only do no harm
+        sentence = _("No position would serve {reader}: reading another would at most do nothing for it.")
+        text = then(text, sentence.format(reader=reader_said(read.reader)))
+    elif p > 0 and np.ptp(gains) > small:
         text = then(text, _("No other position would serve {reader} better.").format(reader=reader_said(read.reader)))
     output = view.weights[p, : p + 1] @ view.v[: p + 1]
     facts = {"reads": looked(model, view, p, gains), "output": _output_json(model, view, output)}
