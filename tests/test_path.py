@@ -69,7 +69,8 @@ def test_when_block_0_writes_no_flag_the_path_goes_on_from_block_1s_head_to_bloc
     steps = grade("induction", model).focus.path
     assert [(s.kind, str(s.part)) for s in steps] == [("attention", "blocks[1].head0"), ("value", "blocks[0].head0")]
     assert "blocks[1].q[Ta, prev a]" in dict(steps[0].entries)  # what the query asks for
-    assert "with nothing in prev a" in steps[1].text  # block 0's value carries nothing there
+    assert "v carries nothing of what it reads there into prev a" in steps[1].text  # block 0's value carries nothing
+    assert dict(steps[1].entries)["blocks[0].v[Ta, prev a]"] == 0  # the entry that would carry it
 
 
 def test_the_first_positions_false_fact_is_where_the_path_ends():
@@ -154,7 +155,9 @@ def test_an_and_unit_that_nothing_feeds_is_followed_to_the_head_that_can_write_w
     both, model = planted.teachers_tasks()["both"]
     steps = grade(both, with_parts(model, {"v": 0 * get(model, "v")})).focus.path
     assert [(s.kind, str(s.part)) for s in steps] == [("unit", "blocks[0].mlp"), ("value", "blocks[0].head0")]
-    assert "with nothing in V" in steps[1].text
+    assert (
+        "v carries nothing of what it reads there into V" in steps[1].text and dict(steps[1].entries)["v[T1, V]"] == 0
+    )
 
 
 @pytest.mark.parametrize("threshold", [-2 * LG, -LG + 1])
@@ -228,6 +231,119 @@ def test_a_row_of_c_proj_that_sends_the_right_token_to_a_wrong_one_too_is_named_
     short = part.removeprefix("blocks[0].")
     assert [s.kind for s in steps] == ["value"] and dict(steps[0].entries)[f"{short}[{row}, {wrong}]"] == 1.5 * LG
     assert "No position would serve the margin" in steps[0].text
+
+
+def with_entry(model, part, row, col, value):
+    """``model`` with one entry of ``part`` (``blocks[1].v``), named by its row's and column's directions, set."""
+    found = model.structure.part(part)
+    rows, cols = (list(model.structure.basis(space, model.labels)) for space in (found.rows, found.cols))
+    values = get(model, part).copy()
+    values[rows.index(row), cols.index(col)] = value
+    return with_parts(model, {part: values})
+
+
+def before_last_b():
+    """(a teacher's two-block task, its solution): block 0 writes the letter before each position (V for a, V1
+    for b), block 1 reads the last b and carries that flag on, through its own v and c_proj.w."""
+    labels = handmade.Labels(
+        "ab",
+        handmade.Basis(
+            {
+                "positions": [f"P{i}" for i in range(5)],
+                "tokens": ["Ta", "Tb"],
+                "flags": ["V", "V1"],
+                "spare": ["S1", "S2", "S3"],
+            }
+        ),
+    )
+
+    @handmade.task(alphabet="ab", n_ctx=5, labels=labels, n_layer=2)
+    def before_last_b(context):
+        """Say the letter just before the last b (graded when that b has a letter before it)."""
+        i = context.rfind("b")
+        return context[i - 1] if i >= 1 else None
+
+    B, places = labels.residual, [f"P{i}" for i in range(5)]
+    model = with_parts(
+        blank(before_last_b),
+        {
+            "wte": B.one_hot_rows(["Ta", "Tb"]),
+            "wpe": B.one_hot_rows(places),
+            "blocks[0].q": B.matrix({(p, places[i - 1]): LG for i, p in enumerate(places) if i >= 1}),
+            "blocks[0].k": B.matrix({(p, p): 1 for p in places}),
+            "blocks[0].v": B.matrix({("Ta", "V"): 1, ("Tb", "V1"): 1}),
+            "blocks[0].c_proj.w": B.matrix({("V", "V"): 1, ("V1", "V1"): 1}),
+            "blocks[1].q.b": B.vector({"Tb": LG, "P0": -LG, **{p: LG / 16 for p in places[1:]}}),
+            "blocks[1].k": B.matrix(
+                {("Tb", "Tb"): 1, ("P0", "P0"): 1, **{(p, p): i for i, p in enumerate(places) if i}}
+            ),
+            "blocks[1].v": B.matrix({("V", "V"): 1, ("V1", "V1"): 1}),
+            "blocks[1].c_proj.w": B.matrix({("V", "Ta"): LG, ("V1", "Tb"): LG}),
+        },
+    )
+    assert grade(before_last_b, model, diagnose=False).passed
+    return before_last_b, model
+
+
+@pytest.mark.parametrize(
+    "task, part, row, col",
+    [
+        ("before_last_b", "blocks[1].v", "V1", "V1"),
+        ("before_last_b", "blocks[1].v", "V", "V"),
+        ("induction", "blocks[1].v", "Tb", "Tb"),
+        ("after_last_c", "blocks[1].v", "Ta", "Ta"),
+        ("two_back", "v", "Tb", "Tb"),
+        ("abc", "v", "Tc", "Tc"),
+    ],
+)
+def test_a_zeroed_entry_of_v_ends_the_path_at_it_not_at_the_block_that_wrote_what_it_reads(task, part, row, col):
+    """A head that reads the right key but whose v carries nothing of it: the path ends at that head, naming the
+    entry of v (with the others of its column through which it could carry what it reads), and never goes
+    on to block 0, which wrote what block 1's v should have carried."""
+    task, model = before_last_b() if task == "before_last_b" else (task, reference(task))
+    steps = grade(task, with_entry(model, part, row, col, 0)).focus.path
+    short = part.removeprefix("blocks[0].")
+    assert steps[-1].kind == "value" and dict(steps[-1].entries)[f"{short}[{row}, {col}]"] == 0
+    assert (
+        str(steps[-1].part).startswith(part.removesuffix("v"))
+        and "v carries nothing of what it reads" in steps[-1].text
+    )
+
+
+@pytest.mark.parametrize(
+    "task, part, row, col",
+    [
+        ("before_last_b", "blocks[1].c_proj.w", "V", "Ta"),
+        ("before_last_b", "blocks[1].c_proj.w", "V1", "Tb"),
+        ("induction", "blocks[1].c_proj.w", "Ta", "Ta"),
+        ("two_back", "c_proj.w", "Tb", "Tb"),
+    ],
+)
+def test_a_zeroed_entry_of_c_proj_ends_the_path_at_it(task, part, row, col):
+    """A head whose output the reader does not get because c_proj.w sends it nowhere: the entry is named, and the
+    path does not go on to the block before, which wrote what the head carried."""
+    task, model = before_last_b() if task == "before_last_b" else (task, reference(task))
+    steps = grade(task, with_entry(model, part, row, col, 0)).focus.path
+    short = part.removeprefix("blocks[0].")
+    assert [s.kind for s in steps] == ["value"] and dict(steps[0].entries) == {f"{short}[{row}, {col}]": 0}
+    assert "c_proj.w sends none of it where it is read" in steps[0].text
+
+
+@pytest.mark.parametrize(
+    "task, part, row, col",
+    [("two_back", "v", "Tb", "Tc"), ("abc", "v", "Ta", "Tc"), ("induction", "blocks[1].v", "Tc", "Ta")],
+)
+def test_a_row_of_v_that_carries_one_token_both_ways_is_named_and_not_said_to_cancel_what_it_reads(
+    task, part, row, col
+):
+    """An entry of v added beside the one that carries a token on: where the head reads that token alone, its
+    output goes both ways and cancels. The step names the added entry, and does not say that what it reads
+    (one position) cancels out."""
+    steps = grade(task, with_entry(reference(task), part, row, col, 1)).focus.path
+    short = part.removeprefix("blocks[0].")
+    step = next(s for s in steps if s.kind == "value")
+    assert f"{short}[{row}, {col}]" in dict(step.entries) and "what it reads cancels out" not in step.text
+    assert "into columns that c_proj.w sends opposite ways, so that they cancel" in step.text
 
 
 # ---- exact sums, from the recorded pass ----------------------------------------------------------------

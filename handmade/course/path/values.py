@@ -4,7 +4,7 @@ made what the reader got."""
 import numpy as np
 
 from ...arguments import fmt
-from ...i18n import _, listed, ngettext, then
+from ...i18n import N_, _, listed, ngettext, then
 from ..explain import tolerance
 from .stream import (
     BLOCK_PARTS,
@@ -83,7 +83,8 @@ def best_entry(model, kind, view, contributions, sign):
 def value_step(model, read, view, gains, amount):
     p = read.position
     worth = view.c_proj @ read.direction  # [d_head]: what one unit of each output column gives the reader
-    named, text = carried_said(model, read, view, gains, amount)
+    after = _next_of_value(model, read, view, worth, amount)
+    named, text = carried_said(model, read, view, gains, amount, stops=after is None)
     small = tolerance(gains)
     if gains.max() - amount > small and gains.max() <= small:  # reading elsewhere would only do no harm
         sentence = _("No position would serve {reader}: reading another would at most do nothing for it.")
@@ -93,14 +94,13 @@ def value_step(model, read, view, gains, amount):
     output = view.weights[p, : p + 1] @ view.v[: p + 1]
     facts = {"reads": looked(model, view, p, gains), "output": _output_json(model, view, output)}
     text += norm_note(model.input(p, (view.block, "attn")), p)
-    return PathStep("value", read.part, p, amount, facts, tuple(named), text), _next_of_value(
-        model, read, view, worth, amount
-    )
+    return PathStep("value", read.part, p, amount, facts, tuple(named), text), after
 
 
-def carried_said(model, read, view, gains, amount):
+def carried_said(model, read, view, gains, amount, stops=False):
     """(the entries of v and c_proj.w named, the sentence): where the head reads, its output there, what
-    that does to the reader, and the entries that did most of it (the wrong way, or the right way too little)."""
+    that does to the reader, and the entries that did most of it (the wrong way, or the right way too little);
+    with ``stops`` (the path ends at this head), those that kept its output from the reader."""
     p = read.position
     weights = view.weights[p, : p + 1]
     worth = view.c_proj @ read.direction  # [d_head]: what one unit of each output column gives the reader
@@ -127,13 +127,75 @@ def carried_said(model, read, view, gains, amount):
             "At position {position}, {head} reads {places}; its output there, {output}, {effect}, through {entries}."
         )
     elif np.abs(output * worth).max() > tolerance([*(output * worth), amount]):
-        text = _(
-            "At position {position}, {head} reads {places}; its output there, {output}, {effect}: what it reads cancels out."
-        )
+        named, text = _cancelled(model, view, weights * gains[: p + 1], v_entries, said)
     else:
         cancelling, text = _not_carried(model, view, worth, c_entries, [amount, *gains], said)
-        named = cancelling or named
+        unsent = [] if cancelling or not stops else _unsent(model, read, view, worth, output)
+        if unsent:  # the path ends here: the entries that kept the output from the reader
+            said["entries"] = entries_said(unsent)
+            text = _(_UNSENT[bool(np.abs(output).max() > tolerance(output))])
+        named = cancelling or unsent or named
     return named, text.format(**said)
+
+
+def _cancelled(model, view, gained, v_entries, said):
+    """(the entries of v named, the sentence) for a head whose output the reader gets both ways, so that it
+    cancels: from the positions it reads (``gained``, what each gives the reader, serving and working
+    against), or, from one, through the entries of v that carry it into columns c_proj.w sends both ways."""
+    small = tolerance([*gained, *v_entries.ravel()])
+    if gained.max() > small and gained.min() < -small:  # positions that serve it, and positions that work against
+        return [], _(
+            "At position {position}, {head} reads {places}; its output there, {output}, {effect}: what it reads cancels out."
+        )
+    named = [e for e in (best_entry(model, "v", view, v_entries, sign) for sign in (1, -1)) if e]
+    said["entries"] = entries_said(named)
+    parts = v_entries.sum(axis=1)  # [n_embd]: what each direction of its input gives the reader
+    if parts.max() > small and parts.min() < -small:  # directions of what it reads, carried on opposite ways
+        return named, _(
+            "At position {position}, {head} reads {places}; its output there, {output}, {effect}: what it reads there has parts that serve and parts that work against, so that they cancel ({entries})."
+        )
+    return named, _(
+        "At position {position}, {head} reads {places}; its output there, {output}, {effect}: v carries what it reads there into columns that c_proj.w sends opposite ways, so that they cancel ({entries})."
+    )
+
+
+_UNSENT = {  # whether the head's output there is anything -> the sentence, when the path ends at its v or c_proj.w
+    True: N_(
+        "At position {position}, {head} reads {places}; its output there is {output}, and c_proj.w sends none of it where it is read ({entries}), so it {effect}."
+    ),
+    False: N_(
+        "At position {position}, {head} reads {places}; its output there is 0: v carries nothing of what it reads there into {columns}, the columns c_proj.w sends where it is read ({entries}), so it {effect}."
+    ),
+}
+
+
+def _unsent(model, read, view, worth, output):
+    """The entries that keep a head's output from the reader, where the path ends at the head: when it has an
+    output, the entry of c_proj.w that would send its largest column where the reader wants most, else
+    the entries of v that would carry what it reads (its largest directions) into the column c_proj.w sends
+    where it is read most."""
+    if np.abs(output).max() > tolerance(output):
+        row = int(np.argmax(np.abs(output)))
+        col = int(np.argmax(np.sign(output[row]) * read.direction))
+        return [model.entry("c_proj.w", view.block, (view.offset + row, col), view.c_proj[row, col])]
+    if np.abs(worth).max() <= tolerance(worth):
+        return []
+    column = int(np.argmax(worth) if worth.max() > tolerance(worth) else np.argmax(-worth))
+    p = read.position
+    read_in = view.weights[p, : p + 1] @ layer_read(model, view.block, "attn")[: p + 1]  # [n_embd]: what it reads
+    order = np.argsort(-np.abs(read_in), kind="stable")[:SHOWN_DIRECTIONS]
+    rows = sorted(int(r) for r in order if abs(read_in[r]) > tolerance(read_in))
+    return [model.entry("v", view.block, (r, view.offset + column), view.wv[r, column]) for r in rows]
+
+
+def _block_written(model, view, p, weights):
+    """[n_embd]: what the heads and MLPs before wrote into the value's input at the keys a query reads, as its
+    weights mix them."""
+    found = np.zeros(model.structure.n_embd)
+    for j in np.flatnonzero(weights > ATTENDED) if weights.max() > ATTENDED else [int(np.argmax(weights))]:
+        shares = model.input(int(j), (view.block, "attn")).shares
+        found += weights[j] * sum((x for n, x in shares.items() if n.kind in BLOCK_PARTS), np.zeros_like(found))
+    return found
 
 
 def _not_carried(model, view, worth, c_entries, amounts, said):
@@ -181,9 +243,28 @@ def _next_of_value(model, read, view, worth, amount):
         return Read(name, j, direction, 1, ("value", view.block, view.head, j))
     if abs(amount) > tolerance([amount, *worth]):
         return None  # it carries something the right way, too little: the fault is in its own v and c_proj
+    if np.abs(_block_written(model, view, p, weights)).max() > tolerance([amount, *worth]):
+        return _cancelling(model, view, p, weights, reads)  # the blocks before wrote there: not what is missing
     best = int(np.argmax(weights))
     direction = model.input(best, (view.block, "attn")).back(weights[best] * reads)
     return written_by(model, Read(None, best, direction, 1, ("value", view.block, view.head, best)))
+
+
+def _cancelling(model, view, p, weights, reads):
+    """The head or MLP before that wrote, at a key the query reads, what serves the reader and what works
+    against it alike, so that its write cancels in the value: the next Read, where its part against the
+    reader is largest; or None (what the blocks before wrote there, the head does not carry on: its v or c_proj.w)."""
+    worst, most = None, -tolerance([*reads, 1.0])
+    for j in np.flatnonzero(weights > ATTENDED) if weights.max() > ATTENDED else [int(np.argmax(weights))]:
+        for name, x in model.input(int(j), (view.block, "attn")).shares.items():
+            pieces = weights[j] * x * reads  # [n_embd]: each direction of its write, as the value gives it on
+            if name.kind in BLOCK_PARTS and pieces.min() < most and pieces.max() > -most:
+                worst, most = (name, int(j)), float(pieces.min())
+    if worst is None:
+        return None
+    name, j = worst
+    direction = model.input(j, (view.block, "attn")).along(name, weights[j] * reads)
+    return Read(name, j, direction, 1, ("value", view.block, view.head, j))
 
 
 def _output(model, view, output):
