@@ -346,6 +346,19 @@ def test_a_row_of_v_that_carries_one_token_both_ways_is_named_and_not_said_to_ca
     assert "into columns that c_proj.w sends opposite ways, so that they cancel" in step.text
 
 
+@pytest.mark.parametrize(
+    "task, entry", [("before_last_b", "P4"), ("before_last_b", "P3"), ("latest_match", "P3"), ("latest_match", "P2")]
+)
+def test_a_key_that_loses_because_its_own_k_entry_is_zero_is_blamed_on_that_entry_not_the_winners(task, entry):
+    """A diagonal k with one entry zeroed: the query still asks for that column as much as for the rival's, and
+    the wanted key has the direction, but k makes nothing of the column. The path names the zeroed entry of k
+    and the ask of q, not the entries that make the rival's (correct) score."""
+    task, model = before_last_b() if task == "before_last_b" else planted.teachers_tasks()[task]
+    steps = grade(task, with_entry(model, "blocks[1].k", entry, entry, 0)).focus.path
+    assert steps[0].kind == "attention" and dict(steps[0].entries)[f"blocks[1].k[{entry}, {entry}]"] == 0
+    assert f"k makes nothing of {entry} from any direction" in steps[0].text
+
+
 # ---- exact sums, from the recorded pass ----------------------------------------------------------------
 
 

@@ -221,7 +221,10 @@ BROKEN = {  # what is broken, and phrases the explanation must have: the part at
     "a zeroed value": (
         "two_back",
         lambda: zero_v_entry("two_back", "Tb", "Tb"),
-        ["reads position 0 (b) with weight 1; its output there is 0, with nothing in Ta, Tb"],
+        [
+            "reads position 0 (b) with weight 1; its output there is 0: v carries nothing of what it reads there into Ta, Tb",
+            "v[Tb, Tb] = 0",
+        ],
     ),
     "swapped heads": (
         "first_not_last",

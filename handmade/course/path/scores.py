@@ -155,8 +155,11 @@ def _attention(model, read, view, gains, wanted, amount):
         "terms": _terms(pairs),
     }
     unanswered = _unanswered(model, view, pairs, term, p, wanted)
+    empty = _empty_ask(model, view, pairs, p, rival, wanted) if unanswered is None else None
     if unanswered is not None:
         entries, why, after = _unmet(model, read, view, pairs, unanswered, rival, wanted)
+    elif empty is not None:  # the wanted key misses an ask as large as the rival's, which k makes of nothing
+        (entries, why), after = empty, None
     elif term is None:
         entries, why, after = _nothing(model, read, view, pairs, rival, wanted)
     else:
@@ -432,6 +435,34 @@ def _unanswered(model, view, pairs, term, p, wanted):
     if (got < most / 2 and lead < most / 2) or (small < gap < most - got):
         return column
     return None
+
+
+def _empty_ask(model, view, pairs, p, rival, wanted):
+    """(entries, sentence) when the rival outscores the wanted key and the query asks for a column, as much as for
+    the one that gives the rival its lead, of which k makes nothing from any direction, in a k that makes each
+    column it makes from the stream's direction of the same place (a diagonal), when the wanted key has more of
+    that direction than the rival: the entry of q that asks, and the entry of k (0) on the diagonal. Else None."""
+    asked, gap = view.q[p], float(pairs.rival.sum() - pairs.wanted.sum())
+    lead = asked * (view.k[rival] - view.k[wanted])  # [d_head]: each column's part of the rival's lead
+    small = tolerance([*asked, *view.wk.ravel(), 1.0])
+    if gap <= tolerance([gap, *pairs.rival.ravel()]) or lead.max() <= small:
+        return None
+    unmade = np.abs(view.wk).max(axis=0) <= small  # [d_head]: the columns k makes nothing of
+    candidates = unmade & (asked > small) & (asked >= asked[int(np.argmax(lead))] * (1 - 1e-9))
+    column = int(np.argmax(np.where(candidates, asked, -np.inf)))
+    row = view.offset + column  # k makes each column it makes from the direction of the same place (a diagonal)
+    layer_in = layer_read(model, view.block, "attn")
+    apart = layer_in[wanted] - layer_in[rival]  # [n_embd]: what the wanted key's input has more of
+    feeders = view.offset + np.arange(len(asked))  # [d_head]: the place of each column, in the stream
+    diagonal = feeders[-1] < len(apart) and (np.argmax(np.abs(view.wk), axis=0) == feeders)[~unmade].all()
+    if not candidates.any() or not diagonal or apart[row] <= tolerance(apart):
+        return None
+    named, said = _ask(model, view, p, column)
+    k_entries = [model.entry("k", view.block, (row, view.offset + column), view.wk[row, column])]
+    sentence = _(
+        "Position {rival} outscores position {wanted} by {gap}: the query asks for {column} as much as for what gives position {rival} its lead (through {entries}), and k makes nothing of {column} from any direction, not even from what position {wanted} has more of: {k_entry}."
+    ).format(rival=rival, wanted=wanted, gap=fmt(gap), k_entry=entries_said(k_entries), **said)
+    return [*named[:1], *k_entries], sentence
 
 
 def _unmet(model, read, view, pairs, column, rival, wanted):
