@@ -5,7 +5,7 @@ Two kinds of check, both over the stored notebooks (no kernel is started):
 
 - the prose (markdown cells): no hard line break between two Chinese characters inside a paragraph
   (it renders as a stray space), no half-width parentheses beside Chinese (full-width （） there),
-  no doubled brackets (键（key）（…）), no italics on Chinese (a fake slant: bold or 「」 instead);
+  no doubled brackets (键（key）（…）), no italics on Chinese (a fake slant: bold or “” instead);
 - the outputs (stream text, text/plain, HTML and SVG with their tags stripped, the widgets'
   snapshots, which are HTML): no English word that is not code.
 
@@ -81,7 +81,7 @@ FAULTS = {
         re.M,
     ),
     "doubled brackets": re.compile(r"）\s*[（(]"),
-    "italics on Chinese (a fake slant: use bold or 「」)": re.compile(
+    "italics on Chinese (a fake slant: use bold or “”)": re.compile(
         rf"(?<![*A-Za-z0-9)\\])\*(?=[^\s*])[^*\n]*[{HAN}][^*\n]*(?<=[^\s*\\])\*(?![*A-Za-z0-9])"
         rf"|(?<![_\w\\])_(?=[^\s_])[^_\n]*[{HAN}][^_\n]*(?<=[^\s_\\])_(?![_\w])"
     ),
