@@ -49,6 +49,7 @@ NOT_WEIGHTS = N_(
     "{prog}: error: '{path}' exists and is not a weights file; choose another name, or replace it with --force"
 )
 BAD_INPUT, CANNOT_WRITE, INTERRUPTED, PIPE_CLOSED, TERMINATED = 2, 3, 130, 141, 143  # and 0, or grade's 0 or 1
+REQUIRED = N_("the following arguments are required: %s")  # argparse joins the names with ", ": see _Parser.error
 
 # argparse's own sentences, which it looks up through ``argparse._`` and ``argparse.ngettext`` when it
 # speaks; ``_argparse_speaks`` points those at the catalogue's, where these marks put them.
@@ -58,7 +59,7 @@ ARGPARSE_SENTENCES = (
     N_("options"),
     N_("%(heading)s:"),  # Python 3.13 and later
     N_("show this help message and exit"),
-    N_("the following arguments are required: %s"),
+    REQUIRED,
     N_("unrecognized arguments: %s"),
     N_("invalid choice: %(value)r (choose from %(choices)s)"),
     N_("argument %(argument_name)s: %(message)s"),
@@ -88,6 +89,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse's parser, made with ``_Formatter`` (``PARSER``), whose errors and help are ours to print."""
 
     def error(self, message):  # argparse prints the usage too; one line is enough
+        message = _required_listed(message)
         raise UsageError(_("{message} (see --help)").format(message=clip(message, MAX_MESSAGE - 50)))
 
     def _check_value(self, action, value):  # argparse joins the choices with ", ", whatever the language
@@ -98,6 +100,16 @@ class _Parser(argparse.ArgumentParser):
 
     def _print_message(self, message, file=None):  # argparse drops a failed write: ours says so (_write)
         raise HelpShown(message)
+
+
+def _required_listed(message):
+    """argparse's message on the missing arguments with their names listed as the language lists them
+    (TASK、--weights in Chinese): argparse joins them with ", ", whatever the language. Any other message as it is."""
+    before, _percent, after = _(REQUIRED).partition("%s")
+    if len(message) < len(before) + len(after) or not (message.startswith(before) and message.endswith(after)):
+        return message
+    names = message[len(before) : len(message) - len(after)]
+    return _(REQUIRED) % listed(names.split(", "))
 
 
 PARSER = partial(_Parser, formatter_class=_Formatter)  # the command line's parser and each command's

@@ -671,6 +671,13 @@ def test_lang_may_come_after_the_command_and_the_last_one_counts():
     _assert_one_short_line(*run("accuracy", "--lang", "fr"), "invalid choice: 'fr'")
 
 
+def test_the_missing_arguments_are_listed_as_the_language_lists_them():
+    """argparse joins the names of the missing arguments with ", " whatever the language: in Chinese
+    they are joined with 、, as the choices of an invalid choice are."""
+    _assert_one_short_line(*run("--lang", "zh", "grade"), "缺少以下必需参数：TASK、--weights（参见 --help）")
+    _assert_one_short_line(*run("--lang", "en", "grade"), "the following arguments are required: TASK, --weights")
+
+
 def test_accuracy_of_weights_of_another_alphabet_says_what_it_scores(tmp_path):
     """The blog's contexts are over 'ab': weights over '01' are told so, not of a context the learner never typed."""
     from handmade.course.solutions import reference
