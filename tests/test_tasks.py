@@ -725,11 +725,21 @@ BAD_TASKS = {  # name: (options for make, or a rule, a phrase of the one-line er
     ),
     "an extra example outside the alphabet": (
         (shift, {"extra_examples": [("abd", "a")]}),
-        "extra_examples must be (context, next character) pairs over the alphabet 'abc'; found [('abd', 'a')]",
+        "extra_examples[0] is ('abd', 'a'); each extra example is a (context, next character) pair over the alphabet 'abc'",
     ),
-    "an extra example of two letters": ((shift, {"extra_examples": [("ab", "ca")]}), "extra_examples must be"),
-    "extra examples that are not pairs": ((shift, {"extra_examples": ["ab"]}), "found ['ab']"),
+    "an extra example of two letters": (
+        (shift, {"extra_examples": [("ab", "ca")]}),
+        "extra_examples[0] is ('ab', 'ca')",
+    ),
+    "extra examples that are not pairs": ((shift, {"extra_examples": ["ab"]}), "extra_examples[0] is 'ab'"),
+    "a wrong one after 300 right ones": (  # named by its place, not by the start of the list
+        (shift, {"extra_examples": [("ab", "c")] * 300 + [("abz", "a")]}),
+        "extra_examples[300] is ('abz', 'a')",
+    ),
+    "a pair of a number": ((shift, {"extra_examples": (("ab", "c"), (5, "a"))}), "extra_examples[1] is (5, 'a')"),
+    "a triple": ((shift, {"extra_examples": [("ab", "c", "a")]}), "extra_examples[0] is ('ab', 'c', 'a')"),
     "extra examples of a number": ((shift, {"extra_examples": 3}), "extra_examples must be"),
+    "extra examples of a string": ((shift, {"extra_examples": "abc"}), "extra_examples must be"),
 }
 
 

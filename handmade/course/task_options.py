@@ -213,20 +213,26 @@ def _extra_examples(pairs, alphabet):
     long, or a generator of the teacher's that fails. At most MAX_EXTRA + 1 are read, so an endless
     iterator is never read to its end."""
     try:
-        given = _first(pairs, MAX_EXTRA + 1)
-        found = tuple(pair if isinstance(pair, Example) else Example(*pair) for pair in given)
-        fits = all(_over(e.context, alphabet) and len(e.expected) == 1 and _over(e.expected, alphabet) for e in found)
-        fits = fits and not isinstance(pairs, str) and not any(isinstance(pair, str) for pair in given)
+        given = None if isinstance(pairs, str) else _first(pairs, MAX_EXTRA + 1)
     except user_code.Failed as failed:
         return (), _("its extra_examples {failed}").format(failed=failed.clause)
-    except TypeError:
-        fits = False
-    if not fits:
+    except TypeError:  # not a collection of pairs at all
+        given = None
+    if given is None:
         raise OptionError(
             _(
                 "extra_examples must be (context, next character) pairs over the alphabet {alphabet}; found {value}"
             ).format(alphabet=repr(alphabet), value=brief(pairs))
         )
+    found = [_pair(pair, alphabet) for pair in given]
+    if None in found:  # the first that is not a pair over the alphabet, named by its place
+        i = found.index(None)
+        raise OptionError(
+            _(
+                "extra_examples[{i}] is {value}; each extra example is a (context, next character) pair over the alphabet {alphabet}"
+            ).format(i=i, value=brief(given[i]), alphabet=repr(alphabet))
+        )
+    found = tuple(found)
     if len(found) > MAX_EXTRA:
         return found[:MAX_EXTRA], _("it has more than {limit} extra examples").format(limit=MAX_EXTRA)
     long = next((i for i, e in enumerate(found) if len(e.context) > MAX_EXTRA_LENGTH), None)
@@ -244,6 +250,16 @@ def _first(pairs, n):
         return tuple(pairs[:n])
     iterator = iter(pairs)
     return user_code.run_bounded(lambda: tuple(itertools.islice(iterator, n)))
+
+
+def _pair(pair, alphabet):
+    """``pair`` as an Example if it is one, or a (context, next character) pair, over ``alphabet``; else None."""
+    try:
+        found = pair if isinstance(pair, Example) else None if isinstance(pair, str) else Example(*pair)
+    except TypeError:  # not two things
+        return None
+    fits = found is not None and _over(found.context, alphabet) and _over(found.expected, alphabet)
+    return found if fits and len(found.expected) == 1 else None
 
 
 def _over(text, alphabet):  # a string of one or more characters of alphabet
