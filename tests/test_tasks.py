@@ -489,6 +489,24 @@ def readme_example():
     return re.search(r"```python\n(.+?)\n```", tasks_section, re.S).group(1)
 
 
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_a_name_a_tasks_file_does_not_have_is_said_with_the_names_it_has(tmp_path, language):
+    """load_tasks(path)["shfit"], the README's pattern with a slip: a KeyError (and a ValueError) of one line in
+    the learner's language, naming the close name and the file's tasks, not a bare KeyError: 'shfit'."""
+    path = tmp_path / "shift.py"
+    path.write_text(readme_example(), encoding="utf-8")
+    found = tasks.load_tasks(path)
+    handmade.set_language(language)
+    try:
+        with pytest.raises(KeyError) as error:
+            found["shfit"]
+    finally:
+        handmade.set_language("en")
+    said = {"en": "there is no task 'shfit'; did you mean shift? The tasks are shift", "zh": "shift"}[language]
+    assert isinstance(error.value, ValueError) and said in str(error.value) and "\n" not in str(error.value)
+    assert found.get("shfit") is None and "shfit" not in found and found["shift"] is tasks.get_task("shift", found)
+
+
 def test_the_readmes_example_is_true(tmp_path):
     path = tmp_path / "shift.py"
     path.write_text(readme_example(), encoding="utf-8")

@@ -10,6 +10,7 @@ other tasks still work.
 """
 
 import contextlib
+import difflib
 import hashlib
 import io
 import os
@@ -19,7 +20,7 @@ import tokenize
 import types
 from pathlib import Path
 
-from ..arguments import file_name, shown_path
+from ..arguments import UnknownName, brief, file_name, shown_path, with_names
 from ..i18n import _
 from ..reasons import not_text
 from ..reasons import reason as said
@@ -46,6 +47,33 @@ def _collecting():
         yield found
     finally:
         _COLLECTING.remove(found)
+
+
+class Tasks(dict):
+    """{name: Task}, what ``load_tasks`` gives: a name it does not have is a KeyError (an UnknownName) naming the
+    tasks it has, and a close name, if there is one."""
+
+    def __missing__(self, name):
+        raise UnknownName(not_among(name if isinstance(name, str) else brief(name), self, {}))
+
+
+def not_among(name, tasks, builtin):
+    """The line for a name that is none of ``tasks`` ({name: Task}; ``builtin``, the built-in ones): a close name,
+    if there is one, that a teacher's task is read from its file, and the tasks there are, a teacher's first."""
+    theirs = [n for n, t in tasks.items() if builtin.get(n) is not t]
+    names = [*theirs, *(n for n in tasks if n not in theirs)]
+    close = difflib.get_close_matches(name, names, n=1)
+    sentence = {  # (a close name, a file was read): a file that was read does not hold the name
+        (True, True): _("there is no task {name}; did you mean {close}? The tasks are {names}"),
+        (True, False): _(
+            "there is no task {name}; did you mean {close}? The tasks are {names}; a teacher's task is read from its file (--tasks FILE.py)"
+        ),
+        (False, True): _("there is no task {name}; the tasks are {names}"),
+        (False, False): _(
+            "there is no task {name}; the tasks are {names}; a teacher's task is read from its file (--tasks FILE.py)"
+        ),
+    }[bool(close), bool(theirs)]
+    return with_names(sentence, names, name=brief(name, 24), close=close[0] if close else "")
 
 
 def load_tasks(path):
@@ -76,7 +104,7 @@ def load_tasks(path):
         raise _file_error(path, _("it defines two tasks called {name}").format(name=twice[0]))
     for made in found:  # its refusals name the file
         object.__setattr__(made, SOURCE, shown_path(path))
-    return {t.name: t for t in found}
+    return Tasks((t.name, t) for t in found)
 
 
 def _module(path):

@@ -38,7 +38,6 @@ over a limit is refused when it is used (described, blanked, graded), naming it 
     grader.grade(task, params)   # fails, and says where
 """
 
-import difflib
 import functools
 import inspect
 import itertools
@@ -48,7 +47,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..arguments import UnknownName, brief, shown_path, text_of, with_names, yes_or_no
+from ..arguments import UnknownName, brief, shown_path, text_of, yes_or_no
 from ..basis import Labels
 from ..i18n import _, ngettext
 from ..inference import Example
@@ -60,6 +59,7 @@ from .task_files import (
     MAX_TASKS_FILE,
     collected,
     load_tasks,  # noqa: F401  (where notebooks and teachers find it)
+    not_among,
 )
 from .task_options import OptionError, TaskError, contradiction, lengths_said, no_such_options, options
 
@@ -455,26 +455,7 @@ def get_task(task, tasks=None):
         return tasks[task]
     if not isinstance(task, str):
         raise TypeError(_("a task is a Task or a task's name; found {value}").format(value=brief(task, 24)))
-    raise UnknownName(_unknown(task, tasks))
-
-
-def _unknown(name, tasks):
-    """The line for a name that is none of ``tasks``: a close name, if there is one, that a teacher's
-    task is read from its file, and the tasks there are, a teacher's first, in whole names."""
-    theirs = [n for n, t in tasks.items() if TASKS.get(n) is not t]
-    names = [*theirs, *(n for n in tasks if n not in theirs)]
-    close = difflib.get_close_matches(name, names, n=1)
-    sentence = {  # (a close name, a file was read): a file that was read does not hold the name
-        (True, True): _("there is no task {name}; did you mean {close}? The tasks are {names}"),
-        (True, False): _(
-            "there is no task {name}; did you mean {close}? The tasks are {names}; a teacher's task is read from its file (--tasks FILE.py)"
-        ),
-        (False, True): _("there is no task {name}; the tasks are {names}"),
-        (False, False): _(
-            "there is no task {name}; the tasks are {names}; a teacher's task is read from its file (--tasks FILE.py)"
-        ),
-    }[bool(close), bool(theirs)]
-    return with_names(sentence, names, name=brief(name, 24), close=close[0] if close else "")
+    raise UnknownName(not_among(task, tasks, TASKS))
 
 
 # ---- blank models, and whether the references are installed ----------------------------------
