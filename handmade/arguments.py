@@ -35,9 +35,11 @@ class UnknownName(ValueError, KeyError):
 
 
 def brief(value, limit=60):
-    """``repr(value)`` cut to ``limit`` characters, for messages (numpy numbers shown plainly)."""
+    """``repr(value)`` cut to ``limit`` characters, for messages (numpy numbers shown plainly; a string cut
+    inside its quotes, which still close: ``'1, 2, 3, …'``)."""
     text = repr(value.item() if isinstance(value, np.generic) else value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    closing = text[-1] if isinstance(value, str) else ""
+    return text if len(text) <= limit else text[: limit - 1 - len(closing)] + "…" + closing
 
 
 def fmt(x, digits=4):

@@ -111,7 +111,7 @@ def test_zeroing_lg_in_c_proj_breaks_accuracy_and_reset_puts_back_every_control(
         ("－１e400", "－１e400 is too large for a weight"),
         ("1" * 3000, f"{'1' * 39}… is too large for a weight"),  # cut, and said to be: finite, too large
         ("", "'' is not a number"),
-        ("x" * 5000, f"'{'x' * 38}… is not a number"),
+        ("x" * 5000, f"'{'x' * 37}…' is not a number"),  # cut inside its quotes, which close
     ],
 )
 def test_a_bad_entry_shows_a_message_and_keeps_the_model(text, message):
@@ -507,6 +507,20 @@ def test_softmax_explorer_says_so_when_a_row_overflows():
     e.scale.value = 1000
     assert "larger than float64 can hold" in e.message.value
     assert e.view.value == shown and "nan" not in e.view.value and "∞" not in e.view.value
+    # the scale was refused, not the row: the message says the scale kept, and the slider shows it again
+    assert "keeping the scale at 1" in e.message.value and "last row" not in e.message.value
+    assert e.scale.value == 1.0 and e.text.value == "1e306, 0"  # as typed
+
+
+@pytest.mark.parametrize("typed", ["1，0，0", "1, x", "1e400, 0"])
+def test_softmax_explorer_never_shows_a_refused_row_beside_another_rows_table(typed):
+    """A refused row stays in the box to mend, with its refusal; a new scale then shows the row in use again, in
+    the box too (every digit of it), never the refused text beside the last row's table without a word."""
+    e = SoftmaxExplorer(row=(1.23456789, 0, -2))
+    e.text.value = typed
+    assert e.text.value == typed and "keeping the last row" in e.message.value
+    e.scale.value = 2.0
+    assert e.message.value == "" and e.text.value == "1.23456789, 0, -2" and e.row.tolist() == [1.23456789, 0, -2]
 
 
 def test_a_task_playground_edits_the_blank_and_shows_the_grade_with_its_margin():

@@ -4,7 +4,7 @@ softmax turns into argmax as its input is scaled up."""
 import ipywidgets as W
 import numpy as np
 
-from ..arguments import brief, number, real_array, whole
+from ..arguments import brief, exact, number, real_array, whole
 from ..display.labelled import fmt
 from ..display.outputs import product_pair, scaled, softmax_story
 from ..i18n import _
@@ -54,7 +54,7 @@ class SoftmaxExplorer:
         self.row = real_array(row, "row", 1, self.MAX_NUMBERS)
         self._scale = number(scale, "scale", self.LOWEST, self.HIGHEST)
         scaled(self.row, self._scale, "row")
-        self.text = W.Text(value=", ".join(fmt(x) for x in self.row), description=_("row"), continuous_update=False)
+        self.text = W.Text(value=", ".join(map(exact, self.row)), description=_("row"), continuous_update=False)
         self.scale = LogSlider(value=self._scale, base=10, min=-2, max=3, step=0.05, label=_("scale"), readout=True)
         self.message, self.view = W.HTML(), W.HTML()
         for widget, name in ((self.text, "row"), (self.scale, "scale"), (self.message, "message"), (self.view, "view")):
@@ -80,15 +80,23 @@ class SoftmaxExplorer:
         self._try(row, self._scale)
 
     def _scaled(self, scale):
-        self._try(self.row, scale)
+        if scale != self._scale:  # not the slider put back where the last scale was (below)
+            self._try(self.row, scale)
 
     def _try(self, row, scale):
         try:
             scale = number(scale, "scale", self.LOWEST, self.HIGHEST)
             scaled(row, scale, "row")
         except ValueError as error:
-            self.message.value = message_html(_("{error}; showing the last row that fits").format(error=error))
+            if row is self.row:  # the scale was refused: the slider goes back to the scale shown
+                said = _("{error}; keeping the scale at {scale}").format(error=error, scale=fmt(self._scale, 3))
+                self.scale.value = self._scale
+            else:
+                said = _("{error}; showing the last row that fits").format(error=error)
+            self.message.value = message_html(said)
             return
+        if row is self.row:  # a new scale: the box shows the row in use again, not a refused text
+            self.text.value = ", ".join(map(exact, row)) if self.message.value else self.text.value
         self.row, self._scale = row, scale
         self.message.value = ""
         self.refresh()
