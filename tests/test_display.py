@@ -1,6 +1,7 @@
 """The notebook display helpers, the weight tables, and the other hand-built models."""
 
 import json
+import re
 from itertools import product
 from pathlib import Path
 
@@ -46,6 +47,9 @@ def test_text_table_has_html_and_aligned_text():
     shown = text_table(["x", "long header"], [("a", 1), ("bbb", 22)], "title")
     assert repr(shown) == "title\nx    long header\na    1\nbbb  22"
     assert shown._repr_html_().count("<tr>") == 3
+    # on the page (where Lab right-aligns a cell by default): words from the left, numbers from the right, heads too
+    cells = re.findall(r"<t[hd][^>]*text-align:(\w+)[^>]*>([^<]*)</t[hd]>", shown._repr_html_())
+    assert cells == [("left", "x"), ("right", "long header"), ("left", "a"), ("right", "1"), ("left", "bbb"), ("right", "22")]
 
 
 def test_matrix_labels_rows_and_columns():

@@ -88,13 +88,19 @@ def text_table(header, rows, title=""):
     first cell names its row (a header, for a screen reader)."""
     header, rows, title = _table_parts(header, rows, title)
     esc = html.escape
-    head = "".join(f"<th scope='col' style='text-align:left;padding:0 8px'>{esc(str(h))}</th>" for h in header)
+    numeric = [all(isinstance(r[i], (int, float, np.number)) for r in rows) for i in range(len(header))]
+    align = [
+        "right" if number else "left" for number in numeric
+    ]  # numbers line up by their last digit, words by the first
+    head = "".join(
+        f"<th scope='col' style='text-align:{a};padding:0 8px'>{esc(str(h))}</th>" for h, a in zip(header, align)
+    )
     named = bool(header) and str(header[0]) == ""
 
     def cell(column, value):
         if named and column == 0:
             return f"<th scope='row' style='text-align:left;padding:0 8px;font-family:monospace'>{esc(str(value))}</th>"
-        return f"<td style='padding:0 8px;font-family:monospace'>{esc(str(value))}</td>"
+        return f"<td style='text-align:{align[column]};padding:0 8px;font-family:monospace'>{esc(str(value))}</td>"
 
     body = "".join("<tr>" + "".join(cell(i, c) for i, c in enumerate(row)) + "</tr>" for row in rows)
     caption = f"<caption style='caption-side:top;text-align:left'>{esc(title)}</caption>" if title else ""
