@@ -49,7 +49,14 @@ def test_text_table_has_html_and_aligned_text():
     assert shown._repr_html_().count("<tr>") == 3
     # on the page (where Lab right-aligns a cell by default): words from the left, numbers from the right, heads too
     cells = re.findall(r"<t[hd][^>]*text-align:(\w+)[^>]*>([^<]*)</t[hd]>", shown._repr_html_())
-    assert cells == [("left", "x"), ("right", "long header"), ("left", "a"), ("right", "1"), ("left", "bbb"), ("right", "22")]
+    assert cells == [
+        ("left", "x"),
+        ("right", "long header"),
+        ("left", "a"),
+        ("right", "1"),
+        ("left", "bbb"),
+        ("right", "22"),
+    ]
 
 
 def test_matrix_labels_rows_and_columns():

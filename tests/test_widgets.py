@@ -530,6 +530,15 @@ def test_a_task_playground_edits_the_blank_and_shows_the_grade_with_its_margin()
     p = Playground(task="abc")
     assert "5 / 15 right, margin 0" in accuracy_text(p)
     assert "why, for &#x27;a&#x27; → b" in p.summary["diagnosis"].value  # below the grids, whole
+    # the learner's own shares, which the answer's are shown beside when asked
+    shares = "part by part: wte 0, wpe 0, blocks[0].head0 0, blocks[0].c_proj.b 0"
+    assert f"your model&#x27;s shares of that margin, {shares}" in p.summary["diagnosis"].value
+    from handmade.course.explain import shares_listed
+    from handmade.course.grader import grade
+
+    weak = with_parts(reference(TASKS["abc"]), {"c_proj.w": parts.get(reference(TASKS["abc"]), "c_proj.w") / 2048})
+    p.replace(weak)
+    assert f"part by part: {shares_listed(grade('abc', weak).shares)}" in p.summary["diagnosis"].value
     assert "strength" not in p.controls  # the blog's Lg rule means nothing here
     p.replace(reference(TASKS["abc"]))
     assert "PASS, not recorded (below, why): 15 / 15 right" in accuracy_text(p)  # notebook 14's design

@@ -44,7 +44,7 @@ class TaskScore:
         self.revealed = None  # what the last grade said of the answer (reveal on, a model that fails), or None
 
     def __call__(self, params):
-        from ..course.explain import SHOWN_STEPS
+        from ..course.explain import SHOWN_STEPS, shares_listed
         from ..course.grader import handed_in
 
         report = handed_in(self.task, params, reveal=self.reveal)  # the learner's work: a pass is recorded
@@ -70,6 +70,8 @@ class TaskScore:
                     diagnosis=report.diagnosis,
                 )
             )
+            shares = shares_listed(report.shares)  # the learner's, which the answer's are shown beside when asked
+            details.append(_("your model's shares of that margin, part by part: {shares}").format(shares=shares))
             details += [f"→ {step.text}" for step in (report.focus.path or ())[:SHOWN_STEPS]]  # the path back
         if report.revealed:
             details.append(report.revealed.strip())
