@@ -164,6 +164,8 @@ SKIPPED = {  # the public callables that are not called blindly, each with the r
         "a report's text, made from the data Report.to_json made (tested in tests/test_path.py)",
     ),
     "course.progress.model_fingerprint": "the progress file's fingerprint of weights submission() has checked",
+    "course.task_files.Tasks": "the dict load_tasks returns, made there from the tasks a file made (a missing name: tests/test_tasks.py)",
+    "course.task_files.not_among": "the line get_task and Tasks say for a name, of tasks they hold (tests/test_tasks.py)",
     "course.progress.note_trained": "the command line's train: its task, and the weights it trained, checked",
     "files.check_fits_a_file": "the command line's blank and train: a task's Structure, one of two constants, its name",
 }

@@ -564,7 +564,7 @@ CODE_LISTS = {
     ("handmade/weights.py", "np.shape"),  # a repr: Weights(wte=(3, 3), ...)
     ("handmade/weights.py", '"("'),  # a shape tuple
     ("handmade/course/verdict.py", '"["'),  # an array as Python writes it
-    ("handmade/widgets/explorers.py", "W.Text"),  # the numbers typed into a box
+    ("handmade/widgets/explorers.py", "map(exact, row)"),  # the numbers typed into a box
 }
 
 

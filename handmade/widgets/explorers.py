@@ -54,7 +54,7 @@ class SoftmaxExplorer:
         self.row = real_array(row, "row", 1, self.MAX_NUMBERS)
         self._scale = number(scale, "scale", self.LOWEST, self.HIGHEST)
         scaled(self.row, self._scale, "row")
-        self.text = W.Text(value=", ".join(map(exact, self.row)), description=_("row"), continuous_update=False)
+        self.text = W.Text(value=_as_typed(self.row), description=_("row"), continuous_update=False)
         self.scale = LogSlider(value=self._scale, base=10, min=-2, max=3, step=0.05, label=_("scale"), readout=True)
         self.message, self.view = W.HTML(), W.HTML()
         for widget, name in ((self.text, "row"), (self.scale, "scale"), (self.message, "message"), (self.view, "view")):
@@ -96,7 +96,7 @@ class SoftmaxExplorer:
             self.message.value = message_html(said)
             return
         if row is self.row:  # a new scale: the box shows the row in use again, not a refused text
-            self.text.value = ", ".join(map(exact, row)) if self.message.value else self.text.value
+            self.text.value = _as_typed(row) if self.message.value else self.text.value
         self.row, self._scale = row, scale
         self.message.value = ""
         self.refresh()
@@ -108,3 +108,7 @@ class SoftmaxExplorer:
         from IPython.display import display
 
         display(self.widget)
+
+
+def _as_typed(row):  # [n] -> the text of a box that holds it: code, the same in every language, every digit kept
+    return ", ".join(map(exact, row))
