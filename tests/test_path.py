@@ -620,3 +620,33 @@ def test_a_unit_said_not_to_fire_pushes_nothing_and_one_that_acts_below_its_thre
                     assert not re.search(
                         r"does not fire \([^)]*\) and (?:[^.]* by \d|adds \d|takes \d)", step["text"]
                     ), step["text"]
+
+
+@pytest.mark.parametrize("unit, value", [("s>0", LG / 4), ("s<0", -LG / 4)])
+def test_a_unit_held_back_by_its_own_weak_c_fc_entry_is_named_with_it_not_the_output_bias(unit, value):
+    """xor with one unit's entry of mlp.c_fc.w a quarter of its twin's: it fires 256, short of mlp.c_proj.b's 512;
+    the path ends at that unit, naming the weak entry, never at the (correct) output bias."""
+    steps = grade("xor", with_entry(reference("xor"), "blocks[0].mlp.c_fc.w", "V", unit, value)).focus.path
+    assert [(s.kind, s.facts.get("unit")) for s in steps] == [("unit", unit)]
+    assert dict(steps[0].entries)[f"mlp.c_fc.w[V, {unit}]"] == value
+    assert "mlp.c_proj.b[T1]" not in dict(steps[0].entries)
+
+
+@pytest.mark.parametrize("unit", ["s>0", "s<0"])
+def test_a_unit_that_fires_and_sends_nothing_anywhere_is_named_by_its_zero_row_not_its_twin_or_the_head(unit):
+    """xor with one unit's row of mlp.c_proj.w zeroed: the unit fires, worth 0 to the margin now; the path names
+    it and its row's entry, and goes on neither to the twin that rightly stays shut nor to the head."""
+    steps = grade("xor", with_entry(reference("xor"), "blocks[0].mlp.c_proj.w", unit, "T0", 0)).focus.path
+    assert [(s.kind, s.facts.get("unit")) for s in steps] == [("unit", unit)]
+    assert dict(steps[0].entries)[f"mlp.c_proj.w[{unit}, T0]"] == 0
+    assert "Its row of mlp.c_proj.w is all 0" in steps[0].text
+
+
+@pytest.mark.parametrize("token, value", [("T0", -1), ("T1", 1)])
+def test_a_unit_fired_by_a_head_whose_v_is_wrong_leads_on_to_that_heads_value_and_the_entry(token, value):
+    """xor with v carrying one token the wrong way: a unit fires against the margin on what the head wrote, and
+    the path goes on to the head's value step, naming the broken entry of v (with its twin, which one context
+    cannot tell apart from it)."""
+    steps = grade("xor", with_entry(reference("xor"), "blocks[0].v", token, "V", value)).focus.path
+    assert [s.kind for s in steps] == ["unit", "value"]
+    assert dict(steps[1].entries)[f"v[{token}, V]"] == value

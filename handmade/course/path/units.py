@@ -39,22 +39,16 @@ def step_on(model, read):
 def mlp_step(model, read):
     b, p = read.part.block, read.position
     mlp = model.params["blocks"][b]["mlp"]
-    hidden = model.tapped[Name(T.mlp_hidden, b)][p]  # [n_hidden]
     worth = mlp["c_proj"]["w"] @ read.direction  # [n_hidden]: what one unit of each hidden unit gives the reader
-    units, bias = hidden * worth, float(mlp["c_proj"]["b"] @ read.direction)
+    units, bias = _units_read(model, read), _bias_read(model, read)  # [n_hidden], and the bias's share
     amount = float(units.sum() + bias)
     small = tolerance([*units, bias, *worth])
     facts = {"units": _units_json(model, b, p, units), "bias": bias}
     unit = _unit_at_fault(model, b, p, units, worth, bias, small)
     if unit is None:  # the bias outweighs the units: at fault, unless what feeds the units is
-        helper = int(np.argmax(units))
-        if units[helper] > small and _held_back(model, read, helper):  # a threshold or a bias took from it
-            return _unit(model, read, facts, helper, units, bias, amount, held=True)
-        if units[helper] > small:
-            step, after = _unit(model, read, facts, helper, units, bias, amount, feed=True)
-            if isinstance(after, Read) and (units.sum() < -bias / 2 or _faulty(model, after)):
-                return step, after
-        return _mlp_bias(model, read, facts, units, bias, amount), None
+        return _outweighed(model, read, facts, units, bias, amount, small)
+    if unit == _unsent_unit(model, b, p, small):  # it fires, and its row of mlp.c_proj.w sends nothing anywhere
+        return _unit(model, read, facts, unit, units, bias, amount, how="unsent")
     if units[unit] >= -small and worth[unit] <= small:  # no unit could serve the reader
         if abs(bias) > small:  # its bias alone does: too little, or the wrong way
             return _mlp_bias(model, read, facts, units, bias, amount), None
@@ -70,6 +64,21 @@ def mlp_step(model, read):
     return _unit(model, read, facts, unit, units, bias, amount)
 
 
+def _outweighed(model, read, facts, units, bias, amount, small):
+    """The step where the MLP's output bias outweighs its units: on the unit that serves the reader most, when a
+    threshold or a bias held it back, or its own entry of mlp.c_fc.w is weak, or what fed it is at fault; else on the bias."""
+    helper = int(np.argmax(units))
+    if units[helper] > small and _held_back(model, read, helper):  # a threshold or a bias took from it
+        return _unit(model, read, facts, helper, units, bias, amount, how="held")
+    if units[helper] > small and _weak_entry(model, read, helper, units, bias) is not None:
+        return _unit(model, read, facts, helper, units, bias, amount, how="weak")
+    if units[helper] > small:
+        step, after = _unit(model, read, facts, helper, units, bias, amount, how="feed")
+        if isinstance(after, Read) and (units.sum() < -bias / 2 or _faulty(model, after)):
+            return step, after
+    return _mlp_bias(model, read, facts, units, bias, amount), None
+
+
 def _unit_at_fault(model, b, p, units, worth, bias, small):
     """The unit that works against the reader most; else, when the bias does and no unit serves the reader,
     the unit that would serve it most and does not fire (None: the bias is at fault, outweighing what its
@@ -79,6 +88,9 @@ def _unit_at_fault(model, b, p, units, worth, bias, small):
         return worst
     pre = model.tapped[Name(T.mlp_pre, b)][p]  # [n_hidden]
     idle = np.where(pre <= 0, worth, -np.inf)  # what each unit that does not fire would give, once it did
+    unsent = _unsent_unit(model, b, p, small)
+    if bias < -small and unsent is not None:  # a unit fires and sends nothing: what it should add is missing
+        return unsent
     if bias < -small:
         return _nearest(idle, pre) if idle.max() > small and units.sum() <= small else None
     return _nearest(worth, pre)
@@ -90,10 +102,41 @@ def _nearest(worth, pre):
     return int(np.lexsort((-pre, -worth))[0])
 
 
+def _unsent_unit(model, b, p, small):
+    """The unit that fires most at ``p`` of those a design made to read something (a column of mlp.c_fc.w not all 0)
+    whose row of mlp.c_proj.w is all 0, while other rows are not: what it computes reaches nothing; or None."""
+    mlp = model.params["blocks"][b]["mlp"]
+    w, read = mlp["c_proj"]["w"], np.abs(mlp["c_fc"]["w"]).max(axis=0)  # [n_hidden, n_embd], [n_hidden]
+    hidden = model.tapped[Name(T.mlp_hidden, b)][p]  # [n_hidden]
+    sends = np.abs(w).max(axis=1) > tolerance(w.ravel())  # [n_hidden]
+    unsent = ~sends & (read > tolerance(read)) & (hidden > small)
+    if not unsent.any() or not sends.any():
+        return None
+    return int(np.argmax(np.where(unsent, hidden, -np.inf)))
+
+
+def _weak_entry(model, read, unit, units, bias):
+    """The entry of mlp.c_fc.w that fed ``unit`` (which fires and serves the reader, too little) the most, when it
+    is smaller than the MLP's largest entries of mlp.c_fc.w and, that large, would make the unit outweigh the
+    output bias (its pre-activation grown as the entry does): (row, the largest size); else None."""
+    b, p = read.part.block, read.position
+    c_fc, share = model.params["blocks"][b]["mlp"]["c_fc"]["w"], units[unit]  # [n_embd, n_hidden]
+    pieces = layer_read(model, b, "mlp")[p] * c_fc[:, unit]  # [n_embd]: what each entry gives its pre-activation
+    pre = float(model.tapped[Name(T.mlp_pre, b)][p][unit])
+    row, largest = int(np.argmax(pieces)), float(np.abs(c_fc).max())
+    if pre <= 0 or pieces[row] <= tolerance(pieces) or abs(c_fc[row, unit]) >= largest * (1 - 1e-6):
+        return None
+    grown = pre + pieces[row] * (largest / abs(c_fc[row, unit]) - 1)  # its pre-activation with the entry that large
+    outweighs = units.sum() - share + share * grown / pre + bias > tolerance([*units, bias])
+    return (row, largest) if outweighs else None
+
+
 def _misled(model, read):
-    """Whether what a unit read was written by a head that looked in the wrong place, or was never written."""
+    """Whether what a unit read was written by a head that looked in the wrong place, or carried what works
+    against the unit, or was never written."""
     step, _after = step_on(model, read)
-    return step.kind in ("attention", "unwritten", "unit", "bias")
+    carried = step.kind == "value" and step.amount < -tolerance([step.amount, 1.0])
+    return carried or step.kind in ("attention", "unwritten", "unit", "bias")
 
 
 def _faulty(model, read):
@@ -146,23 +189,18 @@ def _firing(pre, acting):
     )
 
 
-def _unit(model, read, facts, unit, units, bias, amount, feed=False, held=False):
+def _unit(model, read, facts, unit, units, bias, amount, how=None):
     """The step on one unit (that works against the reader, or would serve it), and the next Read: the
-    writer that pushed its pre-activation the wrong way (``held``: one that serves the reader, held back);
-    with ``feed``, the one that fed it most."""
+    writer that pushed its pre-activation the wrong way (``how`` "held": one that serves the reader, held back);
+    with "feed", the one that fed it most; with "weak" (its own entry of mlp.c_fc.w) or "unsent" (its row of
+    mlp.c_proj.w), None: the path ends at it."""
     b, p = read.part.block, read.position
     pre = float(model.tapped[Name(T.mlp_pre, b)][p][unit])
     want = _want(model, read, unit)  # raise the unit, or lower it
     at = model.input(p, (b, "mlp"))
     shares = _pre_shares(model, b, p, unit)
-    layer_in = layer_read(model, b, "mlp")[p]
-    after = _after_unit(model, read, at, shares, unit, want, units, pre, feed, held)
-    fed = feed or (isinstance(after, Read) and want * shares.get(after.part, 0.0) > tolerance(shares.values()))
-    # what fed it, too little (``fed``: the path goes on to it), else what pushed it the wrong way; else, should it fire,
-    # what it reads nothing of
-    taken = _unit_input_entry(model, b, unit, layer_in, want if fed else -want)
-    taken = taken or (_unread_entry(model, b, unit, at, layer_in) if pre <= 0 < want else None)
-    named = [e for e in (taken, _unit_output_entry(model, read, unit)) if e]
+    after = None if how in ("weak", "unsent") else _after_unit(model, read, at, shares, unit, want, units, pre, how)
+    named, note = _unit_entries(model, read, at, shares, unit, want, pre, after, how)
     name = model.basis(model.structure.space("hidden", b))[unit]
     said = {
         "position": p,
@@ -178,17 +216,67 @@ def _unit(model, read, facts, unit, units, bias, amount, feed=False, held=False)
     if abs(bias) > tolerance([bias, *units]):
         fires = then(fires, _("Its output bias, mlp.c_proj.b, {effect}.").format(effect=effect_said(read, bias)))
     text = then(fires, _("Its pre-activation, part by part: {shares}; through {entries}.").format(**said))
-    text += _alike_said(model, b, unit) + norm_note(at, p)
+    text += note + _alike_said(model, b, unit) + norm_note(at, p)
     facts = {**facts, "unit": name, "pre": pre, "fires": pre > 0, "pre_shares": {str(n): v for n, v in shares.items()}}
     return PathStep("unit", read.part, p, amount, facts, tuple(named), text), after
 
 
-def _after_unit(model, read, at, shares, unit, want, units, pre, feed, held):
+def _unit_entries(model, read, at, shares, unit, want, pre, after, how):
+    """([the entries named], a sentence or ""): what fed the unit, too little (when the path goes on to it), else
+    what pushed it the wrong way, else, should it fire, what it reads nothing of; and how it reaches the reader."""
+    b = read.part.block
+    layer_in = layer_read(model, b, "mlp")[read.position]  # [n_embd]
+    if how == "unsent":
+        return _unsent_entries(model, read, unit, layer_in)
+    if how == "weak":
+        return _weak_entries(model, read, unit, layer_in)
+    fed = how == "feed" or (isinstance(after, Read) and want * shares.get(after.part, 0.0) > tolerance(shares.values()))
+    taken = _unit_input_entry(model, b, unit, layer_in, want if fed else -want)
+    taken = taken or (_unread_entry(model, b, unit, at, layer_in) if pre <= 0 < want else None)
+    return [e for e in (taken, _unit_output_entry(model, read, unit)) if e], ""
+
+
+def _unsent_entries(model, read, unit, layer_in):
+    """The entries of a unit that fires and sends nothing anywhere: what made it fire, and the entry of its row of
+    mlp.c_proj.w in the direction the reader wants more of most (0, as the whole row); and the sentence."""
+    b, col = read.part.block, int(np.argmax(read.direction))
+    w = model.params["blocks"][b]["mlp"]["c_proj"]["w"]  # [n_hidden, n_embd]
+    sent = model.entry("mlp.c_proj.w", b, (unit, col), w[unit, col])
+    named = [e for e in (_unit_input_entry(model, b, unit, layer_in, 1), sent) if e]
+    sentence = _("Its row of mlp.c_proj.w is all 0, so what it computes reaches nothing, {reader} neither: {entry}.")
+    return named, then("", sentence.format(reader=reader_said(read.reader), entry=entries_said([sent])))
+
+
+def _weak_entries(model, read, unit, layer_in):
+    """The entries of a unit held back by its own weak entry of mlp.c_fc.w: that entry, and how the unit reaches
+    the reader; and the sentence that says how large the MLP's other entries are."""
+    b = read.part.block
+    row, largest = _weak_entry(model, read, unit, _units_read(model, read), _bias_read(model, read))
+    c_fc = model.params["blocks"][b]["mlp"]["c_fc"]["w"]  # [n_embd, n_hidden]
+    weak = model.entry("mlp.c_fc.w", b, (row, unit), c_fc[row, unit])
+    named = [e for e in (weak, _unit_output_entry(model, read, unit)) if e]
+    sentence = _(
+        "{entry} is smaller than the largest entries of mlp.c_fc.w ({largest}): that large, it would make the unit outweigh the output bias."
+    )
+    return named, then("", sentence.format(entry=entries_said([weak]), largest=fmt(largest)))
+
+
+def _units_read(model, read):
+    """[n_hidden]: each unit's share of what the reader reads of the MLP ``read.part`` at ``read.position``."""
+    mlp = model.params["blocks"][read.part.block]["mlp"]
+    return model.tapped[Name(T.mlp_hidden, read.part.block)][read.position] * (mlp["c_proj"]["w"] @ read.direction)
+
+
+def _bias_read(model, read):
+    return float(model.params["blocks"][read.part.block]["mlp"]["c_proj"]["b"] @ read.direction)
+
+
+def _after_unit(model, read, at, shares, unit, want, units, pre, how):
     """The next Read after the step on ``unit``, or None where the path ends at it (see ``_unit``)."""
-    if feed:
+    if how == "feed":
         return _next_of_unit(model, read, at, shares, unit, want, feed=True)
     helps = units[unit] >= -tolerance(units) and pre > 0  # it fires the right way, too little: its own weights
-    after = None if helps and not held else _next_of_unit(model, read, at, shares, unit, want)
+    after = None if helps and how != "held" else _next_of_unit(model, read, at, shares, unit, want)
     if pre > 0 and isinstance(after, Read) and units[unit] < 0 and not _misled(model, after):
         return None  # it fires on what it was given, and works against the reader: its own weights
     return after

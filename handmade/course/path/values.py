@@ -110,7 +110,7 @@ def carried_said(model, read, view, gains, amount, stops=False):
     c_entries = output[:, None] * view.c_proj * read.direction  # [d_head, n_embd]: each entry of c_proj.w's
     sign = -1 if amount < 0 else 1
     found = (
-        best_entry(model, "v", view, v_entries, sign) or best_entry(model, "v", view, view.bv * worth, sign),
+        *(_tied_v(model, view, v_entries, sign) or [best_entry(model, "v", view, view.bv * worth, sign)]),
         _best_c_proj(model, view, c_entries, sign),
     )
     named = [e for e in found if e]
@@ -216,6 +216,16 @@ def _not_carried(model, view, worth, c_entries, amounts, said):
     return [], _(
         "At position {position}, {head} reads {places}; its output there is {output}, with nothing in {columns}, the columns c_proj.w sends where it is read, so it {effect}."
     )
+
+
+def _tied_v(model, view, contributions, sign, limit=SHOWN_DIRECTIONS):
+    """The entries of v whose parts (``contributions``: [n_embd, d_head]) push most the way of ``sign``, alike: of
+    keys the query reads alike, one context cannot tell which entry is at fault, so all are named (``limit`` at most)."""
+    oriented = sign * contributions
+    if oriented.size == 0 or oriented.max() <= tolerance(contributions.ravel()):
+        return []
+    top = np.argwhere(oriented >= oriented.max() - tolerance(contributions.ravel()))[:limit]  # [found, 2]
+    return [model.entry("v", view.block, (int(r), view.offset + int(c)), view.wv[r, c]) for r, c in top]
 
 
 def _best_c_proj(model, view, contributions, sign):
