@@ -17,7 +17,7 @@ from .i18n import N_, _
 
 PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep  # .../handmade/, as its code objects name their files
 SAID = (ValueError, TypeError, ArithmeticError, LookupError, OSError, AssertionError)  # the kinds the package raises
-READ_ONLY = "assignment destination is read-only"  # numpy's words for a write into an array that may not change
+READ_ONLY = "read-only"  # in numpy's words for a write into an array that may not change ("output array is read-only")
 
 
 def show_mistakes_briefly():
@@ -38,7 +38,7 @@ def _shown(shell, etype, value, tb, tb_offset=None):
         value.__suppress_context__ = True  # what the package was handling when it raised is its own affair
     shell.showtraceback((etype, value, tb if learners is None else learners), running_compiled_code=True)
     sys.last_traceback = tb  # %tb and %debug still have every frame
-    if etype is ValueError and str(value) == READ_ONLY:  # in the series, a playground's weights written in place
+    if etype is ValueError and str(value).endswith(READ_ONLY):  # in the series, a playground's weights changed in place
         print(_(READ_ONLY_SAID), file=sys.stderr)
 
 

@@ -225,6 +225,7 @@ cells = [
     "handmade.set_language('zh')\npg.params['wpe'][0, 0] = 1.0",  # said in the language of the moment
     "np.broadcast_to(np.zeros(2), (2, 2))[0, 0] = 1.0",  # numpy's own read-only view: the same words, said too
     "np.zeros(2)[5]",  # another of numpy's errors: nothing added
+    "pg.params['wte'] *= 2",  # numpy's other words for it, "output array is read-only"
 ]
 for cell in cells:
     ip.run_cell(cell)
@@ -270,3 +271,5 @@ def test_a_mistake_in_a_notebook_is_shown_from_the_learners_last_line_and_others
         assert (told in hint) != whole
     assert "read-only" in broadcast and ("playground.replace" in said[2]) != whole  # the same words: the same hint
     assert "IndexError" in indexed and said[3].strip() == ""  # numpy's other errors: nothing added
+    multiplied, hint = out.stdout.split("=====")[8], out.stderr.split("=====")[8]
+    assert "output array is read-only" in multiplied and ("请在演练场的网格里修改" in hint) != whole, hint

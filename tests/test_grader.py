@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import handmade
 from handmade.arguments import fmt
 from handmade.course import explain
-from handmade.course.grader import grade, submission
+from handmade.course.grader import MARGIN_THRESHOLD, grade, submission
 from handmade.course.solutions import reference
 from handmade.course.tasks import TASKS, blank, examples, get_task
 from handmade.parts import get, with_parts
@@ -208,6 +208,24 @@ def test_a_bias_that_pushes_the_wrong_way_is_named_at_any_scale_the_heads_are_bu
     focus = report.focus
     assert focus.named == "blocks[0].c_proj.b" and focus.wrong == "c", (focus.expected, focus.sentence)
     assert focus.sentence.startswith(f"c_proj's bias in block 0 pushes toward c by {fmt(bias.max())}"), focus.sentence
+
+
+@pytest.mark.parametrize("head, nudge", [(50, 1e-3), (50, 1.0), (50, 500.0), (1024, 2000.0)])
+def test_a_wrong_way_push_too_small_to_matter_does_not_hide_a_head_that_pushes_too_little(head, nudge):
+    """seen_b with its head's c_proj.w[Tb, Tb] at ``head`` (the reference's 1024; c_proj.b pushes toward a by 102.4,
+    by design), and wpe nudging toward a everywhere, where the reference's wpe adds nothing. A nudge is named when
+    taking it away alone would pass the margin (a fault on its own); else the head that pushes too little is."""
+    model = reference("seen_b")
+    c_proj, wpe = np.array(get(model, "c_proj.w")), np.array(get(model, "wpe"))
+    c_proj[1, 1], wpe[:, model.labels.residual.index("Ta")] = head, nudge
+    focus = grade("seen_b", with_parts(model, {"c_proj.w": c_proj, "wpe": wpe})).focus
+    alone = focus.margin + nudge > MARGIN_THRESHOLD  # the margin without the nudge
+    assert alone == (head == 1024)  # both kinds are met
+    if alone:  # the blocks first, as for any embedding named, then the nudge's push
+        assert f"the position embedding (wpe) pushes toward a by {fmt(nudge)}" in focus.sentence, focus.sentence
+    else:
+        assert focus.sentence.startswith("head 0 of block 0 (through c_proj) pushes toward b by 50, not enough")
+        assert "wpe" not in focus.sentence, focus.sentence
 
 
 READ_THROUGH_WTE = re.compile(r"\((wte|wpe|ln_f\.b)\) writes (\S+) = \S+, which the logits read through wte's rows")

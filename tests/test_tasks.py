@@ -505,6 +505,8 @@ def test_a_name_a_tasks_file_does_not_have_is_said_with_the_names_it_has(tmp_pat
     said = {"en": "there is no task 'shfit'; did you mean shift? The tasks are shift", "zh": "shift"}[language]
     assert isinstance(error.value, ValueError) and said in str(error.value) and "\n" not in str(error.value)
     assert found.get("shfit") is None and "shfit" not in found and found["shift"] is tasks.get_task("shift", found)
+    with pytest.raises(KeyError, match=r"^a task is a Task or a task's name; found 5$"):  # as get_task says it
+        found[5]
 
 
 def test_the_readmes_example_is_true(tmp_path):
@@ -873,7 +875,10 @@ def test_a_grade_too_costly_only_for_every_path_back_says_so_and_that_the_text_g
         assert not grade(task, model).passed  # the text grade is graded
     finally:
         handmade.set_language("en")
-    said = {"en": "following every failing context's path back (--json) would take about", "zh": "--json"}
+    said = {
+        "en": "following every failing context's path back (grade --json, every_path=True) would take about",
+        "zh": "--json",
+    }
     assert said[language] in str(error.value) and len(str(error.value)) <= MAX_MESSAGE, str(error.value)
     big = training.init_params(4, 6, 128, rng=0, n_layer=4, alphabet="0123")  # over the bound without the paths too
     with pytest.raises(ValueError) as error:

@@ -512,7 +512,7 @@ def test_softmax_explorer_says_so_when_a_row_overflows():
     assert e.scale.value == 1.0 and e.text.value == "1e306, 0"  # as typed
 
 
-@pytest.mark.parametrize("typed", ["1，0，0", "1, x", "1e400, 0"])
+@pytest.mark.parametrize("typed", ["1；0；0", "1, x", "1e400, 0"])
 def test_softmax_explorer_never_shows_a_refused_row_beside_another_rows_table(typed):
     """A refused row stays in the box to mend, with its refusal; a new scale then shows the row in use again, in
     the box too (every digit of it), never the refused text beside the last row's table without a word."""
@@ -521,6 +521,18 @@ def test_softmax_explorer_never_shows_a_refused_row_beside_another_rows_table(ty
     assert e.text.value == typed and "keeping the last row" in e.message.value
     e.scale.value = 2.0
     assert e.message.value == "" and e.text.value == "1.23456789, 0, -2" and e.row.tolist() == [1.23456789, 0, -2]
+    e.text.value, e.scale.value = "1e306, 0", 1.0  # a row that fits at this scale
+    e.text.value = typed  # refused
+    e.scale.value = 1000  # refused too: the box shows the row in use again, the message the scale kept
+    assert e.text.value == "1e+306, 0" and "keeping the scale at 1" in e.message.value and e.scale.value == 1.0
+
+
+@pytest.mark.parametrize("typed", ["１，０，０", "1，0，0", "1、0、0", "−1, ０.5, 0"])
+def test_softmax_explorer_reads_a_row_as_the_grids_read_a_number(typed):
+    """A Chinese input method's commas (，、) and full-width digits or a minus sign, as the grids take them."""
+    e = SoftmaxExplorer()
+    e.text.value = typed
+    assert e.message.value == "" and e.row.tolist() in ([1, 0, 0], [-1, 0.5, 0]), e.message.value
 
 
 def test_a_task_playground_edits_the_blank_and_shows_the_grade_with_its_margin():
@@ -557,6 +569,20 @@ def test_break_it_works_in_every_task_playground_from_its_first_choice(task):
     _find(p.widget, "hm-break-go").click()
     i, j = p.editors[which.value].matrix.rows.index(row.value), p.editors[which.value].matrix.cols.index(col.value)
     assert parts.get(p.params, which.value)[i, j] == 1 and "is now 1" in p.status.value
+
+
+def test_break_it_says_the_weight_it_made_with_every_digit():
+    """ "add 1" to a weight of 1e-12: the status says 1.000000000001, the number the model runs, as the grid shows it."""
+    p = Playground(task="abc")
+    which, row, col = (_find(p.widget, f"hm-break-{name}") for name in ("matrix", "row", "col"))
+    i, j = p.editors[which.value].matrix.rows.index(row.value), p.editors[which.value].matrix.cols.index(col.value)
+    values = np.array(parts.get(p.params, which.value))
+    values[i, j] = 1e-12
+    p.replace(with_parts(p.params, {which.value: values}))
+    _find(p.widget, "hm-break-action").value = _find(p.widget, "hm-break-action").options[2]  # add 1
+    _find(p.widget, "hm-break-go").click()
+    assert "is now 1.000000000001" in p.status.value, p.status.value
+    assert p.editors[which.value].boxes[i][j].value == "1.000000000001"
 
 
 def test_a_menu_keeps_one_of_its_names_whatever_the_browser_sends_and_refuses_a_list_it_cannot_show():

@@ -188,7 +188,7 @@ def explain(reading, position, params, example, right, threshold, prefer=None):
     margin, predicted = float(logits[right] - logits[wrong]), tokens[int(np.argmax(logits))]
     window = example.context[-(position + 1) :]  # the last letters, as many as the pass read
     said = (example.context, tokens[right], tokens[wrong], predicted, margin, found)
-    same_rows = not np.abs(direction).max() > tolerance(params["wte"][[right, wrong]].ravel())  # wte's two, alike
+    same_rows = not direction.any()  # wte's two rows, the same to the last digit
     if same_rows and _writing_most(vectors, everyone=True):  # no part's write can move the margin: nothing to follow
         return Explanation(*said, _(SAME_ROWS).format(**words), Name("wte"), window=window)
     sentence, part = _reason(found, margin, words, prefer)
@@ -364,12 +364,14 @@ def missing(mine, theirs, expected):
     return then("", sentence.format(part=phrase(part), expected=expected))
 
 
-def lagging(mine, theirs):
-    """The part whose share falls furthest short of the same part's share in ``theirs`` (a reference's), or None;
-    first of those that push the wrong way where the reference's do not: a fault whatever scale each model is built at."""
-    small = tolerance([*mine.values(), *theirs.values()])
+def lagging(mine, theirs, threshold):
+    """The part whose share falls furthest short of the same part's share in ``theirs`` (a reference's), or None; first
+    of those that push the wrong way where the reference's do not, each by as much as the margin lacks (``threshold``
+    less the margin) or more: a fault on its own, whatever scale each model is built at."""
+    small, lacks = tolerance([*mine.values(), *theirs.values()]), threshold - sum(mine.values())
     short = {name: theirs[name] - mine[name] for name in mine if name in theirs}
-    against = {name: gap for name, gap in short.items() if mine[name] < -small <= theirs[name]} or short
+    against = {name: gap for name, gap in short.items() if min(-lacks, -small) >= mine[name] and theirs[name] >= -small}
+    against = against or short
     found = max(against, key=against.get, default=None)
     return found if found is not None and short[found] > small else None
 

@@ -378,9 +378,8 @@ def _explained(report, task, params, cases, focus, reveal, every_path):
     # a reference that _reference_of returns passes its task: its passes here are finite
     theirs = shares_in(reference_model, tokens, right, first, window) if reference_model is not None else None
     compared = bool(theirs) and not unmoved  # the part whose share falls furthest short of the reference's: spoken of
-    first = _explain(
-        params, example, tokens, right, report.threshold, readings, lagging(first.shares, theirs) if compared else None
-    )
+    prefer = lagging(first.shares, theirs, report.threshold) if compared else None
+    first = _explain(params, example, tokens, right, report.threshold, readings, prefer)
     if compared:
         first = replace(first, sentence=first.sentence + missing(first.shares, theirs, first.expected))
     explained[focus] = first

@@ -54,7 +54,9 @@ class Tasks(dict):
     tasks it has, and a close name, if there is one."""
 
     def __missing__(self, name):
-        raise UnknownName(not_among(name if isinstance(name, str) else brief(name), self, {}))
+        if not isinstance(name, str):  # as get_task says it, as a KeyError too
+            raise UnknownName(_("a task is a Task or a task's name; found {value}").format(value=brief(name, 24)))
+        raise UnknownName(not_among(name, self, {}))
 
 
 def not_among(name, tasks, builtin):

@@ -418,7 +418,7 @@ def check_grading(task, structure, explained=True, designed=False, every_path=Fa
         )
     elif every_path and grading_cost(task, structure, explained)[0] <= MAX_GRADING:  # the paths are what cost
         sentence = _(
-            "{task}: following every failing context's path back (--json) would take about {cost:.1e} operations, over the {limit:.0e} allowed; without --json, grading it is within them"
+            "{task}: following every failing context's path back (grade --json, every_path=True) would take about {cost:.1e} operations, over the {limit:.0e} allowed; without it, grading is within them"
         )
     elif explained:
         sentence = _(

@@ -1,6 +1,8 @@
 """The first notebooks' small explorers: which row and column make a cell of a product, and how
 softmax turns into argmax as its input is scaled up."""
 
+import unicodedata
+
 import ipywidgets as W
 import numpy as np
 
@@ -9,7 +11,7 @@ from ..display.labelled import fmt
 from ..display.outputs import product_pair, scaled, softmax_story
 from ..i18n import _
 from .choice import Choice
-from .editors import Quiet, message_html
+from .editors import Quiet, _typed_number, message_html
 from .slider import LogSlider
 
 
@@ -53,10 +55,11 @@ class SoftmaxExplorer:
     def __init__(self, row=(1.0, 0.0, 0.0), scale=1.0):
         self.row = real_array(row, "row", 1, self.MAX_NUMBERS)
         self._scale = number(scale, "scale", self.LOWEST, self.HIGHEST)
-        scaled(self.row, self._scale, "row")
+        scaled(self.row, self._scale, _("row"))  # the box's name, in the learner's language
         self.text = W.Text(value=_as_typed(self.row), description=_("row"), continuous_update=False)
         self.scale = LogSlider(value=self._scale, base=10, min=-2, max=3, step=0.05, label=_("scale"), readout=True)
         self.message, self.view = W.HTML(), W.HTML()
+        self._quiet, self._in_use = False, True  # whether the box's text is the row in use
         for widget, name in ((self.text, "row"), (self.scale, "scale"), (self.message, "message"), (self.view, "view")):
             widget.add_class(f"hm-softmax-{name}")
         self.text.observe(lambda change: self._typed(change["new"]), names="value")
@@ -66,8 +69,12 @@ class SoftmaxExplorer:
         self.refresh()
 
     def _typed(self, text):
+        if self._quiet:  # the row in use, put back in the box (_show_row)
+            return
+        self._in_use = False  # until the row is taken
+        parts = unicodedata.normalize("NFKC", text).replace("、", ",").split(",")  # １，０、０ as 1, 0, 0
         try:
-            row = np.array([float(part) for part in text.split(",")[: self.MAX_NUMBERS + 1]])
+            row = np.array([_typed_number(part) for part in parts[: self.MAX_NUMBERS + 1]])
             if not np.isfinite(row).all() or not 1 <= len(row) <= self.MAX_NUMBERS:
                 raise ValueError
         except (ValueError, OverflowError):
@@ -86,20 +93,30 @@ class SoftmaxExplorer:
     def _try(self, row, scale):
         try:
             scale = number(scale, "scale", self.LOWEST, self.HIGHEST)
-            scaled(row, scale, "row")
+            scaled(row, scale, _("row"))
         except ValueError as error:
-            if row is self.row:  # the scale was refused: the slider goes back to the scale shown
+            if row is self.row:  # the scale was refused: the slider goes back to the scale, the box to the row, in use
                 said = _("{error}; keeping the scale at {scale}").format(error=error, scale=fmt(self._scale, 3))
                 self.scale.value = self._scale
+                self._show_row()
             else:
                 said = _("{error}; showing the last row that fits").format(error=error)
             self.message.value = message_html(said)
             return
-        if row is self.row:  # a new scale: the box shows the row in use again, not a refused text
-            self.text.value = _as_typed(row) if self.message.value else self.text.value
+        self._in_use = self._in_use or row is not self.row  # a row typed and taken is the box's text, as typed
         self.row, self._scale = row, scale
+        self._show_row()  # a new scale: the box shows the row in use again, not a text refused before
         self.message.value = ""
         self.refresh()
+
+    def _show_row(self):
+        """Put the row in use in the box (every digit) when the box holds a text that was refused."""
+        if not self._in_use:
+            self._quiet = True
+            try:
+                self.text.value = _as_typed(self.row)
+            finally:
+                self._quiet, self._in_use = False, True
 
     def refresh(self):
         self.view.value = softmax_story(self.row, self._scale).html()

@@ -11,8 +11,7 @@ from pathlib import Path
 import ipywidgets as W
 
 from .. import parts as P
-from ..arguments import shown_path
-from ..display.labelled import fmt
+from ..arguments import exact, shown_path
 from ..files import read_bounded
 from ..i18n import N_, _
 from .choice import Menu
@@ -53,7 +52,7 @@ def break_control(playground, at=None):
         values = editor.values.copy()
         values[i, j] = labels[action.value](values[i, j])
         done = _("{name}[{row}, {col}] is now {value}").format(
-            name=which.value, row=rows.value, col=cols.value, value=fmt(values[i, j])
+            name=which.value, row=rows.value, col=cols.value, value=exact(values[i, j])
         )
         p._take(P.with_part(p.params, which.value, values), done)
 
