@@ -287,7 +287,7 @@ class NumberControl:
             value=self._on_slider(self.value), base=self.BASE, min=self.LOWEST, max=self.HIGHEST,
             step=self.STEP, label=_("{name}, on a log scale").format(name=label),
         )  # fmt: skip
-        self.message = W.HTML(layout=W.Layout(max_width=f"{MESSAGE_WIDTH}px"))  # wraps: the views beside stay put
+        self.message = W.HTML(layout=W.Layout(max_width=f"{MESSAGE_WIDTH}px"))  # below, and wraps: never wider
         for widget, css in (
             (self.box, f"hm-{name}-box"),
             (self.slider, f"hm-{name}"),
@@ -297,9 +297,8 @@ class NumberControl:
         self.box.observe(lambda change: self._typed(change["new"]), names="value")
         self.slider.observe(lambda change: self._slid(change["new"]), names="value")
         self._say_value()
-        self.widget = _ringed(
-            W.HBox([self.box, self.slider, self.message], layout=W.Layout(flex_flow="row wrap", align_items="center"))
-        )
+        controls = W.HBox([self.box, self.slider], layout=W.Layout(flex_flow="row wrap", align_items="center"))
+        self.widget = _ringed(W.VBox([controls, self.message]))  # a message under them: the views beside stay put
 
     def _typed(self, text):
         if self._quiet:

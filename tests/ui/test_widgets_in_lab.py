@@ -138,6 +138,26 @@ def test_lg_refuses_a_comma_the_browser_would_drop_and_takes_its_old_value_again
     assert nb.cell_box("c-proj-w", 7, 6).input_value() == "1024"
 
 
+def test_a_message_beside_the_lg_box_never_moves_the_views_beside_the_grids(notebook):
+    """At 1280 x 800, the series' screen: a refusal in the Lg box, or the note that a grid edit left the rule,
+    appears under the box; the views beside the grids stay where they were."""
+    nb = notebook("07_projection_and_residual.ipynb")
+    page, box = nb.page, nb.page.locator(".hm-lg-box input")
+    page.set_viewport_size({"width": 1280, "height": 800})
+    try:
+        view = page.locator(".hm-view-residual").first
+        view.scroll_into_view_if_needed()
+        before = view.bounding_box()
+        nb.type_into(box, "abc")
+        nb.wait_for_text("hm-lg-message", "'abc' is not a number")
+        after = view.bounding_box()
+        assert (after["x"], after["y"]) == (before["x"], before["y"]), (before, after)
+        nb.type_into(box, "1024")
+        nb.wait_for_text("hm-view-accuracy", "(27 / 27)")
+    finally:
+        page.set_viewport_size({"width": 1400, "height": 1000})
+
+
 def test_lg_takes_exactly_1_then_1_01_and_reset_puts_every_control_back(notebook):
     nb = notebook("07_projection_and_residual.ipynb")
     box = nb.page.locator(".hm-lg-box input")
