@@ -229,11 +229,9 @@ BROKEN = {  # what is broken, and phrases the explanation must have: the part at
     "swapped heads": (
         "first_not_last",
         lambda: swap_heads_queries("first_not_last"),
-        [  # head 0 pushes the wrong way, which the reference's does not: named first, with the entry swapped in
-            "head 0 of block 0 (through c_proj) pushes toward b by 512",
-            "position 0 (a) with weight 0.5, position 1 (b) with weight 0.5",
-            "q[Tb, h0·b] = 1024",
-        ],
+        # both heads are wrong: head 0's push the wrong way (512) is less than the margin lacks (514), so head 1,
+        # furthest short of the reference's, is named, with the entry of q.b swapped into it
+        ["head 1 of block 0", "position 0 (a) with weight 0.5, position 1 (b) with weight 0.5", "q.b[h1·-] = 1024"],
     ),
     "no MLP": ("xor", lambda: without_mlp("xor"), ["This model lacks the MLP of block 0"]),
     "a weak MLP": (
