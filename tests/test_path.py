@@ -359,6 +359,65 @@ def test_a_key_that_loses_because_its_own_k_entry_is_zero_is_blamed_on_that_entr
     assert f"k makes nothing of {entry} from any direction" in steps[0].text
 
 
+def with_changed(task, part, index, how):
+    """The reference of ``task`` with one entry of ``part`` changed (``how``: zero or add1), and its focus's path."""
+    model = reference(task)
+    values = get(model, part).copy()
+    values[index] = 0 if how == "zero" else values[index] + 1
+    return model, grade(task, with_parts(model, {part: values})).focus.path
+
+
+@pytest.mark.parametrize(
+    "task, part, index, how",
+    [
+        ("seen_b", "wte", (0, 1), "add1"),
+        ("majority", "wte", (0, 1), "add1"),
+        ("abc", "wte", (0, 1), "add1"),
+        ("abc", "wte", (1, 1), "zero"),
+    ],
+)
+def test_a_head_output_that_c_proj_sends_where_the_reader_does_not_read_names_no_entry_of_c_proj(
+    task, part, index, how
+):
+    """The reader's own row of wte changed: the head's output is sent by its row of c_proj.w (the reference's), only
+    not where the reader now reads. No entry of c_proj.w is at fault, so none is named (test_a_zeroed_entry_of_c_proj_
+    ends_the_path_at_it is the counter-case: a row of c_proj.w all 0 is named)."""
+    _model, steps = with_changed(task, part, index, how)
+    assert steps and not any("c_proj.w[" in entry for s in steps for entry, _value in s.entries)
+
+
+@pytest.mark.parametrize(
+    "task, part, index, first",
+    [("induction", "wpe", (1, 8), "attention"), ("after_last_c", "wpe", (2, 8), "value")],
+)
+def test_output_columns_each_sent_one_way_are_not_a_row_of_c_proj_sending_both_ways(task, part, index, first):
+    """A token written where it should not be (wpe) gives a head's output two columns, each sent one way: that is
+    not a row of c_proj.w sending both ways, so the path does not stop at the reference's own v and c_proj.w
+    entries (test_a_row_of_c_proj_that_sends_the_right_token_to_a_wrong_one_too_... is the counter-case)."""
+    model, steps = with_changed(task, part, index, "add1")
+    assert steps[0].kind == first
+    own = {f"blocks[1].{p}[Tc, Tc]" for p in ("v", "c_proj.w")}
+    assert not (steps[0].kind == "value" and own <= set(dict(steps[0].entries)))
+
+
+@pytest.mark.parametrize(
+    "task, part, index, named",
+    [
+        ("two_back", "wpe", (0, 4), {"wpe[pos 0, Ta]": 1}),
+        ("after_last_c", "wpe", (2, 8), {"wpe[pos 2, Tc]": 1}),
+        ("two_back", "v", (0, 4), {"v[P0, Ta]": 1}),
+    ],
+)
+def test_what_a_value_reads_that_cancels_names_what_wrote_the_part_against(task, part, index, named):
+    """A value whose input has one direction that serves the reader and one that works against (a token written
+    by wpe where v carries it on, as it should): the embedding's entry that wrote it is named, not the entries of
+    v that carry each direction rightly; when v itself carries a direction into another's column, that entry of v."""
+    _model, steps = with_changed(task, part, index, "add1")
+    step = steps[-1]
+    assert step.kind == "value" and dict(step.entries) == named
+    assert "parts that serve and parts that work against, so that they cancel" in step.text
+
+
 # ---- exact sums, from the recorded pass ----------------------------------------------------------------
 
 

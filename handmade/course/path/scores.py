@@ -59,12 +59,14 @@ def head_step(model, read):
 def _sent_both_ways(view, read, gains, wanted):
     """Whether the head's output where it reads works against the reader though c_proj.w sends some of it the
     reader's way, and no key would serve the reader: reading elsewhere would only do no harm, and what is at
-    fault is the row of c_proj.w that sends what it carries both ways, not where it looks."""
+    fault is the row of c_proj.w that sends what it carries both ways, not where it looks. One row must do both:
+    different columns of its output, each sent one way, are what it carries, not how c_proj.w sends it."""
     p = read.position
     output = view.weights[p, : p + 1] @ view.v[: p + 1]  # [d_head]
     sent = output[:, None] * view.c_proj * read.direction  # [d_head, n_embd]: each entry of c_proj.w's part
     small = tolerance([*sent.ravel(), *gains])
-    return gains[wanted] <= small and sent.sum() < -small and sent.max() > small
+    both = (sent.max(axis=1) > small) & (sent.sum(axis=1) < -small)  # [d_head]: rows that send both ways, against
+    return gains[wanted] <= small and bool(both.any())
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ import numpy as np
 
 from ...arguments import fmt
 from ...i18n import N_, _, listed, ngettext, then
+from ...model import Name
 from ..explain import tolerance
 from .stream import (
     BLOCK_PARTS,
@@ -25,6 +26,11 @@ from .stream import (
 ATTENDED = 0.05  # a key whose attention weight is above this is said to be read
 SHOWN_PLACES = 3  # positions named in "it reads ..."
 LISTED_READS = 8  # keys a step's JSON lists where a query reads (the most read)
+
+
+def attended(weights):
+    """The keys a query reads (``weights``: its attention weights): those above ATTENDED, else the one it reads most."""
+    return [int(j) for j in np.flatnonzero(weights > ATTENDED)] or [int(np.argmax(weights))]
 
 
 def places_said(model, view, position, limit=SHOWN_PLACES):
@@ -122,12 +128,13 @@ def carried_said(model, read, view, gains, amount, stops=False):
         "effect": effect_said(read, amount),
         "entries": entries_said(named),
     }
-    if named and abs(amount) > tolerance([amount, *gains]):
+    keys = attended(weights)  # what the keys it reads give: not a residue of the weight left on the others
+    if named and abs(weights[keys] @ gains[keys]) > tolerance([amount, *gains]):
         text = _(
             "At position {position}, {head} reads {places}; its output there, {output}, {effect}, through {entries}."
         )
     elif np.abs(output * worth).max() > tolerance([*(output * worth), amount]):
-        named, text = _cancelled(model, view, weights * gains[: p + 1], v_entries, said)
+        named, text = _cancelled(model, view, weights, gains[: p + 1], worth, v_entries, said)
     else:
         cancelling, text = _not_carried(model, view, worth, c_entries, [amount, *gains], said)
         unsent = [] if cancelling or not stops else _unsent(model, read, view, worth, output)
@@ -138,25 +145,70 @@ def carried_said(model, read, view, gains, amount, stops=False):
     return named, text.format(**said)
 
 
-def _cancelled(model, view, gained, v_entries, said):
-    """(the entries of v named, the sentence) for a head whose output the reader gets both ways, so that it
-    cancels: from the positions it reads (``gained``, what each gives the reader, serving and working
-    against), or, from one, through the entries of v that carry it into columns c_proj.w sends both ways."""
+def _cancelled(model, view, weights, gains, worth, v_entries, said):
+    """(the entries named, the sentence) for a head whose output the reader gets both ways, so that it cancels:
+    from the positions it reads (what each gives the reader, serving and working against); from directions of
+    what it reads, carried on opposite ways (with the embedding's entry that wrote the one against, when
+    ``_written_against`` can tell it); or, from one, through the entries of v that carry it into columns c_proj.w
+    sends both ways."""
+    gained = weights * gains
     small = tolerance([*gained, *v_entries.ravel()])
     if gained.max() > small and gained.min() < -small:  # positions that serve it, and positions that work against
         return [], _(
             "At position {position}, {head} reads {places}; its output there, {output}, {effect}: what it reads cancels out."
         )
-    named = [e for e in (best_entry(model, "v", view, v_entries, sign) for sign in (1, -1)) if e]
-    said["entries"] = entries_said(named)
     parts = v_entries.sum(axis=1)  # [n_embd]: what each direction of its input gives the reader
     if parts.max() > small and parts.min() < -small:  # directions of what it reads, carried on opposite ways
+        found = _against(model, view, weights, worth)
+        if found is None:
+            return [], _(
+                "At position {position}, {head} reads {places}; its output there, {output}, {effect}: what it reads there has parts that serve and parts that work against, so that they cancel."
+            )
+        writer, key, named = found
+        said.update(writer=writer_said(writer), key=key, entries=entries_said(named))
+        if named[0][0].startswith(model.short[Name("v", view.block)]):  # v carries it where another direction goes
+            return named, _(
+                "At position {position}, {head} reads {places}; its output there, {output}, {effect}: what it reads there has parts that serve and parts that work against, so that they cancel ({entries})."
+            )
         return named, _(
-            "At position {position}, {head} reads {places}; its output there, {output}, {effect}: what it reads there has parts that serve and parts that work against, so that they cancel ({entries})."
+            "At position {position}, {head} reads {places}; its output there, {output}, {effect}: what it reads there has parts that serve and parts that work against, so that they cancel; what works against it, {writer} wrote at position {key} ({entries})."
         )
+    named = [e for e in (best_entry(model, "v", view, v_entries, sign) for sign in (1, -1)) if e]
+    said["entries"] = entries_said(named)
     return named, _(
         "At position {position}, {head} reads {places}; its output there, {output}, {effect}: v carries what it reads there into columns that c_proj.w sends opposite ways, so that they cancel ({entries})."
     )
+
+
+def _against(model, view, weights, worth):
+    """(the writer, the key, [the entry named]) when one writer alone wrote, at the keys a query reads, a
+    direction that the value gives on against the reader: the entry of v that carries it into a column into
+    which v carries another direction too (v mixes them); else, when v carries it only into the column of its
+    own name (as a diagonal does) and an embedding wrote it, that embedding's entry. Else None."""
+    reads = view.wv @ worth  # [n_embd]: what a unit of each direction of the value's input gives the reader
+    pieces = {  # (writer, key) -> [n_embd]: each direction of its write, as the value gives it on
+        (name, j): weights[j] * x * reads
+        for j in attended(weights)
+        for name, x in model.input(j, (view.block, "attn")).shares.items()
+    }
+    small = tolerance([*np.ravel(list(pieces.values())), 1.0])
+    against = [(name, j, int(d)) for (name, j), x in pieces.items() for d in np.flatnonzero(x < -small)]
+    if len(against) != 1:
+        return None
+    name, j, d = against[0]
+    fed = np.abs(view.wv) > tolerance(view.wv.ravel())  # [n_embd, d_head]: the entries of v that carry anything
+    write = weights[j] * model.input(j, (view.block, "attn")).shares[name][d]
+    carried = write * view.wv[d] * worth  # [d_head]: each column's part of the piece against
+    mixed = np.where(fed[d] & (fed.sum(axis=0) > 1), carried, np.inf)
+    if mixed.min() < 0:
+        c = int(np.argmin(mixed))
+        return name, j, [model.entry("v", view.block, (d, view.offset + c), view.wv[d, c])]
+    v = model.parts[Name("v", view.block)]
+    rows, cols = model.basis(v.rows), model.basis(v.cols)
+    if name.kind not in ("wte", "wpe") or any(cols[view.offset + c] != rows[d] for c in np.flatnonzero(fed[d])):
+        return None
+    row = model.reading.tokens[j] if name.kind == "wte" else j
+    return name, j, [model.entry(name.kind, None, (row, d), model.params[name.kind][row, d])]
 
 
 _UNSENT = {  # whether the head's output there is anything -> the sentence, when the path ends at its v or c_proj.w
@@ -171,12 +223,19 @@ _UNSENT = {  # whether the head's output there is anything -> the sentence, when
 
 def _unsent(model, read, view, worth, output):
     """The entries that keep a head's output from the reader, where the path ends at the head: when it has an
-    output, the entry of c_proj.w that would send its largest column where the reader wants most, else
+    output whose largest column's row of c_proj.w is all 0, the entry of that row that would send it where the
+    reader reads most (none when the row sends it elsewhere: the reader may read the wrong place), else
     the entries of v that would carry what it reads (its largest directions) into the column c_proj.w sends
     where it is read most."""
     if np.abs(output).max() > tolerance(output):
         row = int(np.argmax(np.abs(output)))
-        col = int(np.argmax(np.sign(output[row]) * read.direction))
+        if np.abs(view.c_proj[row]).max() > tolerance(view.c_proj.ravel()):
+            return []  # its row sends it somewhere the reader does not read: c_proj.w or the reader, one context cannot tell
+        size = np.abs(
+            read.direction
+        )  # of the columns the reader reads most, one an entry of the sign of the output's sends to
+        widest = size >= size.max() - tolerance(read.direction)
+        col = int(np.argmax(np.where(widest, np.sign(output[row]) * read.direction, -np.inf)))
         return [model.entry("c_proj.w", view.block, (view.offset + row, col), view.c_proj[row, col])]
     if np.abs(worth).max() <= tolerance(worth):
         return []
@@ -192,8 +251,8 @@ def _block_written(model, view, p, weights):
     """[n_embd]: what the heads and MLPs before wrote into the value's input at the keys a query reads, as its
     weights mix them."""
     found = np.zeros(model.structure.n_embd)
-    for j in np.flatnonzero(weights > ATTENDED) if weights.max() > ATTENDED else [int(np.argmax(weights))]:
-        shares = model.input(int(j), (view.block, "attn")).shares
+    for j in attended(weights):
+        shares = model.input(j, (view.block, "attn")).shares
         found += weights[j] * sum((x for n, x in shares.items() if n.kind in BLOCK_PARTS), np.zeros_like(found))
     return found
 
@@ -242,7 +301,7 @@ def _next_of_value(model, read, view, worth, amount):
     p, weights = read.position, view.weights[read.position, : read.position + 1]
     reads = view.wv @ worth  # [n_embd]: what a unit of each direction of the value's input gives the reader
     worst, most = None, -tolerance([amount, 1.0])
-    for j in [k for k in range(p + 1) if weights[k] > ATTENDED] or [int(np.argmax(weights))]:
+    for j in attended(weights):
         for name, x in model.input(j, (view.block, "attn")).shares.items():
             share = weights[j] * float(x @ reads)
             if (name.kind in BLOCK_PARTS or is_bias(name)) and share < most:
@@ -265,11 +324,11 @@ def _cancelling(model, view, p, weights, reads):
     against it alike, so that its write cancels in the value: the next Read, where its part against the
     reader is largest; or None (what the blocks before wrote there, the head does not carry on: its v or c_proj.w)."""
     worst, most = None, -tolerance([*reads, 1.0])
-    for j in np.flatnonzero(weights > ATTENDED) if weights.max() > ATTENDED else [int(np.argmax(weights))]:
-        for name, x in model.input(int(j), (view.block, "attn")).shares.items():
+    for j in attended(weights):
+        for name, x in model.input(j, (view.block, "attn")).shares.items():
             pieces = weights[j] * x * reads  # [n_embd]: each direction of its write, as the value gives it on
             if name.kind in BLOCK_PARTS and pieces.min() < most and pieces.max() > -most:
-                worst, most = (name, int(j)), float(pieces.min())
+                worst, most = (name, j), float(pieces.min())
     if worst is None:
         return None
     name, j = worst
