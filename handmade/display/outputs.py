@@ -88,7 +88,7 @@ def text_table(header, rows, title=""):
     first cell names its row (a header, for a screen reader)."""
     header, rows, title = _table_parts(header, rows, title)
     esc = html.escape
-    numeric = [all(isinstance(r[i], (int, float, np.number)) for r in rows) for i in range(len(header))]
+    numeric = [all(map(_a_number, (r[i] for r in rows if r[i] != ""))) for i in range(len(header))]
     align = [
         "right" if number else "left" for number in numeric
     ]  # numbers line up by their last digit, words by the first
@@ -108,6 +108,15 @@ def text_table(header, rows, title=""):
     lines = [title] if title else []
     lines += ["  ".join(pad(str(c), w) for c, w in zip(row, widths)).rstrip() for row in [header, *rows]]
     return Html(f"<table style='border-collapse:collapse'>{caption}<tr>{head}</tr>{body}</table>", "\n".join(lines))
+
+
+def _a_number(value):  # a number, or a number written out ("4.1797", "-1e+10"): a column of them is right-aligned
+    if isinstance(value, (int, float, np.number)):
+        return True
+    try:
+        return isinstance(value, str) and math.isfinite(float(value))
+    except ValueError:
+        return False
 
 
 def matrix(values, title="", rows=None, cols=None, digits=4, decimals=None):
