@@ -17,6 +17,7 @@ from ..i18n import _
 from .slider import LogSlider
 
 CELL = "46px"
+CELL_WIDTHS = (46, 8, 12, 140)  # px: a box's least width, per character of its number, padding, most
 MESSAGE_WIDTH = 360  # px: the least a grid's message may take, a sentence in two or three lines
 MAX_BOXES = 512  # boxes in one grid: 16 x 32, about a screen, built in 0.8 s here (1.5 ms a box: three widgets)
 NARROW = {"description_width": "initial"}  # a widget's label takes only the room it needs
@@ -171,7 +172,7 @@ class MatrixEditor:
             continuous_update=False,
             description=self.box_name(i, j),  # its label, for a screen reader only (see QUIET_LABEL)
             placeholder="",  # not ipywidgets' zero-width space, which a checker would take for a name
-            layout=W.Layout(width=CELL, height="24px", margin="0"),
+            layout=W.Layout(width=_fitting(self.values[i, j]), height="24px", margin="0"),
         )
         box.add_class(f"hm-cell-{css(self.name)}-{i}-{j}")
         box.add_class(QUIET_LABEL)
@@ -224,10 +225,14 @@ class MatrixEditor:
         self._quiet = True
         try:
             for i, j in self._refused:
-                self._boxes[i][j].value = exact(self.values[i, j])
+                self._show_in(self._boxes[i][j], self.values[i, j])
         finally:
             self._quiet = False
         self._refused.clear()
+
+    @staticmethod
+    def _show_in(box, value):  # every digit of the number the model runs, in a box wide enough to show them
+        box.value, box.layout.width = exact(value), _fitting(value)
 
     def show(self, text):
         """Say ``text`` beside the grid ("" says nothing)."""
@@ -249,7 +254,7 @@ class MatrixEditor:
         self._quiet = True
         try:
             for (i, j), value in np.ndenumerate(self.values):
-                self._boxes[i][j].value = exact(value)
+                self._show_in(self._boxes[i][j], value)
         finally:
             self._quiet = False
         self.show("")
@@ -381,6 +386,12 @@ class NumberControl:
     def show(self, text, ok=False):
         """Say ``text`` beside the box ("" says nothing); ``ok``: news, not a refusal."""
         say_in(self.message, message_html(text_of(text, "text", 1000), ok=ok))
+
+
+def _fitting(value):
+    """The width of a box that shows ``value`` with every digit (``exact``): at least CELL, at most CELL_WIDTHS[-1]."""
+    least, per_character, padding, most = CELL_WIDTHS
+    return f"{min(most, max(least, per_character * len(exact(value)) + padding))}px"
 
 
 def _typed_shown(text, limit=40):
