@@ -1089,22 +1089,39 @@ def test_a_teachers_code_that_failed_for_a_task_is_not_run_again():
     assert runs == {"rule": 1, "reference": 1} and len(set(said)) == 2, (runs, said)
 
 
+RULES = "its rule's answer"
+
+
 @pytest.mark.parametrize(
-    "extra, said",
+    "extra, said, whence",
     [
-        ([("ab", "a")], "both 'a' and 'c' after 'ab'"),  # the example, then the rule (shift: ab -> c)
-        ([("aaaa", "b"), ("aaaa", "c")], "both 'b' and 'c' after 'aaaa'"),  # against each other, beyond n_ctx
+        ([("ab", "a")], "both 'a' and 'c' after 'ab'", "'a' is its extra_examples[0], and 'c' " + RULES),
+        (  # against each other, beyond n_ctx
+            [("ab", "c"), ("aaaa", "b"), ("aaaa", "c")],
+            "both 'b' and 'c' after 'aaaa'",
+            "'b' is its extra_examples[1], and 'c' its extra_examples[2]",
+        ),
         # a model of the task's shape reads the last n_ctx = 3 letters: 'abc' for both, and the rule's 'abc' too
-        ([("aabc", "b")], "'b' after 'aabc' and 'a' after 'abc', which end in the same 3 letters, 'abc'"),
-        ([("babc", "b"), ("cabc", "c")], "'b' after 'babc' and 'c' after 'cabc', which end in the same 3 letters"),
+        (
+            [("aabc", "b")],
+            "'b' after 'aabc' and 'a' after 'abc', which end in the same 3 letters, 'abc'",
+            "'b' is its extra_examples[0], and 'a' " + RULES,
+        ),
+        (
+            [("babc", "b"), ("cabc", "c")],
+            "'b' after 'babc' and 'c' after 'cabc', which end in the same 3 letters",
+            "'b' is its extra_examples[0], and 'c' its extra_examples[1]",
+        ),
     ],
 )
-def test_a_task_whose_examples_ask_two_answers_after_one_context_is_refused_wherever_it_is_used(extra, said):
+def test_a_task_whose_examples_ask_two_answers_after_one_context_is_refused_wherever_it_is_used(extra, said, whence):
+    """Refused in one line that says both answers, and where each comes from: which extra example, or the rule."""
     shift = make(extra_examples=extra)
     phrase = f"task shift_rule: it asks for {said}"
     for use in (lambda: examples(shift), lambda: blank(shift), lambda: grade(shift, {})):
-        with pytest.raises(ValueError, match=re.escape(phrase)):
+        with pytest.raises(ValueError, match=re.escape(phrase)) as error:
             use()
+        assert str(error.value).endswith(f"({whence})"), str(error.value)
     assert examples(
         make(extra_examples=[("ab", "c"), ("aaaa", "b"), ("baab", "c")])
     )  # the same answer, or longer contexts whose last 3 letters differ or agree: fine

@@ -282,11 +282,12 @@ def _examples(task):
         raise ValueError(task.saying(task.refused))
     enumerated = [Example(context, _answer(task, context, answer)) for context, answer in _asked(task)]
     found = (*task.extra_examples, *(e for e in enumerated if e.expected is not None))
-    answers = {}  # {the last n_ctx letters, all a model of the task's shape reads: (context, answer)}
-    for e in found:  # an extra example that contradicts the rule, or another one: no model could pass
-        first, answer = answers.setdefault(e.context[-task.n_ctx :], (e.context, e.expected))
-        if answer != e.expected:
-            raise ValueError(task.saying(contradiction(task.n_ctx, first, answer, e)))
+    answers = {}  # {the last n_ctx letters, all a model of the task's shape reads: (its place in found, example)}
+    for i, e in enumerate(found):  # an extra example that contradicts the rule, or another one: no model could pass
+        j, first = answers.setdefault(e.context[-task.n_ctx :], (i, e))
+        if first.expected != e.expected:
+            places = [k if k < len(task.extra_examples) else None for k in (j, i)]  # None: the rule's answer
+            raise ValueError(task.saying(contradiction(task.n_ctx, first.context, first.expected, e, places)))
     if not found:
         raise ValueError(
             _("{task} grades no context: its rule returns None for every text of 1 to {n_ctx} letters").format(
