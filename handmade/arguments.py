@@ -237,6 +237,13 @@ def check_alphabet(alphabet):
             )
         )
     writable(alphabet, _("the alphabet"))
+    joined = [] if alphabet.isascii() else _combining(alphabet)
+    if joined:  # e + U+0301 shows as é: two tokens a learner could not tell from one
+        raise ValueError(
+            _(
+                "the alphabet {alphabet} has {char} (U+{code:04X}), a combining mark, which shows joined to the character before it; each character must show on its own"
+            ).format(alphabet=brief(alphabet), char=repr(joined[0]), code=ord(joined[0]))
+        )
     if len(set(alphabet)) != len(alphabet):
         repeated = sorted({c for c in alphabet if alphabet.count(c) > 1})
         raise ValueError(
@@ -245,6 +252,14 @@ def check_alphabet(alphabet):
             )
         )
     return alphabet
+
+
+def _combining(text):
+    """The combining marks of ``text``, which show joined to the character before them (unicodedata: loaded here,
+    for an alphabet beyond ASCII, not on every import)."""
+    import unicodedata
+
+    return [c for c in text if unicodedata.combining(c) or unicodedata.category(c) == "Me"]
 
 
 def token_ids(ids, what):  # -> int64 [n_seq] or [B, n_seq], the shape given; or None

@@ -757,6 +757,11 @@ BAD_TASKS = {  # name: (options for make, or a rule, a phrase of the one-line er
     "a pair of a number": ((shift, {"extra_examples": (("ab", "c"), (5, "a"))}), "extra_examples[1] is (5, 'a')"),
     "a triple": ((shift, {"extra_examples": [("ab", "c", "a")]}), "extra_examples[0] is ('ab', 'c', 'a')"),
     "extra examples of a number": ((shift, {"extra_examples": 3}), "extra_examples must be"),
+    "a combining mark in the alphabet": (  # e + U+0301 shows as é, beside é itself: two tokens that look the same
+        (shift, {"alphabet": "e\u0301\u00e9"}),
+        "task shift: the alphabet 'e\u0301\u00e9' has '\u0301' (U+0301), a combining mark, which shows joined to the character before it",
+    ),
+    "an enclosing mark in the alphabet": ((shift, {"alphabet": "ab\u20dd"}), "(U+20DD), a combining mark"),
     "extra examples of a string": ((shift, {"extra_examples": "abc"}), "extra_examples must be"),
 }
 

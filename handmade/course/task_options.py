@@ -59,6 +59,10 @@ def _check_alphabet(alphabet):
                 limit=MAX_ALPHABET, value=brief(alphabet)
             )
         )
+    try:  # what every alphabet must be (characters that can be written and shown on their own), said for the task
+        check_alphabet(alphabet)
+    except ValueError as error:
+        raise OptionError(str(error)) from None
 
 
 def longest_context(n_vocab):
