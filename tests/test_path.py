@@ -359,12 +359,41 @@ def test_a_key_that_loses_because_its_own_k_entry_is_zero_is_blamed_on_that_entr
     assert f"k makes nothing of {entry} from any direction" in steps[0].text
 
 
-def with_changed(task, part, index, how):
-    """The reference of ``task`` with one entry of ``part`` changed (``how``: zero or add1), and its focus's path."""
-    model = reference(task)
+CHANGES = {"zero": lambda x: 0, "add1": lambda x: x + 1, "neg": lambda x: -x, "tenth": lambda x: x / 10}
+
+
+def with_changed(task, part, index, how, model=None):
+    """``model`` (the reference of ``task`` when None) with one entry of ``part`` changed (``how``: a key of CHANGES),
+    and its focus's path."""
+    model = reference(task) if model is None else model
     values = get(model, part).copy()
-    values[index] = 0 if how == "zero" else values[index] + 1
+    values[index] = CHANGES[how](values[index])
     return model, grade(task, with_parts(model, {part: values})).focus.path
+
+
+def xor_rescaled():
+    """The xor reference with unit s<0 reading its input at a quarter of the size and sending four times as much:
+    the same function, a design whose units use different scales (it passes)."""
+    model = reference("xor")
+    c_fc, c_proj = get(model, "mlp.c_fc.w").copy(), get(model, "mlp.c_proj.w").copy()
+    c_fc[:, 1], c_proj[1] = c_fc[:, 1] / 4, c_proj[1] * 4
+    model = with_parts(model, {"mlp.c_fc.w": c_fc, "mlp.c_proj.w": c_proj})
+    assert grade("xor", model).passed
+    return model
+
+
+def test_a_weak_entry_of_c_fc_is_judged_by_what_its_unit_gives_the_reader_not_by_its_size():
+    """Units a design scales differently (xor's s<0 reads a quarter as much and sends four times as much): a fault
+    in k does not end the path at the correct mlp.c_fc.w[V, s<0] = -256 as too small: it goes on to the entry of k."""
+    _model, steps = with_changed("xor", "k", (0, 2), "add1", xor_rescaled())
+    assert not any("is smaller in size" in s.text for s in steps)
+    assert "k[P0, P2]" in dict(steps[-1].entries)
+
+
+def test_a_weak_negative_entry_of_c_fc_is_said_smaller_in_size_than_a_signed_target():
+    _model, steps = with_changed("xor", "mlp.c_fc.w", (7, 1), "tenth")
+    assert dict(steps[0].entries)["mlp.c_fc.w[V, s<0]"] == pytest.approx(-102.4)
+    assert "mlp.c_fc.w[V, s<0] = -102.4 is smaller in size than -1024:" in steps[0].text
 
 
 @pytest.mark.parametrize(

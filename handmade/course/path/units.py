@@ -117,18 +117,22 @@ def _unsent_unit(model, b, p, small):
 
 def _weak_entry(model, read, unit, units, bias):
     """The entry of mlp.c_fc.w that fed ``unit`` (which fires and serves the reader, too little) the most, when it
-    is smaller than the MLP's largest entries of mlp.c_fc.w and, that large, would make the unit outweigh the
-    output bias (its pre-activation grown as the entry does): (row, the largest size); else None."""
+    gives the reader less than the MLP's strongest unit gives of that input (its entry of mlp.c_fc.w times what a unit
+    of its activation gives the reader: units a design scales differently compare alike) and, that strong, would make
+    the unit outweigh the output bias (its pre-activation grown as the entry does): (row, the entry that strong); else None."""
     b, p = read.part.block, read.position
-    c_fc, share = model.params["blocks"][b]["mlp"]["c_fc"]["w"], units[unit]  # [n_embd, n_hidden]
+    mlp = model.params["blocks"][b]["mlp"]
+    c_fc, share = mlp["c_fc"]["w"], units[unit]  # [n_embd, n_hidden]
+    worth = mlp["c_proj"]["w"] @ read.direction  # [n_hidden]: what one unit of each unit's activation gives the reader
     pieces = layer_read(model, b, "mlp")[p] * c_fc[:, unit]  # [n_embd]: what each entry gives its pre-activation
     pre = float(model.tapped[Name(T.mlp_pre, b)][p][unit])
-    row, largest = int(np.argmax(pieces)), float(np.abs(c_fc).max())
-    if pre <= 0 or pieces[row] <= tolerance(pieces) or abs(c_fc[row, unit]) >= largest * (1 - 1e-6):
+    row = int(np.argmax(pieces))
+    target = float(np.abs(c_fc[row] * worth).max() / abs(worth[unit]))  # the size that would gain as much as the most
+    if pre <= 0 or pieces[row] <= tolerance(pieces) or abs(c_fc[row, unit]) >= target * (1 - 1e-6):
         return None
-    grown = pre + pieces[row] * (largest / abs(c_fc[row, unit]) - 1)  # its pre-activation with the entry that large
+    grown = pre + pieces[row] * (target / abs(c_fc[row, unit]) - 1)  # its pre-activation with the entry that large
     outweighs = units.sum() - share + share * grown / pre + bias > tolerance([*units, bias])
-    return (row, largest) if outweighs else None
+    return (row, float(np.copysign(target, c_fc[row, unit]))) if outweighs else None
 
 
 def _misled(model, read):
@@ -243,22 +247,23 @@ def _unsent_entries(model, read, unit, layer_in):
     w = model.params["blocks"][b]["mlp"]["c_proj"]["w"]  # [n_hidden, n_embd]
     sent = model.entry("mlp.c_proj.w", b, (unit, col), w[unit, col])
     named = [e for e in (_unit_input_entry(model, b, unit, layer_in, 1), sent) if e]
-    sentence = _("Its row of mlp.c_proj.w is all 0, so what it computes reaches nothing, {reader} neither: {entry}.")
+    sentence = _("Its row of mlp.c_proj.w is all 0, so what it computes reaches nothing, not even {reader}: {entry}.")
     return named, then("", sentence.format(reader=reader_said(read.reader), entry=entries_said([sent])))
 
 
 def _weak_entries(model, read, unit, layer_in):
     """The entries of a unit held back by its own weak entry of mlp.c_fc.w: that entry, and how the unit reaches
-    the reader; and the sentence that says how large the MLP's other entries are."""
+    the reader; and the sentence that says how large it would have to be."""
     b = read.part.block
-    row, largest = _weak_entry(model, read, unit, _units_read(model, read), _bias_read(model, read))
+    row, target = _weak_entry(model, read, unit, _units_read(model, read), _bias_read(model, read))
     c_fc = model.params["blocks"][b]["mlp"]["c_fc"]["w"]  # [n_embd, n_hidden]
     weak = model.entry("mlp.c_fc.w", b, (row, unit), c_fc[row, unit])
     named = [e for e in (weak, _unit_output_entry(model, read, unit)) if e]
     sentence = _(
-        "{entry} is smaller than the largest entries of mlp.c_fc.w ({largest}): that large, it would make the unit outweigh the output bias."
+        "{entry} is smaller in size than {target}: at that size, what it reads would reach {reader} through this unit as strongly as through the strongest unit of the MLP (an entry of mlp.c_fc.w times what the unit's activation gives {reader}), and the unit would outweigh the output bias."
     )
-    return named, then("", sentence.format(entry=entries_said([weak]), largest=fmt(largest)))
+    said = {"entry": entries_said([weak]), "target": fmt(target), "reader": reader_said(read.reader)}
+    return named, then("", sentence.format(**said))
 
 
 def _units_read(model, read):
