@@ -447,6 +447,15 @@ def test_what_a_value_reads_that_cancels_names_what_wrote_the_part_against(task,
     assert "parts that serve and parts that work against, so that they cancel" in step.text
 
 
+@pytest.mark.parametrize("index, unit", [((0, 5), "s>0"), ((1, 5), "s<0")])
+def test_a_unit_that_sends_the_reader_the_other_way_from_its_siblings_ends_the_path_at_it(index, unit):
+    """xor's mlp.c_proj.w[s>0, T0] (or [s<0, T0]) negated: the unit fires against the reader on what head 0
+    carried, which serves the other unit as it should; the path ends at the unit's entry, and never blames the
+    head's correct v and c_proj.w."""
+    _model, steps = with_changed("xor", "mlp.c_proj.w", index, "neg")
+    assert [s.kind for s in steps] == ["unit"] and f"mlp.c_proj.w[{unit}, T0]" in dict(steps[0].entries)
+
+
 # ---- exact sums, from the recorded pass ----------------------------------------------------------------
 
 

@@ -135,12 +135,21 @@ def _weak_entry(model, read, unit, units, bias):
     return (row, float(np.copysign(target, c_fc[row, unit]))) if outweighs else None
 
 
-def _misled(model, read):
+def _misled(model, read, odd=False):
     """Whether what a unit read was written by a head that looked in the wrong place, or carried what works
-    against the unit, or was never written."""
+    against the unit (not when the unit is ``odd``: it sends the reader the other way from its sibling units, so what
+    the head carried serves them, and the unit's own weights are at fault), or was never written."""
     step, _after = step_on(model, read)
-    carried = step.kind == "value" and step.amount < -tolerance([step.amount, 1.0])
+    carried = step.kind == "value" and step.amount < -tolerance([step.amount, 1.0]) and not odd
     return carried or step.kind in ("attention", "unwritten", "unit", "bias")
+
+
+def _odd_unit(model, read, unit):
+    """Whether ``unit`` sends the reader the other way from most of the MLP's other units that send it anything."""
+    worth = model.params["blocks"][read.part.block]["mlp"]["c_proj"]["w"] @ read.direction  # [n_hidden]
+    others = np.delete(worth, unit)
+    signs = np.sign(others[np.abs(others) > tolerance(worth)])
+    return float(signs.sum() * np.sign(worth[unit])) < 0
 
 
 def _faulty(model, read):
@@ -282,7 +291,12 @@ def _after_unit(model, read, at, shares, unit, want, units, pre, how):
         return _next_of_unit(model, read, at, shares, unit, want, feed=True)
     helps = units[unit] >= -tolerance(units) and pre > 0  # it fires the right way, too little: its own weights
     after = None if helps and how != "held" else _next_of_unit(model, read, at, shares, unit, want)
-    if pre > 0 and isinstance(after, Read) and units[unit] < 0 and not _misled(model, after):
+    if (
+        pre > 0
+        and isinstance(after, Read)
+        and units[unit] < 0
+        and not _misled(model, after, _odd_unit(model, read, unit))
+    ):
         return None  # it fires on what it was given, and works against the reader: its own weights
     return after
 
