@@ -417,16 +417,27 @@ def test_a_head_output_that_c_proj_sends_where_the_reader_does_not_read_names_no
 
 @pytest.mark.parametrize(
     "task, part, index, first",
-    [("induction", "wpe", (1, 8), "attention"), ("after_last_c", "wpe", (2, 8), "value")],
+    [("induction", "wpe", (1, 8), "value"), ("after_last_c", "wpe", (2, 8), "value")],
 )
 def test_output_columns_each_sent_one_way_are_not_a_row_of_c_proj_sending_both_ways(task, part, index, first):
     """A token written where it should not be (wpe) gives a head's output two columns, each sent one way: that is
-    not a row of c_proj.w sending both ways, so the path does not stop at the reference's own v and c_proj.w
-    entries (test_a_row_of_c_proj_that_sends_the_right_token_to_a_wrong_one_too_... is the counter-case)."""
+    not a row of c_proj.w sending both ways, so no entry of c_proj.w is named (no key would serve the reader, so
+    the attention is not blamed either; test_a_row_of_c_proj_that_sends_the_right_token_to_a_wrong_one_too_... is
+    the counter-case)."""
     model, steps = with_changed(task, part, index, "add1")
     assert steps[0].kind == first
-    own = {f"blocks[1].{p}[Tc, Tc]" for p in ("v", "c_proj.w")}
-    assert not (steps[0].kind == "value" and own <= set(dict(steps[0].entries)))
+    assert not any("c_proj.w[" in entry for entry, _value in steps[0].entries)
+    assert "instead would serve" not in steps[0].text
+
+
+@pytest.mark.parametrize("part, index", [("v.b", (0, 0)), ("v.b", (0, 1)), ("v", (0, 1)), ("v", (1, 0))])
+def test_a_head_that_no_key_would_serve_better_is_not_blamed_for_where_it_looks(part, index):
+    """majority with what v carries changed: the head's output works against the reader wherever it reads (its query
+    is 0 by design), so the path says no position would serve the reader, names no correct entry of c_proj.w and no
+    entry of q or k."""
+    _model, steps = with_changed("majority", part, index, "add1")
+    assert steps[0].kind == "value" and "No position would serve" in steps[0].text
+    assert not any(entry.startswith(("c_proj.w[", "q", "k")) for s in steps for entry, _value in s.entries)
 
 
 @pytest.mark.parametrize(

@@ -49,24 +49,22 @@ def head_step(model, read):
     # whose score is made of the smallest products (not one a large product keeps out, as q.b[P0] may), then the first
     wanted = int(np.lexsort((spread, -scores, -weights, -gains))[0])
     lost = float(gains[wanted] - amount)
-    if lost > max(tolerance(gains), FAULT_SHARE * float(np.ptp(gains))) and not _sent_both_ways(
-        view, read, gains, wanted
-    ):
+    both_ways = _sent_both_ways(view, read, gains, wanted)
+    if lost > max(tolerance(gains), FAULT_SHARE * float(np.ptp(gains))) and not both_ways:
         return _attention(model, read, view, gains, wanted, amount)
-    return value_step(model, read, view, gains, amount)
+    return value_step(model, read, view, gains, amount, both_ways)
 
 
 def _sent_both_ways(view, read, gains, wanted):
     """Whether the head's output where it reads works against the reader though c_proj.w sends some of it the
     reader's way, and no key would serve the reader: reading elsewhere would only do no harm, and what is at
-    fault is the row of c_proj.w that sends what it carries both ways, not where it looks. One row must do both:
-    different columns of its output, each sent one way, are what it carries, not how c_proj.w sends it."""
+    fault is what it carries, or how c_proj.w sends it, not where it looks (which entries of c_proj.w, if any, the
+    value step says: ``values._not_carried``)."""
     p = read.position
     output = view.weights[p, : p + 1] @ view.v[: p + 1]  # [d_head]
     sent = output[:, None] * view.c_proj * read.direction  # [d_head, n_embd]: each entry of c_proj.w's part
     small = tolerance([*sent.ravel(), *gains])
-    both = (sent.max(axis=1) > small) & (sent.sum(axis=1) < -small)  # [d_head]: rows that send both ways, against
-    return gains[wanted] <= small and bool(both.any())
+    return gains[wanted] <= small and sent.sum() < -small and sent.max() > small
 
 
 @dataclass(frozen=True)

@@ -86,11 +86,11 @@ def best_entry(model, kind, view, contributions, sign):
     return model.entry(f"{kind}.b", view.block, view.offset + index[0], weights[index])
 
 
-def value_step(model, read, view, gains, amount):
+def value_step(model, read, view, gains, amount, both_ways=False):
     p = read.position
     worth = view.c_proj @ read.direction  # [d_head]: what one unit of each output column gives the reader
     after = _next_of_value(model, read, view, worth, amount)
-    named, text = carried_said(model, read, view, gains, amount, stops=after is None)
+    named, text = carried_said(model, read, view, gains, amount, stops=after is None, both_ways=both_ways)
     small = tolerance(gains)
     if gains.max() - amount > small and gains.max() <= small:  # reading elsewhere would only do no harm
         sentence = _("No position would serve {reader}: reading another would at most do nothing for it.")
@@ -103,10 +103,12 @@ def value_step(model, read, view, gains, amount):
     return PathStep("value", read.part, p, amount, facts, tuple(named), text), after
 
 
-def carried_said(model, read, view, gains, amount, stops=False):
+def carried_said(model, read, view, gains, amount, stops=False, both_ways=False):
     """(the entries of v and c_proj.w named, the sentence): where the head reads, its output there, what
     that does to the reader, and the entries that did most of it (the wrong way, or the right way too little);
-    with ``stops`` (the path ends at this head), those that kept its output from the reader."""
+    with ``stops`` (the path ends at this head), those that kept its output from the reader; with ``both_ways``
+    (c_proj.w sends its output both ways, against the reader, and no key would serve it), an entry of c_proj.w
+    only from a row that does so alone (columns each sent one way are what it carries, not how c_proj.w sends it)."""
     p = read.position
     weights = view.weights[p, : p + 1]
     worth = view.c_proj @ read.direction  # [d_head]: what one unit of each output column gives the reader
@@ -117,7 +119,7 @@ def carried_said(model, read, view, gains, amount, stops=False):
     sign = -1 if amount < 0 else 1
     found = (
         *(_tied_v(model, view, v_entries, sign) or [best_entry(model, "v", view, view.bv * worth, sign)]),
-        _best_c_proj(model, view, c_entries, sign),
+        _best_c_proj(model, view, _rows_both_ways(c_entries) if both_ways else c_entries, sign),
     )
     named = [e for e in found if e]
     said = {
@@ -285,6 +287,14 @@ def _tied_v(model, view, contributions, sign, limit=SHOWN_DIRECTIONS):
         return []
     top = np.argwhere(oriented >= oriented.max() - tolerance(contributions.ravel()))[:limit]  # [found, 2]
     return [model.entry("v", view.block, (int(r), view.offset + int(c)), view.wv[r, c]) for r, c in top]
+
+
+def _rows_both_ways(contributions):
+    """``contributions`` ([d_head, n_embd]: each entry of c_proj.w's part) kept only in the rows that send the head's
+    output both ways and, in sum, against the reader; 0 elsewhere."""
+    small = tolerance(contributions.ravel())
+    rows = (contributions.max(axis=1) > small) & (contributions.sum(axis=1) < -small)  # [d_head]
+    return np.where(rows[:, None], contributions, 0.0)
 
 
 def _best_c_proj(model, view, contributions, sign):
