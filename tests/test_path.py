@@ -467,6 +467,15 @@ def test_a_unit_that_sends_the_reader_the_other_way_from_its_siblings_ends_the_p
     assert [s.kind for s in steps] == ["unit"] and f"mlp.c_proj.w[{unit}, T0]" in dict(steps[0].entries)
 
 
+def test_a_head_step_no_misled_unit_leads_to_names_one_entry_of_v_not_every_one_tied():
+    """aab's v[P0, V] +1: the head's value step (reached from the margin, not from a unit a head misled) names the
+    changed entry, not also the correct v[Ta, V] that pushes as much (naming every tied entry is for the step a
+    misled unit leads to)."""
+    _model, steps = with_changed("aab", "v", (0, 7), "add1")
+    named = {entry for s in steps for entry, _value in s.entries}
+    assert "v[P0, V]" in named and "v[Ta, V]" not in named
+
+
 # ---- exact sums, from the recorded pass ----------------------------------------------------------------
 
 

@@ -40,6 +40,7 @@ class Read:
     direction: np.ndarray  # [n_embd], on the part's vector in the stream
     sign: int
     reader: tuple  # who reads it, for the sentence: see READERS
+    tied: bool = False  # a head's value step names every entry of v tied for the most (one a misled unit leads to)
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,8 @@
 and works against the reader, or one that would serve it and does not fire), and its pre-activation split
 by writer, ``mlp.c_fc.b`` apart."""
 
+from dataclasses import replace
+
 import numpy as np
 
 from ...arguments import fmt
@@ -291,13 +293,10 @@ def _after_unit(model, read, at, shares, unit, want, units, pre, how):
         return _next_of_unit(model, read, at, shares, unit, want, feed=True)
     helps = units[unit] >= -tolerance(units) and pre > 0  # it fires the right way, too little: its own weights
     after = None if helps and how != "held" else _next_of_unit(model, read, at, shares, unit, want)
-    if (
-        pre > 0
-        and isinstance(after, Read)
-        and units[unit] < 0
-        and not _misled(model, after, _odd_unit(model, read, unit))
-    ):
-        return None  # it fires on what it was given, and works against the reader: its own weights
+    if pre > 0 and isinstance(after, Read) and units[unit] < 0:
+        if not _misled(model, after, _odd_unit(model, read, unit)):
+            return None  # it fires on what it was given, and works against the reader: its own weights
+        return replace(after, tied=True)  # of keys read alike, one context cannot tell which entry of v is at fault
     return after
 
 

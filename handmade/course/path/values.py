@@ -90,7 +90,9 @@ def value_step(model, read, view, gains, amount, both_ways=False):
     p = read.position
     worth = view.c_proj @ read.direction  # [d_head]: what one unit of each output column gives the reader
     after = _next_of_value(model, read, view, worth, amount)
-    named, text = carried_said(model, read, view, gains, amount, stops=after is None, both_ways=both_ways)
+    named, text = carried_said(
+        model, read, view, gains, amount, stops=after is None, both_ways=both_ways, tied=read.tied
+    )
     small = tolerance(gains)
     if gains.max() - amount > small and gains.max() <= small:  # reading elsewhere would only do no harm
         sentence = _("No position would serve {reader}: reading another would at most do nothing for it.")
@@ -103,12 +105,13 @@ def value_step(model, read, view, gains, amount, both_ways=False):
     return PathStep("value", read.part, p, amount, facts, tuple(named), text), after
 
 
-def carried_said(model, read, view, gains, amount, stops=False, both_ways=False):
+def carried_said(model, read, view, gains, amount, stops=False, both_ways=False, tied=False):
     """(the entries of v and c_proj.w named, the sentence): where the head reads, its output there, what
     that does to the reader, and the entries that did most of it (the wrong way, or the right way too little);
     with ``stops`` (the path ends at this head), those that kept its output from the reader; with ``both_ways``
     (c_proj.w sends its output both ways, against the reader, and no key would serve it), an entry of c_proj.w
-    only from a row that does so alone (columns each sent one way are what it carries, not how c_proj.w sends it)."""
+    only from a row that does so alone (columns each sent one way are what it carries, not how c_proj.w sends it);
+    with ``tied`` (the step a misled unit leads to), every entry of v tied for the most, not the first of them."""
     p = read.position
     weights = view.weights[p, : p + 1]
     worth = view.c_proj @ read.direction  # [d_head]: what one unit of each output column gives the reader
@@ -117,8 +120,9 @@ def carried_said(model, read, view, gains, amount, stops=False, both_ways=False)
     v_entries = read_in[:, None] * view.wv * worth  # [n_embd, d_head]: each entry of v's part of the amount
     c_entries = output[:, None] * view.c_proj * read.direction  # [d_head, n_embd]: each entry of c_proj.w's
     sign = -1 if amount < 0 else 1
+    v_named = _tied_v(model, view, v_entries, sign) if tied else [best_entry(model, "v", view, v_entries, sign)]
     found = (
-        *(_tied_v(model, view, v_entries, sign) or [best_entry(model, "v", view, view.bv * worth, sign)]),
+        *([e for e in v_named if e] or [best_entry(model, "v", view, view.bv * worth, sign)]),
         _best_c_proj(model, view, _rows_both_ways(c_entries) if both_ways else c_entries, sign),
     )
     named = [e for e in found if e]
