@@ -57,9 +57,12 @@ def test_text_table_has_html_and_aligned_text():
         ("left", "bbb"),
         ("right", "22"),
     ]
-    written = text_table(["step", "loss", "shape"], [(0, "4.1797", "66×32"), (10, "3.5", ""), ("total", "", "8×32")])
+    written = text_table(
+        ["step", "loss", "shape", "context"],
+        [(0, "4.1797", "66×32", "0"), (10, "3.5", "", "001"), ("total", "", "8×32", "1")],
+    )
     aligns = re.findall(r"<th scope='col' style='text-align:(\w+)", written._repr_html_())
-    assert aligns == ["left", "right", "left"]  # numbers written out count as numbers, an empty cell as none
+    assert aligns == ["left", "right", "left", "left"]  # numbers written out count, an empty cell as none, 001 is text
 
 
 def test_matrix_labels_rows_and_columns():

@@ -6,6 +6,7 @@ readable plain-text twin elsewhere. Nothing here needs IPython.
 
 import html
 import math
+import re
 
 import numpy as np
 
@@ -110,13 +111,13 @@ def text_table(header, rows, title=""):
     return Html(f"<table style='border-collapse:collapse'>{caption}<tr>{head}</tr>{body}</table>", "\n".join(lines))
 
 
-def _a_number(value):  # a number, or a number written out ("4.1797", "-1e+10"): a column of them is right-aligned
-    if isinstance(value, (int, float, np.number)):
-        return True
-    try:
-        return isinstance(value, str) and math.isfinite(float(value))
-    except ValueError:
-        return False
+WRITTEN_NUMBER = re.compile(r"[-+−]?(0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?")  # 4.1797, -1e+10; not 0011, a text of digits
+
+
+def _a_number(value):  # a number, or one written out: a column of them is right-aligned
+    return (
+        isinstance(value, (int, float, np.number)) or isinstance(value, str) and bool(WRITTEN_NUMBER.fullmatch(value))
+    )
 
 
 def matrix(values, title="", rows=None, cols=None, digits=4, decimals=None):
