@@ -18,7 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from ..arguments import NUMBER_KINDS, brief, fmt, is_whole
+from ..arguments import NUMBER_KINDS, brief, fmt, fmt_apart, is_whole
+from ..arguments import exact as typed  # a number as the learner typed it, never rounded: 1, 0.99
 from ..i18n import _, listed
 from ..reasons import reason as said
 
@@ -102,12 +103,6 @@ def describe(value):
     return _("{value} (a {kind})").format(value=brief(value), kind=type(value).__name__)
 
 
-def typed(x):
-    """A number as the learner typed it, never rounded: 1, 0.99, 1.0000000000000002."""
-    x = float(x)
-    return str(int(x)) if x.is_integer() and abs(x) < 1e16 else repr(x)
-
-
 def row(values, digits=4):
     """A row of numbers for a sentence: [1, 0.5, -0.25]."""
     return "[" + ", ".join(fmt(v, digits) for v in np.ravel(values)) + "]"
@@ -125,9 +120,7 @@ def close(got, want, atol=1e-9):
 
 def apart(want, got, digits=4):
     """Two numbers written with just enough digits to show that they differ."""
-    while digits < 17 and fmt(want, digits) == fmt(got, digits):
-        digits += 1
-    return fmt(want, digits), fmt(got, digits)
+    return fmt_apart(want, got, digits), fmt_apart(got, want, digits)
 
 
 def rows_apart(want, got, digits=4):

@@ -90,9 +90,8 @@ def text_table(header, rows, title=""):
     header, rows, title = _table_parts(header, rows, title)
     esc = html.escape
     numeric = [all(map(_a_number, (r[i] for r in rows if r[i] != ""))) for i in range(len(header))]
-    align = [
-        "right" if number else "left" for number in numeric
-    ]  # numbers line up by their last digit, words by the first
+    # numbers line up by their last digit, words by their first
+    align = ["right" if number else "left" for number in numeric]
     head = "".join(
         f"<th scope='col' style='text-align:{a};padding:0 8px'>{esc(str(h))}</th>" for h, a in zip(header, align)
     )

@@ -40,8 +40,7 @@ def step_on(model, read):
 
 def mlp_step(model, read):
     b, p = read.part.block, read.position
-    mlp = model.params["blocks"][b]["mlp"]
-    worth = mlp["c_proj"]["w"] @ read.direction  # [n_hidden]: what one unit of each hidden unit gives the reader
+    worth = _worth(model, read)  # [n_hidden]
     units, bias = _units_read(model, read), _bias_read(model, read)  # [n_hidden], and the bias's share
     amount = float(units.sum() + bias)
     small = tolerance([*units, bias, *worth])
@@ -55,7 +54,7 @@ def mlp_step(model, read):
         if abs(bias) > small:  # its bias alone does: too little, or the wrong way
             return _mlp_bias(model, read, facts, units, bias, amount), None
         col = int(np.argmax(read.direction))  # what the reader wants more of most
-        named = (model.entry("mlp.c_proj.b", b, col, mlp["c_proj"]["b"][col]),)
+        named = (model.entry("mlp.c_proj.b", b, col, model.params["blocks"][b]["mlp"]["c_proj"]["b"][col]),)
         text = _(
             "At position {position}, no unit of {mlp} can serve {reader}: mlp.c_proj.w sends none of them there, and its output bias adds nothing there ({entries})."
         )
@@ -125,7 +124,7 @@ def _weak_entry(model, read, unit, units, bias):
     b, p = read.part.block, read.position
     mlp = model.params["blocks"][b]["mlp"]
     c_fc, share = mlp["c_fc"]["w"], units[unit]  # [n_embd, n_hidden]
-    worth = mlp["c_proj"]["w"] @ read.direction  # [n_hidden]: what one unit of each unit's activation gives the reader
+    worth = _worth(model, read)  # [n_hidden]
     pieces = layer_read(model, b, "mlp")[p] * c_fc[:, unit]  # [n_embd]: what each entry gives its pre-activation
     pre = float(model.tapped[Name(T.mlp_pre, b)][p][unit])
     row = int(np.argmax(pieces))
@@ -148,7 +147,7 @@ def _misled(model, read, odd=False):
 
 def _odd_unit(model, read, unit):
     """Whether ``unit`` sends the reader the other way from most of the MLP's other units that send it anything."""
-    worth = model.params["blocks"][read.part.block]["mlp"]["c_proj"]["w"] @ read.direction  # [n_hidden]
+    worth = _worth(model, read)  # [n_hidden]
     others = np.delete(worth, unit)
     signs = np.sign(others[np.abs(others) > tolerance(worth)])
     return float(signs.sum() * np.sign(worth[unit])) < 0
@@ -277,10 +276,13 @@ def _weak_entries(model, read, unit, layer_in):
     return named, then("", sentence.format(**said))
 
 
+def _worth(model, read):  # -> [n_hidden]: what one unit of each hidden unit's activation gives the reader
+    return model.params["blocks"][read.part.block]["mlp"]["c_proj"]["w"] @ read.direction
+
+
 def _units_read(model, read):
     """[n_hidden]: each unit's share of what the reader reads of the MLP ``read.part`` at ``read.position``."""
-    mlp = model.params["blocks"][read.part.block]["mlp"]
-    return model.tapped[Name(T.mlp_hidden, read.part.block)][read.position] * (mlp["c_proj"]["w"] @ read.direction)
+    return model.tapped[Name(T.mlp_hidden, read.part.block)][read.position] * _worth(model, read)
 
 
 def _bias_read(model, read):

@@ -191,12 +191,7 @@ def _against(model, view, weights, worth):
     direction that the value gives on against the reader: the entry of v that carries it into a column into
     which v carries another direction too (v mixes them); else, when v carries it only into the column of its
     own name (as a diagonal does) and an embedding wrote it, that embedding's entry. Else None."""
-    reads = view.wv @ worth  # [n_embd]: what a unit of each direction of the value's input gives the reader
-    pieces = {  # (writer, key) -> [n_embd]: each direction of its write, as the value gives it on
-        (name, j): weights[j] * x * reads
-        for j in attended(weights)
-        for name, x in model.input(j, (view.block, "attn")).shares.items()
-    }
+    pieces = _pieces(model, view, weights, view.wv @ worth)
     small = tolerance([*np.ravel(list(pieces.values())), 1.0])
     against = [(name, j, int(d)) for (name, j), x in pieces.items() for d in np.flatnonzero(x < -small)]
     if len(against) != 1:
@@ -237,9 +232,8 @@ def _unsent(model, read, view, worth, output):
         row = int(np.argmax(np.abs(output)))
         if np.abs(view.c_proj[row]).max() > tolerance(view.c_proj.ravel()):
             return []  # its row sends it somewhere the reader does not read: c_proj.w or the reader, one context cannot tell
-        size = np.abs(
-            read.direction
-        )  # of the columns the reader reads most, one an entry of the sign of the output's sends to
+        # of the columns the reader reads most, one an entry of the sign of the output's sends to
+        size = np.abs(read.direction)
         widest = size >= size.max() - tolerance(read.direction)
         col = int(np.argmax(np.where(widest, np.sign(output[row]) * read.direction, -np.inf)))
         return [model.entry("c_proj.w", view.block, (view.offset + row, col), view.c_proj[row, col])]
@@ -333,16 +327,24 @@ def _next_of_value(model, read, view, worth, amount):
     return written_by(model, Read(None, best, direction, 1, ("value", view.block, view.head, best)))
 
 
+def _pieces(model, view, weights, reads):
+    """{(writer, key): [n_embd], each direction of its write at that key, as the value gives it on to the reader}
+    at the keys a query reads (``reads``: what a unit of each direction of the value's input gives the reader)."""
+    return {
+        (name, j): weights[j] * x * reads
+        for j in attended(weights)
+        for name, x in model.input(j, (view.block, "attn")).shares.items()
+    }
+
+
 def _cancelling(model, view, p, weights, reads):
     """The head or MLP before that wrote, at a key the query reads, what serves the reader and what works
     against it alike, so that its write cancels in the value: the next Read, where its part against the
     reader is largest; or None (what the blocks before wrote there, the head does not carry on: its v or c_proj.w)."""
     worst, most = None, -tolerance([*reads, 1.0])
-    for j in attended(weights):
-        for name, x in model.input(j, (view.block, "attn")).shares.items():
-            pieces = weights[j] * x * reads  # [n_embd]: each direction of its write, as the value gives it on
-            if name.kind in BLOCK_PARTS and pieces.min() < most and pieces.max() > -most:
-                worst, most = (name, j), float(pieces.min())
+    for (name, j), pieces in _pieces(model, view, weights, reads).items():
+        if name.kind in BLOCK_PARTS and pieces.min() < most and pieces.max() > -most:
+            worst, most = (name, j), float(pieces.min())
     if worst is None:
         return None
     name, j = worst
