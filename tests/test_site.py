@@ -483,7 +483,9 @@ class Reader:
         self.context = browser.new_context(viewport={"width": 1280, "height": 800}, color_scheme="dark")
         self.errors, self.off_site = [], []
         self.context.route("**/*", self._route)
-        self.page = self.context.new_page()
+        from lab import new_page  # tests/ui, put on the path by the browser fixture
+
+        self.page = new_page(self.context)
         self.page.set_default_timeout(15_000)
         self.page.on("console", lambda m: m.type == "error" and self.errors.append(f"{self.page.url}: {m.text}"))
         self.page.on("pageerror", lambda error: self.errors.append(f"{self.page.url}: {error}"))
@@ -671,7 +673,9 @@ SETTLED = "() => new Promise(done => requestAnimationFrame(() => requestAnimatio
 @pytest.mark.ui
 def test_the_contrast_check_finds_faint_faded_and_shaded_text_and_passes_the_rest(browser):
     """CONTRAST itself, on a page planted with each kind of fault it must find, beside text that passes."""
-    page = browser.new_page()
+    from lab import new_page
+
+    page = new_page(browser)
     page.set_content(
         "<article><p>dark enough</p><p style='color:#999'>grey</p><p style='opacity:.4'>faded</p>"
         "<div style='background:rgba(0,0,0,.6)'><code>shaded</code></div><span style='color:#767676'>4.5:1</span>"

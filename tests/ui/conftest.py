@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
-from lab import Lab, NotebookPage, find_chromium, open_browser
+from lab import Lab, NotebookPage, find_chromium, new_page, open_browser
 
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 
@@ -56,7 +56,7 @@ def opened(lab, browser):
 
     def get(name):
         if name not in pages:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page = new_page(browser, viewport={"width": 1400, "height": 1000})
             page.set_default_timeout(20_000)
             pages[name] = NotebookPage(page, lab, name).open().run_all()
         return pages[name]

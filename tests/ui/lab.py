@@ -7,13 +7,16 @@ own Chromium (nothing is downloaded). ``NotebookPage`` opens a notebook, runs al
 finds the widgets by the CSS classes the package gives them.
 """
 
+import contextlib
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -28,6 +31,7 @@ CHROMIUM_FLAGS = [
     "--disable-sync",
     "--disable-dev-shm-usage",
 ]
+NEW_PAGE_SECONDS = 60  # Playwright's new_page takes no timeout: a browser that stops answering fails the test
 
 
 def find_chromium():
@@ -129,6 +133,33 @@ class Lab:
 
 def open_browser(playwright, chromium):
     return playwright.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_FLAGS)
+
+
+@contextlib.contextmanager
+def within(seconds, what):
+    """Raise TimeoutError naming ``what`` if the block runs longer than ``seconds``: for the calls Playwright
+    gives no timeout. A timer signal, so only where there is one (not Windows) and in the main thread (where
+    pytest and its xdist workers run the tests); elsewhere the block runs unbounded, as before."""
+    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(_signum, _frame):
+        raise TimeoutError(f"{what} took more than {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def new_page(browser, **options):
+    """``browser.new_page(**options)``, bounded (``NEW_PAGE_SECONDS``)."""
+    with within(NEW_PAGE_SECONDS, "opening a page in Chromium"):
+        return browser.new_page(**options)
 
 
 class NotebookPage:
