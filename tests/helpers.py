@@ -2,6 +2,7 @@
 a teacher's task as source; a function's calls counted; the one-line check of a command's error."""
 
 import os
+import re
 
 import numpy as np
 import pytest
@@ -89,3 +90,10 @@ AT_THE_LIMITS = {  # a model at each of the package's limits, and its alphabet
         3, 64, 64, rng=0, n_head=16, mlp=True, ln=True, ln_f=True, alphabet="abc"
     ),
 }
+
+
+def reads_as_chinese(sentence):
+    """No run of English words outside what is quoted (what was typed) and what the system said
+    (in full-width brackets, after its translation)."""
+    own = re.sub(r"'[^']*'|\"[^\"]*\"|（[^（）]*）", "", sentence)
+    return not re.search(r"[A-Za-z]{3,} [A-Za-z]{3,}", own) and re.search(r"[\u4e00-\u9fff]", own)

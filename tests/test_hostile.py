@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import AT_THE_LIMITS, a_task, one_line, posix_only, random_params
+from helpers import AT_THE_LIMITS, a_task, one_line, posix_only, random_params, reads_as_chinese
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -2069,13 +2069,6 @@ def _state(widget):
     if hasattr(widget, "a"):
         return widget.row.value, widget.col.value
     return widget.row.tobytes(), widget._scale
-
-
-def reads_as_chinese(sentence):
-    """No run of English words outside what is quoted (what was typed) and what the system said
-    (in full-width brackets, after its translation)."""
-    own = re.sub(r"'[^']*'|\"[^\"]*\"|（[^（）]*）", "", sentence)
-    return not re.search(r"[A-Za-z]{3,} [A-Za-z]{3,}", own) and re.search(r"[\u4e00-\u9fff]", own)
 
 
 @pytest.fixture(params=["en", "zh"])

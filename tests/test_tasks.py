@@ -1,6 +1,7 @@
 """The tasks and their grader: every reference passes, every blank fails, broken models fail with
 the right stage named, and bad submissions get one line, never a traceback."""
 
+import dataclasses
 import itertools
 import json
 import re
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import as_lists
+from helpers import as_lists, reads_as_chinese
 
 import handmade
 from handmade import Basis, Example, Labels, WeightsError, parts, training, with_parts
@@ -1094,42 +1095,96 @@ def test_a_teachers_code_that_failed_for_a_task_is_not_run_again():
     assert runs == {"rule": 1, "reference": 1} and len(set(said)) == 2, (runs, said)
 
 
-RULES = "its rule's answer"
+def test_a_teachers_code_that_failed_is_said_again_in_the_language_now_set():
+    """The failure remembered is said in the learner's language: in another, the code runs once more (once per
+    language), so the words are that language's; back in the first, the first words, without running it again."""
+    runs = {"rule": 0, "reference": 0}
+
+    def broken_rule(context):
+        """Say nothing."""
+        runs["rule"] += 1
+        raise RuntimeError("no")
+
+    def broken_reference():
+        runs["reference"] += 1
+        raise RuntimeError("no")
+
+    fine, broken = make(), make(broken_rule)
+    fine.reference(broken_reference)
+    said = {}
+    try:
+        for language in ("zh", "en", "zh", "en"):
+            handmade.set_language(language)
+            for what, use in (("reference", lambda: solutions.reference(fine)), ("rule", lambda: examples(broken))):
+                said.setdefault((what, language), set()).add(_refusal(use))
+    finally:
+        handmade.set_language("en")
+    assert runs == {"rule": 2, "reference": 2}, runs
+    assert all(len(lines) == 1 for lines in said.values()), said
+    for what in runs:
+        (zh,), (en,) = said[what, "zh"], said[what, "en"]
+        assert reads_as_chinese(zh) and not reads_as_chinese(en), (zh, en)
+
+
+RULE = "(the rule)"
 
 
 @pytest.mark.parametrize(
-    "extra, said, whence",
+    "extra, said",
     [
-        ([("ab", "a")], "both 'a' and 'c' after 'ab'", "'a' is its extra_examples[0], and 'c' " + RULES),
+        ([("ab", "a")], "both 'a' (extra_examples[0]) and 'c' " + RULE + " after 'ab'"),
         (  # against each other, beyond n_ctx
             [("ab", "c"), ("aaaa", "b"), ("aaaa", "c")],
-            "both 'b' and 'c' after 'aaaa'",
-            "'b' is its extra_examples[1], and 'c' its extra_examples[2]",
+            "both 'b' (extra_examples[1]) and 'c' (extra_examples[2]) after 'aaaa'",
         ),
         # a model of the task's shape reads the last n_ctx = 3 letters: 'abc' for both, and the rule's 'abc' too
         (
             [("aabc", "b")],
-            "'b' after 'aabc' and 'a' after 'abc', which end in the same 3 letters, 'abc'",
-            "'b' is its extra_examples[0], and 'a' " + RULES,
+            "'b' after 'aabc' (extra_examples[0]) and 'a' after 'abc' "
+            + RULE
+            + ", but a model of its shape reads only the last 3 letters, 'abc' in both",
         ),
         (
             [("babc", "b"), ("cabc", "c")],
-            "'b' after 'babc' and 'c' after 'cabc', which end in the same 3 letters",
-            "'b' is its extra_examples[0], and 'c' its extra_examples[1]",
+            "'b' after 'babc' (extra_examples[0]) and 'c' after 'cabc' (extra_examples[1]), but a model",
         ),
     ],
 )
-def test_a_task_whose_examples_ask_two_answers_after_one_context_is_refused_wherever_it_is_used(extra, said, whence):
+def test_a_task_whose_examples_ask_two_answers_after_one_context_is_refused_wherever_it_is_used(extra, said):
     """Refused in one line that says both answers, and where each comes from: which extra example, or the rule."""
     shift = make(extra_examples=extra)
     phrase = f"task shift_rule: it asks for {said}"
     for use in (lambda: examples(shift), lambda: blank(shift), lambda: grade(shift, {})):
-        with pytest.raises(ValueError, match=re.escape(phrase)) as error:
+        with pytest.raises(ValueError, match=re.escape(phrase)):
             use()
-        assert str(error.value).endswith(f"({whence})"), str(error.value)
     assert examples(
         make(extra_examples=[("ab", "c"), ("aaaa", "b"), ("baab", "c")])
     )  # the same answer, or longer contexts whose last 3 letters differ or agree: fine
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_a_contradiction_in_a_teachers_file_is_said_whole_and_a_long_one_within_the_limit(tmp_path, language):
+    """A teacher's file of a usual name, with an alphabet that has a space: the whole sentence, the window the
+    model reads and both sources within MAX_MESSAGE; contexts and names at their longest: still one line within it."""
+    spaced = handmade.task(alphabet="a b", n_ctx=3, n_embd=3, n_layer=0, extra_examples=[("a b a b a", " ")])
+    spaced = dataclasses.replace(spaced(last_again), source="broken.py")  # as --tasks broken.py names it
+    longest = handmade.task(
+        alphabet="ab", n_ctx=3, n_embd=2, n_layer=0, extra_examples=[("ab" * 40, "a"), ("b" * 60 + "bab", "b")]
+    )(last_again)
+    longest = dataclasses.replace(longest, name="a" * 40, source=str(tmp_path / ("folder" * 20) / "homework.py"))
+    handmade.set_language(language)
+    try:
+        said = [_refusal(examples, task) for task in (spaced, longest)]
+    finally:
+        handmade.set_language("en")
+    assert all(len(line) <= MAX_MESSAGE and "\n" not in line for line in said), said
+    assert "…" not in said[0] and "'b a'" in said[0] and "extra_examples[0]" in said[0], said[0]
+
+
+def _refusal(use, *args):
+    with pytest.raises(ValueError) as error:
+        use(*args)
+    return str(error.value)
 
 
 def test_a_report_on_characters_that_cannot_show_keeps_each_line_one_printable_line():

@@ -270,26 +270,26 @@ def _over(text, alphabet):  # a string of one or more characters of alphabet
     return isinstance(text, str) and text != "" and set(text) <= set(alphabet)
 
 
-def contradiction(n_ctx, context, answer, example, places=(None, None)):
+def contradiction(n_ctx, context, answer, example, places):
     """The sentence on two graded contexts, ``context`` (asking for ``answer``) and ``example``'s, that ask
-    for two answers though a model of the task's shape reads the same letters: their last ``n_ctx``; then where
-    each answer comes from (``places``: an extra example's index, or None for the rule's answer)."""
-    said = {"first": repr(answer), "second": repr(example.expected), "context": brief(example.context, 40)}
-    if context == example.context:
-        sentence = _("it asks for both {first} and {second} after {context}: no model can give both").format(**said)
-    else:
-        sentence = _(
-            "it asks for {first} after {earlier} and {second} after {context}, which end in the same {n_ctx} letters, {window}: a model of its shape reads only those, so none can give both"
-        ).format(earlier=brief(context, 40), n_ctx=n_ctx, window=brief(example.context[-n_ctx:], 40), **said)
+    for two answers though a model of the task's shape reads the same letters, their last ``n_ctx``, with
+    where each answer comes from beside it (``places``: an extra example's index, or None for the rule's
+    answer; the first is always an extra example, which come before the rule's)."""
     j, i = places
-    if j is None:  # both the rule's answers
-        return sentence
-    whence = (
-        _("{first} is its extra_examples[{j}], and {second} its rule's answer")
-        if i is None
-        else _("{first} is its extra_examples[{j}], and {second} its extra_examples[{i}]")
-    )
-    return _("{sentence} ({whence})").format(sentence=sentence, whence=whence.format(j=j, i=i, **said))
+    said = {
+        "first": repr(answer),
+        "second": repr(example.expected),
+        "context": brief(example.context, 24),
+        "first_from": _("extra_examples[{j}]").format(j=j),
+        "second_from": _("the rule") if i is None else _("extra_examples[{j}]").format(j=i),
+    }
+    if context == example.context:
+        return _(
+            "it asks for both {first} ({first_from}) and {second} ({second_from}) after {context}: no model can give both"
+        ).format(**said)
+    return _(
+        "it asks for {first} after {earlier} ({first_from}) and {second} after {context} ({second_from}), but a model of its shape reads only the last {n_ctx} letters, {window} in both"
+    ).format(earlier=brief(context, 24), n_ctx=n_ctx, window=brief(example.context[-n_ctx:], 24), **said)
 
 
 OPTIONS = ("alphabet", "n_ctx", "n_embd", "n_layer", "n_head", "mlp", "labels", "extra_examples")

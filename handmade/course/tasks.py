@@ -47,7 +47,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..arguments import UnknownName, brief, shown_path, text_of, yes_or_no
+from ..arguments import MAX_MESSAGE, UnknownName, brief, clip, shown_path, text_of, yes_or_no
 from ..basis import Labels
 from ..i18n import _, ngettext
 from ..inference import Example
@@ -157,8 +157,10 @@ class Task:
         return _("task {name} in '{path}'").format(name=name, path=shown_path(self.source, SHOWN_NAME))
 
     def saying(self, problem):
-        """``problem`` (a sentence) after the task's name: "task shift in 'homework.py': its rule ..."."""
-        return _("{task}: {problem}").format(task=self.called(), problem=problem)
+        """``problem`` (a sentence) after the task's name: "task shift in 'homework.py': its rule ...", one line of
+        at most MAX_MESSAGE characters (a problem that makes it longer, say another error's, cut in its middle)."""
+        said = _("{task}: {problem}").format(task=self.called(), problem=problem)
+        return said if len(said) <= MAX_MESSAGE else clip(said)
 
     def __repr__(self):
         return f"Task({self.name!r}, alphabet={self.alphabet!r}, n_ctx={self.n_ctx})"

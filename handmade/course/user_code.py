@@ -28,7 +28,7 @@ import sys
 import threading
 import time
 
-from ..i18n import _
+from ..i18n import _, language
 
 SECONDS = 10  # one run of a teacher's code: far more than a rule asked about 20,000 texts needs
 MEMORY = 2**30  # bytes of address space one run may add (on Linux): a gigabyte
@@ -52,17 +52,19 @@ class Failed(Exception):
 
 def failures_remembered(function):
     """``function(task)``, where a ValueError it raised once for a task is raised again at once: a
-    teacher's code that failed (a hang costs SECONDS) is not run again for the same task."""
+    teacher's code that failed (a hang costs SECONDS) is not run again for the same task in the same
+    language (in another, the failure is said again, in its words)."""
     failed = {}
 
     @functools.wraps(function)
     def remembered(task):
-        if task in failed:
-            raise failed[task].with_traceback(None)
+        said_in = (task, language())
+        if said_in in failed:
+            raise failed[said_in].with_traceback(None)
         try:
             return function(task)
         except ValueError as error:
-            failed[task] = error
+            failed[said_in] = error
             raise
 
     return remembered
