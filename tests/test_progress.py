@@ -6,6 +6,7 @@ import dataclasses
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 
@@ -13,6 +14,7 @@ import numpy as np
 import pytest
 
 import handmade
+from handmade import cli
 from handmade.course import progress
 from handmade.course.grader import grade, graded, handed_in
 from handmade.course.shown_models import BUILT_WITH_YOU, CHALLENGES_TOO
@@ -129,6 +131,48 @@ def test_a_teachers_task_called_like_another_is_another_task(data, tmp_path):
     assert progress.read().has(first) and not progress.read().has(second)
     assert "0 of 1 task passed" in progress.shown({"any_c": second}).text
     assert progress.read().has(load_tasks(tmp_path / "homework3.py")["any_c"])  # loaded again: the same task
+
+
+LAST_AGAIN = """
+import handmade
+from handmade import cli
+
+@handmade.task(alphabet="abc", n_ctx=3, n_embd=3, n_layer=0)
+def say_last(context):
+    'Say the last letter again.'
+    return context[-1]
+"""
+
+
+def test_a_pass_recorded_says_where_it_is_listed_and_it_is_listed_there(data, tmp_path, capsys):
+    """Notebook 00 and ``tasks`` list the built-in tasks; a teacher's file's are listed by ``tasks --tasks FILE``
+    (the note gives that command, the file's name quoted for the shell), a task made in a notebook by
+    ``progress.shown([it])``. Each note is followed, and the pass is there."""
+    (tmp_path / "my homework.py").write_text(LAST_AGAIN, encoding="utf-8")
+    path = str(tmp_path / "my homework.py")
+    from_file = load_tasks(path)["say_last"]
+    note = handed_in(from_file, with_parts(blank(from_file), {"wte": 2 * np.eye(3)})).progress_note
+    command = f"python -m handmade tasks --tasks {shlex.quote(path)} shows it"
+    assert command in note, note
+    assert cli.main(shlex.split(command.removesuffix(" shows it"))[3:]) == 0
+    listed = capsys.readouterr().out
+    assert listed.startswith("say_last:") and "passed 1 of 1 task" in listed, (
+        "the command the note gives lists the pass"
+    )
+
+    made_here = handmade.task(alphabet="abc", n_ctx=3, n_embd=3, n_layer=0)(last_letter)
+    note = handed_in(made_here, with_parts(blank(made_here), {"wte": 2 * np.eye(3)})).progress_note
+    assert "progress.shown([last_letter]) shows it" in note and "--tasks" not in note, note
+    assert "1 of 1 task passed" in progress.shown([made_here]).text
+
+    note = handed_in("repeat", mine()).progress_note
+    assert "notebook 00 and python -m handmade tasks show it" in note, note
+    assert "repeat" in progress.shown().text and progress.read().has(TASKS["repeat"])
+
+
+def last_letter(context):
+    """Say the last letter again."""
+    return context[-1]
 
 
 # Each built-in task's fingerprint, as learners' progress files hold it: a change loses their passes.

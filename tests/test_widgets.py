@@ -741,3 +741,32 @@ def test_the_answers_button_says_whether_it_is_on_and_what_it_did(monkeypatch):
     monkeypatch.setenv("HANDMADE_NO_REFERENCES", "1")  # a learners' install: the diagnosis says why there are none
     button.value = True
     assert "or says why it cannot" in p.status.value and "not installed here" in p.summary["diagnosis"].value
+
+
+def saying_always(char):
+    def say_it(context):
+        """Say the one character that is not a letter, whatever the text."""
+        return char
+
+    return say_it
+
+
+@pytest.mark.parametrize("alphabet, char", [("a b", " "), ("\tx", "\t"), ("x\n", "\n")])
+def test_a_task_playground_says_a_space_tab_or_new_line_as_the_report_says_it(alphabet, char):
+    """A character that would vanish (a space) or break the line: the why line names it as the report's text
+    does (␣ ⇥ ⏎), not raw: that line and the report's heading agree on the context and the token."""
+    import html
+
+    from handmade.basis import TOKEN_SHOWN
+    from handmade.course.grader import grade
+    from handmade.course.tasks import blank
+
+    task = handmade.task(alphabet=alphabet, n_ctx=2, n_embd=3, n_layer=0)(saying_always(char))
+    report = grade(task, blank(task))
+    heading = next(
+        line for line in report.lines() if re.search("(where it goes wrong|the margin is too small), for", line)
+    )
+    context_and_token = heading.split(", for ")[1].split(": the margin")[0]  # "'a' → ␣"
+    shown = html.unescape(Playground(task=task).summary["diagnosis"].value)
+    assert f"why, for {context_and_token}:" in shown, (context_and_token, shown)
+    assert context_and_token.endswith(f" → {TOKEN_SHOWN[char]}"), context_and_token

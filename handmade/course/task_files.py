@@ -105,7 +105,9 @@ def load_tasks(path):
     if twice:
         raise _file_error(path, _("it defines two tasks called {name}").format(name=twice[0]))
     for made in found:  # its refusals name the file
-        object.__setattr__(made, SOURCE, shown_path(path))
+        object.__setattr__(
+            made, SOURCE, str(file_name(path))
+        )  # as given: a message shortens it, a command needs it whole
     return Tasks((t.name, t) for t in found)
 
 

@@ -66,7 +66,7 @@ class TaskScore:
             details.append(
                 _("why, for {context} → {expected}: {diagnosis}").format(
                     context=repr(report.diagnosed.context),
-                    expected=report.diagnosed.expected,
+                    expected=report.focus.expected,  # the token's name, as the report's text says it (␣ for a space)
                     diagnosis=report.diagnosis,
                 )
             )
