@@ -1742,7 +1742,7 @@ SURFACE_SKIPPED = {  # the public callables of the two packages not called blind
         PLUMBING,
     ),
     **dict.fromkeys(
-        ["widgets.editors.message_html", "widgets.editors.css", "widgets.editors.say_in"],
+        ["widgets.editors.message_html", "widgets.editors.css", "widgets.editors.say_in", "widgets.editors.marked"],
         "the widgets' markup for the package's own sentences, and where it is put",
     ),
     **dict.fromkeys(

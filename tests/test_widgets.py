@@ -770,3 +770,72 @@ def test_a_task_playground_says_a_space_tab_or_new_line_as_the_report_says_it(al
     shown = html.unescape(Playground(task=task).summary["diagnosis"].value)
     assert f"why, for {context_and_token}:" in shown, (context_and_token, shown)
     assert context_and_token.endswith(f" → {TOKEN_SHOWN[char]}"), context_and_token
+
+
+def _refusal_marked(box, name):
+    """Whether ``box`` is named "``name``, not used" and drawn with the red edge (and not when it is not)."""
+    from handmade.widgets.editors import REFUSED
+
+    refused = box.description == f"{name}, not used"
+    assert refused == (REFUSED in box._dom_classes), (box.description, box._dom_classes)
+    assert refused or box.description == name, box.description
+    return refused
+
+
+def test_every_box_that_holds_refused_text_says_so_until_what_is_used_is_shown_again():
+    """A grid box, the Lg box, the context box and the softmax explorer's row: refused text keeps the box named
+    "…, not used" (a screen reader hears it with the box, after the alert) with a red edge; taking a value, another
+    box's edit that puts the model's value back, a reset or a load of values clears it."""
+    p = blog_playground()
+    grid, cell = p.editors["c_proj.w"], "c_proj.w, row V, column Tb"
+    grid.boxes[7][6].value = "lots"
+    assert _refusal_marked(grid.boxes[7][6], cell)
+    grid.boxes[7][5].value = "-512"  # another box's edit: the refused text is put back to the model's value
+    assert grid.boxes[7][6].value == "1024" and not _refusal_marked(grid.boxes[7][6], cell)
+    grid.boxes[7][6].value = "1e400"
+    assert _refusal_marked(grid.boxes[7][6], cell)
+    grid.set_values(grid.values)  # a load or a reset writes every box again
+    assert not _refusal_marked(grid.boxes[7][6], cell)
+
+    lg = p.strength
+    for typed in ("lots", "", "1e400"):
+        lg.box.value = typed
+        assert _refusal_marked(lg.box, lg.label), typed
+        lg.box.value = "512"
+        assert not _refusal_marked(lg.box, lg.label) and lg.value == 512
+
+    before = p.text
+    p.text_box.value = "abc"  # c is not a token of (aab)*
+    assert _refusal_marked(p.text_box, "context") and p.text == before
+    p.text_box.value = "ab"
+    assert not _refusal_marked(p.text_box, "context") and p.text == "ab"
+
+    e = SoftmaxExplorer()
+    e.text.value = "x"
+    assert _refusal_marked(e.text, "row")
+    e.text.value = "1, 2"
+    assert not _refusal_marked(e.text, "row")
+    e.scale.value = 1000
+    e.text.value = "1e306, 0"  # numbers, but too large at this scale: not used
+    assert _refusal_marked(e.text, "row") and "last row that fits" in e.message.value
+    e.scale.value = 2.0  # a new scale puts the row in use back in the box
+    assert not _refusal_marked(e.text, "row")
+
+
+def test_a_context_in_full_width_letters_is_read_as_the_letters_and_shown_so():
+    """A Chinese input method's full-width ａａｂ: the box shows aab, and aab is what the model reads; a
+    character that is no letter of the alphabet in either form is refused as before."""
+    p = blog_playground()
+    p.text_box.value = "ａｂａ"
+    assert p.text_box.value == "aba" and p.text == "aba" and p.text_message.value == ""
+    p.text_box.value = "ａｃ"
+    assert p.text == "aba" and "still showing" in p.text_message.value
+
+
+def test_the_prediction_and_the_score_are_statuses_that_a_screen_reader_reads_after_an_edit():
+    p = blog_playground()
+    p.editors["c_proj.w"].boxes[7][6].value = "0.5"
+    for key in ("prediction", "accuracy"):
+        shown = (p.summary.get(key) or p.outcomes.get(key)).value
+        assert shown.startswith('<div role="status" aria-live="polite">'), (key, shown[:80])
+    assert "66.7%" in p.outcomes.get("accuracy", p.summary.get("accuracy")).value

@@ -23,11 +23,15 @@ MAX_BOXES = 512  # boxes in one grid: 16 x 32, about a screen, built in 0.8 s he
 NARROW = {"description_width": "initial"}  # a widget's label takes only the room it needs
 QUIET_LABEL = "hm-quiet-label"  # a widget whose label a screen reader reads but the page does not show
 RINGED = "hm-ringed"  # a box of the package's widgets: each control in it shows the focus ring when focused
+REFUSED = "hm-refused"  # a box that holds text the model did not take: a red edge, and its name says so
 WIDGET_STYLE = f"""<style>
 .{QUIET_LABEL}.jupyter-widgets > .widget-label {{position: absolute; width: 1px; height: 1px; overflow: hidden;
   clip: rect(0 0 0 0); clip-path: inset(50%); white-space: nowrap; margin: 0; padding: 0}}
 .{RINGED} :is(input, select, button, textarea, .lm-TabBar-tab):focus-visible {{
   outline: 2px solid #1f5fbf !important; outline-offset: 1px; box-shadow: 0 0 0 1px #fff; position: relative; z-index: 1}}
+.{REFUSED} input {{border: 2px solid #b3261e !important}}
+.{REFUSED}:not(.{QUIET_LABEL}) {{width: auto !important}}
+.{REFUSED}:not(.{QUIET_LABEL}) input {{flex: 0 0 84px}}
 </style>"""
 # Quiet labels; and a focus ring that stands out from anything around it, on every control of every
 # widget the package makes (a blue line at 6:1 on white, a white line inside it; important, as
@@ -55,6 +59,16 @@ class Quiet(W.VBox):
         return _(
             "[{name}: an interactive widget; run this cell in Jupyter to use it (again, if it does not show)]"
         ).format(name=self._label)
+
+
+def marked(box, name, refused):
+    """Call ``box`` ``name`` (its label, which a screen reader reads with it), or, while it holds text the model
+    did not take (``refused``), "``name``, not used", with a red edge: the refusal stays with the box, after the
+    message that said it has been read."""
+    said = _("{name}, not used").format(name=name) if refused else name
+    if box.description != said:  # a grid written again changes no label that stays as it was
+        box.description = said
+    (box.add_class if refused else box.remove_class)(REFUSED)
 
 
 def message_html(text, ok=False):
@@ -192,8 +206,10 @@ class MatrixEditor:
         problem = self._refusal(i, j, text)
         if problem:  # the box keeps what was typed, to mend, and the message says what the model keeps
             self._refused.add((i, j))
+            marked(self.boxes[i][j], self.box_name(i, j), refused=True)
             return self.show(problem)
         self._refused.discard((i, j))
+        marked(self.boxes[i][j], self.box_name(i, j), refused=False)
         self._put_back()
         self.show("")
 
@@ -225,14 +241,15 @@ class MatrixEditor:
         self._quiet = True
         try:
             for i, j in self._refused:
-                self._show_in(self._boxes[i][j], self.values[i, j])
+                self._show_in(i, j, self.values[i, j])
         finally:
             self._quiet = False
         self._refused.clear()
 
-    @staticmethod
-    def _show_in(box, value):  # every digit of the number the model runs, in a box wide enough to show them
+    def _show_in(self, i, j, value):  # every digit of the number the model runs, in a box wide enough to show them
+        box = self._boxes[i][j]
         box.value, box.layout.width = exact(value), _fitting(value)
+        marked(box, self.box_name(i, j), refused=False)
 
     def show(self, text):
         """Say ``text`` beside the grid ("" says nothing)."""
@@ -254,7 +271,7 @@ class MatrixEditor:
         self._quiet = True
         try:
             for (i, j), value in np.ndenumerate(self.values):
-                self._show_in(self._boxes[i][j], value)
+                self._show_in(i, j, value)
         finally:
             self._quiet = False
         self.show("")
@@ -283,6 +300,7 @@ class NumberControl:
             apply, _("apply must be a function of the value that returns True or False; found {value}")
         )
         self.value, self._quiet, self._forgotten = number(value, "value", -LARGEST, LARGEST), False, False
+        self.label = label
         self.box = W.Text(
             value=exact(self.value), description=label, continuous_update=False,
             placeholder=_("a number"), layout=W.Layout(width="160px"), style=NARROW,
@@ -310,18 +328,23 @@ class NumberControl:
             return
         kept = _("the empty box") if self._forgotten else exact(self.value)  # what stays: the value, or no value
         if not text.strip():  # emptied by hand
-            return self.show(_("type a number to use it; keeping {kept}").format(kept=kept))
+            return self._refuse(_("type a number to use it; keeping {kept}").format(kept=kept))
         try:
             value = _typed_number(text)
         except (ValueError, OverflowError):
-            return self.show(_("{text} is not a number; keeping {kept}").format(text=brief(text, 40), kept=kept))
+            return self._refuse(_("{text} is not a number; keeping {kept}").format(text=brief(text, 40), kept=kept))
         if not abs(value) <= LARGEST:
-            return self.show(
+            return self._refuse(
                 _("{text} is outside what this control can use, -{limit} to {limit}; keeping {kept}").format(
                     text=_typed_shown(text), limit=f"{LARGEST:.0e}", kept=kept
                 )
             )
         self._use(value)
+
+    def _refuse(self, said):
+        """Say why the text in the box is not used, and mark the box so (``marked``) until a value is shown there."""
+        marked(self.box, self.label, refused=True)
+        self.show(said)
 
     def _slid(self, value):
         if self._quiet or self._slider_rests_on(value):  # the slider settling where the box put it
@@ -365,6 +388,7 @@ class NumberControl:
             self.box.value = ""
         finally:
             self._quiet = False
+        marked(self.box, self.label, refused=False)  # empty, and whatever is typed next is used
         self._say_value()
         if not keep_message:  # said once, not again at each edit after it
             self.message.value = message_html(
@@ -378,6 +402,7 @@ class NumberControl:
         try:
             self.value = value
             self.box.value = exact(self.value)
+            marked(self.box, self.label, refused=False)
             self.slider.value = self._on_slider(self.value)
             self._say_value()
         finally:

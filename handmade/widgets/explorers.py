@@ -11,7 +11,7 @@ from ..display.labelled import fmt
 from ..display.outputs import product_pair, scaled, softmax_story
 from ..i18n import _
 from .choice import Choice
-from .editors import Quiet, _typed_number, message_html
+from .editors import Quiet, _typed_number, marked, message_html
 from .slider import LogSlider
 
 
@@ -83,7 +83,7 @@ class SoftmaxExplorer:
                     text=brief(text, 40), n=self.MAX_NUMBERS
                 )
             )
-            return
+            return marked(self.text, _("row"), refused=True)
         self._try(row, self._scale)
 
     def _scaled(self, scale):
@@ -102,7 +102,7 @@ class SoftmaxExplorer:
             else:
                 said = _("{error}; showing the last row that fits").format(error=error)
             self.message.value = message_html(said)
-            return
+            return marked(self.text, _("row"), refused=not self._in_use)
         self._in_use = self._in_use or row is not self.row  # a row typed and taken is the box's text, as typed
         self.row, self._scale = row, scale
         self._show_row()  # a new scale: the box shows the row in use again, not a text refused before
@@ -111,6 +111,7 @@ class SoftmaxExplorer:
 
     def _show_row(self):
         """Put the row in use in the box (every digit) when the box holds a text that was refused."""
+        marked(self.text, _("row"), refused=False)
         if not self._in_use:
             self._quiet = True
             try:

@@ -14,6 +14,8 @@ so each notebook also shows ``playground.snapshot()``: the same views as static 
 and titled as the state saved with the notebook.
 """
 
+import unicodedata
+
 import numpy as np
 
 from .. import parts as P
@@ -28,7 +30,7 @@ from ..names import T
 from ..weights import NonFiniteError, WeightsError, arrays_of, copied, iter_matrices
 from . import layout, tools
 from . import options as O
-from .editors import MatrixEditor, NumberControl, message_html, say_in
+from .editors import MatrixEditor, NumberControl, marked, message_html, say_in
 from .options import Strength  # noqa: F401 (a playground's option, exported from here too)
 
 
@@ -210,7 +212,7 @@ class Playground:
         O.check_pass(params.structure, text)
         t = trace(text, params)
         O.check_cells(self._tables(t))  # before any HTML is built
-        shown = {"prediction": V.prediction_html(t), **self._score_html(params)}
+        shown = {"prediction": _status(V.prediction_html(t)), **self._score_html(params)}
         if "predictions" in self.outcomes:
             shown["predictions"] = V.predictions_html(t)
         if "completion" in self.outcomes:
@@ -244,7 +246,7 @@ class Playground:
             return {"accuracy": ""}
         passed, summary, details = _verdict(self.score(params))
         return {
-            "accuracy": V.score_html(getattr(self.score, "label", ""), passed, summary),
+            "accuracy": _status(V.score_html(getattr(self.score, "label", ""), passed, summary)),
             "diagnosis": V.details_html(details),
         }
 
@@ -276,23 +278,28 @@ class Playground:
             self.strength.forget()
 
     def _use_text(self, text):
+        folded = _folded(text, self.params.labels.alphabet)
+        if folded != text:  # the box shows what is used: the observer comes back here with it
+            self.text_box.value = folded
+            return
         if len(text) > O.MAX_CONTEXT_CHARS:
-            self.text_message.value = message_html(
+            return self._refuse_text(
                 _("a context of at most {limit} characters, please; still showing {text}").format(
                     limit=O.MAX_CONTEXT_CHARS, text=brief(self.text, 30)
                 )
             )
-            return
         try:
             rendered = self._render(self.params, text, None)  # another context: nothing to compare with
         except (NonFiniteError, ValueError) as error:
-            self.text_message.value = message_html(
-                _("{error}; still showing {text}").format(error=error, text=brief(self.text, 30))
-            )
-            return
+            return self._refuse_text(_("{error}; still showing {text}").format(error=error, text=brief(self.text, 30)))
         self.text = text
         self.text_message.value = ""
+        marked(self.text_box, _("context"), refused=False)
         self._show(rendered)
+
+    def _refuse_text(self, said):
+        self.text_message.value = message_html(said)
+        marked(self.text_box, _("context"), refused=True)
 
     def _check_fits(self, params):
         """The grids need the same parts of the same shapes as the model this playground started with."""
@@ -398,3 +405,18 @@ def _shape_summary(shapes, limit=4):
     if len(items) <= limit:
         return listed(items)
     return _("{parts}, … ({n} parts)").format(parts=listed(items[:limit]), n=len(items))
+
+
+def _folded(text, alphabet):
+    """``text`` as typed, or, when only that form is over ``alphabet``, its NFKC form: the full-width letters
+    of a Chinese input method (ａａｂ) as the letters they are (aab), as the number boxes read full-width digits."""
+    if alphabet is None or set(text) <= set(alphabet):
+        return text
+    folded = unicodedata.normalize("NFKC", text)
+    return folded if set(folded) <= set(alphabet) else text
+
+
+def _status(markup):
+    """``markup`` (the prediction, the score) as a status: a screen reader reads what an edit changed in it when
+    it is free, without the learner leaving the box they typed in."""
+    return f'<div role="status" aria-live="polite">{markup}</div>'

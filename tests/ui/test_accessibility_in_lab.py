@@ -139,6 +139,8 @@ def test_a_grid_box_says_which_matrix_row_and_column_and_the_other_controls_say_
 
 
 def test_a_refused_edit_is_announced_and_focus_stays_in_the_box(notebook):
+    from handmade.display.colours import contrast
+
     nb = notebook(PLAYGROUND)
     page = nb.page
     nb.tab("c_proj")
@@ -148,16 +150,23 @@ def test_a_refused_edit_is_announced_and_focus_stays_in_the_box(notebook):
     alert = page.locator(".hm-message-c-proj-w [aria-live]")
     assert alert.get_attribute("role") == "alert" and alert.get_attribute("aria-live") == "assertive"
     assert box.evaluate("e => e === document.activeElement")  # Enter left the learner where they were
+    # the box keeps the text, to mend: its name says it is not used, after the alert, and a red edge shows it
+    nb.wait_for_text("hm-cell-c-proj-w-7-6", "c_proj.w, row V, column Tb, not used")
+    assert box.evaluate(JS_LABEL) == "c_proj.w, row V, column Tb, not used"
+    edge = box.evaluate("e => getComputedStyle(e).borderTopColor")
+    assert contrast(tuple(int(c) for c in edge[edge.index("(") + 1 : -1].split(",")[:3]), (255, 255, 255)) >= 3, edge
     before = nb.html("hm-view-accuracy")
     nb.type_into(box, "0")  # a good edit: the views change, and focus still stays in the box
     nb.wait_for_change("hm-view-accuracy", before)
-    assert box.evaluate("e => e === document.activeElement")
+    assert page.locator(".hm-view-accuracy [role=status]").count() == 1  # the new score, read when the reader is free
+    assert box.evaluate("e => e === document.activeElement") and box.evaluate(JS_LABEL) == "c_proj.w, row V, column Tb"
     page.keyboard.press("Tab")  # and the keyboard goes on to the next box of the row
     assert page.evaluate("() => document.activeElement.closest('.hm-cell-c-proj-w-7-7') !== null")
     page.locator(".hm-reset").click()
     nb.wait_for_text("hm-view-accuracy", "(27 / 27)")
 
 
+JS_LABEL = "e => e.labels[0].textContent"  # a box's name, as its label gives it
 JS_RING = "e => { const s = getComputedStyle(e); return [s.outlineStyle, parseFloat(s.outlineWidth), s.outlineColor]; }"
 
 
