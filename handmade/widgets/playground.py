@@ -212,7 +212,7 @@ class Playground:
         O.check_pass(params.structure, text)
         t = trace(text, params)
         O.check_cells(self._tables(t))  # before any HTML is built
-        shown = {"prediction": _status(V.prediction_html(t)), **self._score_html(params)}
+        shown = {"prediction": V.prediction_html(t), **self._score_html(params)}
         if "predictions" in self.outcomes:
             shown["predictions"] = V.predictions_html(t)
         if "completion" in self.outcomes:
@@ -235,6 +235,7 @@ class Playground:
         t, shown = rendered
         same = _same_trace(self._last, t)  # nothing on screen changed: keep what the last change outlined
         for key, value in shown.items():
+            value = _status(value) if key in STATUSES and value else value  # live; a snapshot's copy is not
             target = self.summary.get(key) or self.outcomes.get(key) or (None if same else self.panels.get(key))
             if target is not None and target.value != value:
                 target.value = value
@@ -246,7 +247,7 @@ class Playground:
             return {"accuracy": ""}
         passed, summary, details = _verdict(self.score(params))
         return {
-            "accuracy": _status(V.score_html(getattr(self.score, "label", ""), passed, summary)),
+            "accuracy": V.score_html(getattr(self.score, "label", ""), passed, summary),
             "diagnosis": V.details_html(details),
         }
 
@@ -414,6 +415,9 @@ def _folded(text, alphabet):
         return text
     folded = unicodedata.normalize("NFKC", text)
     return folded if set(folded) <= set(alphabet) else text
+
+
+STATUSES = ("prediction", "accuracy")  # what an edit changes that a screen reader should hear: statuses
 
 
 def _status(markup):
