@@ -839,3 +839,22 @@ def test_the_prediction_and_the_score_are_statuses_that_a_screen_reader_reads_af
         shown = (p.summary.get(key) or p.outcomes.get(key)).value
         assert shown.startswith('<div role="status" aria-live="polite">'), (key, shown[:80])
     assert "66.7%" in p.outcomes.get("accuracy", p.summary.get("accuracy")).value
+
+
+@pytest.mark.parametrize(
+    "typed, said",
+    [
+        ("1e400, 0", "'1e400' is too large for a number (float64 holds numbers up to about 1.8e308)"),
+        ("0, -1e999", "'-1e999' is too large for a number"),
+        ("1, inf", "'inf' is not finite"),
+        ("NaN, 0", "'NaN' is not finite"),
+    ],
+)
+def test_softmax_explorer_says_a_number_too_large_or_not_finite_as_the_grids_say_it(typed, said):
+    """Numbers, all of them: not "not a list of numbers", but which one cannot be used and why."""
+    e = SoftmaxExplorer()
+    shown = e.view.value
+    e.text.value = typed
+    assert said in e.message.value and "keeping the last row" in e.message.value, e.message.value
+    assert e.row.tolist() == [1, 0, 0] and e.view.value == shown
+    assert e.text.placeholder == "" and _refusal_marked(e.text, "row")

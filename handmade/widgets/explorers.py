@@ -56,7 +56,7 @@ class SoftmaxExplorer:
         self.row = real_array(row, "row", 1, self.MAX_NUMBERS)
         self._scale = number(scale, "scale", self.LOWEST, self.HIGHEST)
         scaled(self.row, self._scale, _("row"))  # the box's name, in the learner's language
-        self.text = W.Text(value=_as_typed(self.row), description=_("row"), continuous_update=False)
+        self.text = W.Text(value=_as_typed(self.row), description=_("row"), continuous_update=False, placeholder="")
         self.scale = LogSlider(value=self._scale, base=10, min=-2, max=3, step=0.05, label=_("scale"), readout=True)
         self.message, self.view = W.HTML(), W.HTML()
         self._quiet, self._in_use = False, True  # whether the box's text is the row in use
@@ -75,16 +75,24 @@ class SoftmaxExplorer:
         parts = unicodedata.normalize("NFKC", text).replace("、", ",").split(",")  # １，０、０ as 1, 0, 0
         try:
             row = np.array([_typed_number(part) for part in parts[: self.MAX_NUMBERS + 1]])
-            if not np.isfinite(row).all() or not 1 <= len(row) <= self.MAX_NUMBERS:
+            if not 1 <= len(row) <= self.MAX_NUMBERS:
                 raise ValueError
         except (ValueError, OverflowError):
-            self.message.value = message_html(
-                _("{text} is not a list of 1 to {n} numbers like 1, 0, 0; keeping the last row").format(
-                    text=brief(text, 40), n=self.MAX_NUMBERS
-                )
+            said = _("{text} is not a list of 1 to {n} numbers like 1, 0, 0; keeping the last row")
+            return self._refuse(said.format(text=brief(text, 40), n=self.MAX_NUMBERS))
+        unusable = [part.strip() for part, x in zip(parts, row) if not np.isfinite(x)]
+        if unusable:  # a number, but one no row can hold: said as the grids say it
+            said = (
+                _("{text} is too large for a number (float64 holds numbers up to about 1.8e308); keeping the last row")
+                if "inf" not in unusable[0].lower() and "nan" not in unusable[0].lower()
+                else _("{text} is not finite; keeping the last row")
             )
-            return marked(self.text, _("row"), refused=True)
+            return self._refuse(said.format(text=brief(unusable[0], 40)))
         self._try(row, self._scale)
+
+    def _refuse(self, said):
+        self.message.value = message_html(said)
+        marked(self.text, _("row"), refused=True)
 
     def _scaled(self, scale):
         if scale != self._scale:  # not the slider put back where the last scale was (below)

@@ -81,7 +81,12 @@ def build(playground):
 
 def _context_box(p):
     box = W.Text(
-        value=p.text, description=_("context"), continuous_update=False, layout=W.Layout(width="200px"), style=NARROW
+        value=p.text,
+        description=_("context"),
+        continuous_update=False,
+        layout=W.Layout(width="200px"),
+        style=NARROW,
+        placeholder="",  # not ipywidgets' zero-width space, which a screen reader may say
     )
     box.add_class("hm-context")
     box.observe(lambda change: p._use_text(change["new"]), names="value")
