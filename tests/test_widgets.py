@@ -858,3 +858,16 @@ def test_softmax_explorer_says_a_number_too_large_or_not_finite_as_the_grids_say
     assert said in e.message.value and "keeping the last row" in e.message.value, e.message.value
     assert e.row.tolist() == [1, 0, 0] and e.view.value == shown
     assert e.text.placeholder == "" and _refusal_marked(e.text, "row")
+
+
+def test_each_playground_has_a_heading_a_screen_reader_finds_naming_it():
+    """Four playgrounds on one page: each named by a heading (hidden on the page), its task or the blog's (aab)*."""
+    headings = {
+        "seen_b": Playground(task="seen_b").widget.children[1].value,
+        "(aab)*": blog_playground().widget.children[1].value,
+        "": Playground(handmade.blog_model()).widget.children[1].value,
+    }
+    for name, markup in headings.items():
+        said = re.search(r'<h3 class="hm-playground-heading" style="([^"]*)">([^<]*)</h3>', markup)
+        assert said and "clip-path:inset(50%)" in said[1], markup[-300:]
+        assert said[2] == (f"playground: {name}" if name else "playground"), said[2]

@@ -7,6 +7,7 @@ is first shown (a big model has thousands of boxes). Nothing here computes
 anything: ``build(playground)`` makes the widgets and gives the playground its slots to fill.
 """
 
+import html
 from dataclasses import dataclass
 
 import ipywidgets as W
@@ -71,12 +72,21 @@ def build(playground):
     body = _stages(p, screen)
     below = [summary["diagnosis"]] if "diagnosis" in summary else []
     screen.widget = Quiet(
-        [W.HTML(STYLE), bar, *outcomes.values(), body, *below],
+        [W.HTML(STYLE + _heading(p)), bar, *outcomes.values(), body, *below],
         "Playground",
         layout=W.Layout(max_width="100%"),
     )
     screen.widget.add_class("hm-playground")
     return screen
+
+
+def _heading(p):
+    """A heading a screen reader finds and the page does not show, naming the playground: on a page of four, a
+    learner moving by headings knows which one the context box, reset and grids below it belong to."""
+    label = getattr(p.score, "label", "").rstrip(":：") if p.score is not None else ""
+    said = _("playground: {name}").format(name=label) if label else _("playground")
+    hidden = "position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap;margin:0"
+    return f'<h3 class="hm-playground-heading" style="{hidden}">{html.escape(said)}</h3>'
 
 
 def _context_box(p):

@@ -12,6 +12,7 @@ axe-core is the copy bundled in the axe-playwright-python wheel (requirements-de
 from the installed file: nothing is fetched.
 """
 
+import re
 from pathlib import Path
 
 import pytest
@@ -164,6 +165,18 @@ def test_a_refused_edit_is_announced_and_focus_stays_in_the_box(notebook):
     assert page.evaluate("() => document.activeElement.closest('.hm-cell-c-proj-w-7-7') !== null")
     page.locator(".hm-reset").click()
     nb.wait_for_text("hm-view-accuracy", "(27 / 27)")
+
+
+def test_each_playground_of_a_page_is_found_by_a_heading_that_names_it_and_is_not_seen(notebook):
+    """Notebook 18 has four playgrounds, whose boxes and buttons have the same names: a heading each, in the
+    accessibility tree with its task's name, hidden on the page (1 px, clipped)."""
+    page = notebook(TASK).page
+    playgrounds = page.locator(".hm-playground").count()
+    headings = page.get_by_role("heading", name=re.compile(r"^playground: "))
+    names = [page.locator(".hm-playground-heading").nth(i).text_content() for i in range(playgrounds)]
+    assert playgrounds == 4 and len(set(names)) == 4 and headings.count() == 4, names
+    sizes = page.locator(".hm-playground-heading").evaluate_all("hs => hs.map(h => h.getBoundingClientRect().width)")
+    assert all(size <= 1 for size in sizes), sizes
 
 
 JS_LABEL = "e => e.labels[0].textContent"  # a box's name, as its label gives it
