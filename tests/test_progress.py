@@ -387,3 +387,30 @@ def test_in_an_install_without_the_answers_the_note_does_not_send_the_learner_to
     note = handed_in(name, model).progress_note
     assert "not recorded" in note and "solution(" not in note
     assert ("builds with you" in note) == (name in BUILT_WITH_YOU)
+
+
+@pytest.mark.parametrize("from_a_file", [True, False])
+def test_a_teachers_reference_handed_in_is_not_recorded_and_the_note_names_no_file_it_lacks(
+    data, tmp_path, from_a_file
+):
+    """A task of a file or one made in a notebook, each with its reference: the note says it is the reference
+    written for the task (with @task.reference), which both are, and no file where there is none."""
+    if from_a_file:
+        (tmp_path / "homework.py").write_text(LAST_AGAIN + WITH_REFERENCE, encoding="utf-8")
+        task = load_tasks(tmp_path / "homework.py")["say_last"]
+    else:
+        task = handmade.task(alphabet="abc", n_ctx=3, n_embd=3, n_layer=0)(last_letter)
+        task.reference(lambda: with_parts(blank(task), {"wte": 2 * np.eye(3)}))
+    name = task.name
+    report = handed_in(task, reference(task))
+    assert report.passed and not report.recorded and progress.read().passed == ()
+    said = f"the reference solution written for {name} (with @{name}.reference)"
+    assert said in report.progress_note and "file" not in report.progress_note, report.progress_note
+
+
+WITH_REFERENCE = """
+
+@say_last.reference
+def built():
+    return handmade.with_parts(handmade.course.tasks.blank(say_last), {"wte": 2 * __import__("numpy").eye(3)})
+"""

@@ -139,7 +139,7 @@ def test_unknown_task_is_one_line():
     ) as error:
         grade("abcd", {})
     assert "\n" not in str(error.value) and str(error.value).endswith(
-        "; a teacher's task is read from its file (--tasks FILE.py)"
+        "; a teacher's task is read from its file (--tasks FILE.py; in Python, load_tasks(FILE.py))"
     )
 
 

@@ -85,7 +85,7 @@ def _said(source, task):
         ).format(task=task.name)
     if source == "their reference":
         return _(
-            "This pass is not recorded in your progress: these weights are, number for number, the reference solution that the file of {task} holds. Your progress records designs of your own: another passing model of yours is recorded."
+            "This pass is not recorded in your progress: these weights are, number for number, the reference solution written for {task} (with @{task}.reference). Your progress records designs of your own: another passing model of yours is recorded."
         ).format(task=task.name)
     if source == "blog":
         return _(

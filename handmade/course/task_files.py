@@ -68,11 +68,11 @@ def not_among(name, tasks, builtin):
     sentence = {  # (a close name, a file was read): a file that was read does not hold the name
         (True, True): _("there is no task {name}; did you mean {close}? The tasks are {names}"),
         (True, False): _(
-            "there is no task {name}; did you mean {close}? The tasks are {names}; a teacher's task is read from its file (--tasks FILE.py)"
+            "there is no task {name}; did you mean {close}? The tasks are {names}; a teacher's task is read from its file (--tasks FILE.py; in Python, load_tasks(FILE.py))"
         ),
         (False, True): _("there is no task {name}; the tasks are {names}"),
         (False, False): _(
-            "there is no task {name}; the tasks are {names}; a teacher's task is read from its file (--tasks FILE.py)"
+            "there is no task {name}; the tasks are {names}; a teacher's task is read from its file (--tasks FILE.py; in Python, load_tasks(FILE.py))"
         ),
     }[bool(close), bool(theirs)]
     return with_names(sentence, names, name=brief(name, 24), close=close[0] if close else "")
