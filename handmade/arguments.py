@@ -12,9 +12,11 @@ The maths (``gpt()`` and its parts, their backward twins, the loss) trusts its a
 does: the functions that take things from people check them first.
 """
 
+import math
 import numbers
 import os
 import re
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +26,8 @@ from .i18n import _, listed, ngettext
 NUMBER_KINDS = "iuf"  # numpy's kinds for integers and floats: not booleans, complex numbers or text
 MAX_MESSAGE = 200  # characters of an error message: enough to name the problem, never a wall of text
 SHOWN_PATH = 40  # characters of a file name quoted in a message: its start and its end
+SHORT_DIGITS = 10  # significant digits of a number written in full (fmt_short): 1024.000001 as typed
+SAME = 1e-14  # how near (relative) a float is to the decimal it is written as: rounding, never a digit shown
 
 
 class UnknownName(ValueError, KeyError):
@@ -45,9 +49,9 @@ def brief(value, limit=60):
 def fmt(x, digits=4):
     """A number as people write it: 1024, 0.5, -1, 0.3333, -1e+10 (and 0 for -0.0)."""
     x = float(x)
-    if np.isnan(x):
+    if math.isnan(x):
         return "nan"
-    if np.isinf(x):
+    if math.isinf(x):
         return "∞" if x > 0 else "-∞"
     if x == 0:
         return "0"
@@ -61,11 +65,42 @@ def fmt(x, digits=4):
 def fmt_apart(x, other, digits=4):
     """``x`` as ``fmt`` writes it, with as many more digits as it takes to tell it from ``other`` (a threshold,
     a rival's probability): a margin of 1.00001 is not "1" beside "more than 1", nor p = 0.50002 "0.5" beside 0.49998."""
-    for n in range(digits, 18):
-        said = fmt(x, n)
-        if x == other or said != fmt(other, n):
-            return said
-    return said
+    return fmt(x, digits_apart([x, other], digits).get(float(x), digits))
+
+
+def digits_apart(values, digits=4, within=0.0, write=fmt):
+    """{value: the significant digits it is written with} for the finite ``values``: ``digits``, and more for
+    those that ``write(x, n)`` would write as it writes another one further than ``within`` from them, until
+    every text stands for values within ``within`` of each other, and equal values share one (but "≈0",
+    which says too small to matter, may stand for more)."""
+    values = np.unique(np.asarray(values, dtype=np.float64))  # sorted, so each text's values are too
+    given = dict.fromkeys(values[np.isfinite(values)].tolist(), digits)
+    said = {x: write(x, digits) for x in given}
+    while True:
+        texts = {}  # text -> the values written so, smallest first
+        for x, text in said.items():
+            texts.setdefault(text, []).append(x)
+        crowded = [xs for text, xs in texts.items() if text != "≈0" and xs[-1] - xs[0] > within]
+        crowded = [xs for xs in crowded if any(given[x] < 17 for x in xs)]  # 17 digits tell any two floats apart
+        if not crowded:
+            return given
+        for x in (x for xs in crowded for x in xs):
+            given[x] = min(given[x] + 1, 17)
+            said[x] = write(x, given[x])
+
+
+def fmt_short(x, most=SHORT_DIGITS):
+    """``x`` with every digit when it is a decimal of at most ``most`` significant digits, to within SAME of
+    itself, as a typed number is (1.0001, 1024.000001, 1e-12; 0.30000000000000004 is 0.3); None for one that
+    is not (1/3, e^-362), or that is 0, not finite, or subnormal (no digit of it is sure)."""
+    x = float(x)
+    if not math.isfinite(x) or abs(x) < sys.float_info.min:
+        return None
+    for k in range(1, most + 1):
+        said = f"{x:.{k}g}"
+        if abs(float(said) - x) <= SAME * abs(x):
+            return said if abs(x) < 1e-9 else fmt(x, k)  # fmt: 1024 not 1e+03; but 1e-12 written, not "≈0"
+    return None
 
 
 def exact(x):

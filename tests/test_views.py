@@ -10,7 +10,8 @@ from helpers import random_params
 import handmade
 from handmade.display import views
 from handmade.display.colours import CHANGED
-from handmade.display.trace import trace
+from handmade.display.outputs import matrix
+from handmade.display.trace import table, trace
 
 
 def test_the_views_load_without_ipywidgets():
@@ -51,3 +52,45 @@ def test_a_score_shows_every_detail_whole():
     long = "x" * 500
     shown = views.score_html("task:", False, "0 / 3 right", [long, "second"])
     assert long in shown and "second" in shown and "…" not in shown
+
+
+# ---- the numbers the tables write ----------------------------------------------------------------
+
+
+def cells(matrix):
+    """What a table writes in each cell (its plain-text rendering), row by row."""
+    return [line.split()[-len(matrix.cols) :] for line in str(matrix).splitlines()[1 + bool(matrix.title) :]]
+
+
+@pytest.mark.parametrize("lg", [1.0001, 0.99999, 1024.000001, 1e-12])
+def test_a_typed_lg_is_written_with_every_digit_and_the_logits_it_decides_apart(lg):
+    """Lg = 1.0001 gives 27 / 27 where Lg = 1 gives 18 / 27: its tables never read as Lg = 1's (logits 1 | 1)."""
+    from handmade.widgets.blog import with_lg
+
+    params = with_lg(handmade.blog_model(), lg)
+    t = trace("aabaa", params)
+    written = repr(lg)
+    assert written in cells(table(params, "c_proj.w"))[-1]  # the weight as typed
+    assert written in [c for row in cells(t["residual"]) for c in row]
+    for row, text in zip(t["logits"].values, cells(t["logits"])):
+        assert (text[0] == text[1]) == (row[0] == row[1]), (row, text)  # a tie reads as one, no other pair does
+    for row, text in zip(t["probabilities"].values, cells(t["probabilities"])):
+        assert (text[0] == text[1]) == (row[0] == row[1]), (row, text)
+
+
+def test_a_table_writes_no_rounding_noise_and_one_number_alike_in_every_cell():
+    noisy = matrix([[0.1 + 0.2, 0.3, 1 + 1.0001], [1 / 3, 1 / 3 + 1e-15, 2.0001]])
+    assert cells(noisy) == [["0.3", "0.3", "2.0001"], ["0.3333", "0.3333", "2.0001"]]
+    apart = matrix([[1 / 3, 1 / 3 + 1e-6, 0.25, 1 / 7]])  # only the two that read alike get more digits
+    assert cells(apart) == [["0.333333", "0.333334", "0.25", "0.1429"]]
+    assert cells(matrix([[np.exp(-362), 0.0, 1e-12]])) == [["≈0", "0", "1e-12"]]  # too small to matter; typed
+    assert cells(matrix([[1e300, 1e300 * (1 + 1e-15), -np.inf]])) == [["1e+300", "1e+300", "-∞"]]
+
+
+def test_what_a_table_writes_does_not_depend_on_float64s_last_digits():
+    """Numbers a last bit apart (another machine's sums) are written alike, in every table of them."""
+    rng = np.random.default_rng(0)
+    typed = [float(f"{x:.{n}f}") for x, n in zip(rng.normal(size=56), rng.integers(0, 6, size=56))]  # 0 to 5 decimals
+    values = np.array([*typed, *(1 / np.arange(3, 11))]).reshape(8, 8)  # and a row that is no short decimal
+    nudged = values * (1 + rng.choice([-1, 0, 1], size=values.shape) * np.finfo(float).eps)
+    assert cells(matrix(values)) == cells(matrix(nudged))

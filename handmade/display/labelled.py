@@ -7,6 +7,7 @@ show too) with a plain-text twin; ``.latex()`` gives a bmatrix and ``.heatmap()`
 import html
 import unicodedata
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 import numpy as np
 
@@ -14,8 +15,10 @@ from ..arguments import (
     NUMBER_KINDS,
     UnknownName,
     brief,
+    digits_apart,
     few,
     fmt,  # also imported from here
+    fmt_short,
     is_real,
     is_whole,
     strings,
@@ -28,6 +31,7 @@ from .colours import CHANGED, HIGHLIGHT, PALE, hex_colour, ink, shades
 from .window import TABLE_SIDE, kept
 
 PAD, EDGE = "padding:1px 6px;", "border-left:2px solid #555;"
+APART = 1e-10  # two numbers of a table further apart than this share of its largest are written apart
 
 
 def real_numbers(value, name):
@@ -153,10 +157,32 @@ class LabelledMatrix:
             ) from None
 
     def number_text(self, x):
-        """The number ``x`` as this table writes it."""
+        """The number ``x`` as this table writes it (``decimals``: that many digits after the point, else as ``_written`` says)."""
         if not is_real(x):
             raise TypeError(_("x must be a number; found {value}").format(value=brief(x)))
-        return f"{x:.{self.decimals}f}" if self.decimals is not None else fmt(x, self.digits)
+        if self.decimals is not None:
+            return f"{x:.{self.decimals}f}"
+        return self._written.get(float(x)) or fmt_short(x) or fmt(x, self.digits)
+
+    @cached_property
+    def _written(self):
+        """{value: its text} for the finite numbers a rendering shows, so that what its cells show never misleads.
+
+        A number that is a short decimal (``fmt_short``: at most SHORT_DIGITS significant digits, to within
+        SAME of itself, as a typed number is) is written with every digit: 1.0001 beside 1, 1024.000001; the
+        rounding of arithmetic is not a digit (1 + 1.0001 is 2.0001, 0.1 + 0.2 is 0.3). Any other number (1/3,
+        a softmax) gets ``digits`` significant digits, and more where the table holds another number that
+        would read the same while further from it than APART of the table's largest (``digits_apart``):
+        0.49998 beside 0.50002, not 0.5 and 0.5. So two cells that read the same stand for the same number,
+        to within that, and one number reads the same in every cell; what is closer than that is float64's
+        rounding, which differs from one machine to another and is never written. "≈0" stays what is too
+        small to matter."""
+        shown = self.values[np.ix_(*([i for i in kept(n) if i is not None] for n in self.shape))]
+        finite = np.unique(shown[np.isfinite(shown)])
+        short = {x: fmt_short(x) for x in finite.tolist()}
+        within = APART * float(np.abs(finite).max(initial=0.0))
+        given = digits_apart(finite, self.digits, within, lambda x, n: short[x] or fmt(x, n))
+        return {x: short[x] or fmt(x, n) for x, n in given.items()}
 
     def texts(self):  # [n_rows][n_cols] of formatted numbers, every one (a rendering shows a window of them)
         return [[self.number_text(x) for x in row] for row in self.values]
