@@ -711,6 +711,16 @@ def test_the_lg_slider_says_the_value_in_use_beyond_its_ends_after_it_settles_an
     assert changes == [] and p.strength.message.value == said
 
 
+@pytest.mark.parametrize("typed", ["1.0001", "1024.000001", "-1.0001"])
+def test_the_lg_slider_says_every_digit_of_the_value_in_use_as_the_box_shows_it(typed):
+    """Lg = 1.0001 is not said "1", which is another model (18 / 27, not 27 / 27)."""
+    p = blog_playground()
+    p.strength.box.value = typed
+    if float(typed) > 0:  # the browser puts the slider on its nearest step
+        settle(p.strength.slider)
+    assert p.strength.slider.valuetext.split(",")[0] == typed == p.strength.box.value
+
+
 def test_a_message_said_again_is_read_out_again():
     """A live region is read out when it changes: the same message again (a grid's refusal, the status
     after a second "break it" on the same weight) takes the region's text out and puts it back."""

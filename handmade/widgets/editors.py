@@ -12,7 +12,7 @@ import ipywidgets as W
 import numpy as np
 
 from ..arguments import brief, clip, css_class, exact, function, number, real_array, text_of, whole
-from ..display.labelled import LabelledMatrix, fmt
+from ..display.labelled import LabelledMatrix
 from ..i18n import _
 from .slider import LogSlider
 
@@ -370,13 +370,14 @@ class NumberControl:
         return min(max(value, self.BASE**self.LOWEST), self.BASE**self.HIGHEST)
 
     def _say_value(self):
-        """What a screen reader hears the slider's value is: the value in use (beyond its ends too), or none."""
+        """What a screen reader hears the slider's value is: the value in use (beyond its ends too), every digit
+        of it as the box shows it (1.0001, not 1), or none."""
         if self._forgotten:
             said = _("none: the weights no longer follow this rule")
         elif self._on_slider(self.value) != self.value:
-            said = _("{value}, beyond this slider's range").format(value=fmt(self.value, 3))
+            said = _("{value}, beyond this slider's range").format(value=exact(self.value))
         else:
-            said = fmt(self.value, 3)
+            said = exact(self.value)
         self.slider.valuetext = said
 
     def forget(self, keep_message=False):
