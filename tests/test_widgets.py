@@ -339,6 +339,47 @@ def test_save_then_load_restores_the_weights(tmp_path):
     assert p.editors["q"].boxes[2][1].value == "9"
 
 
+def test_loading_weights_that_follow_the_lg_rule_shows_their_lg_in_the_box(tmp_path):
+    """Notebook 09: "save, change something, load: the weights come back exactly", and so does their Lg."""
+    p = blog_playground(save_path=tmp_path / "w.json")
+    p.strength.box.value = "1.0001"
+    _find(p.widget, "hm-file-save").click()
+    said = []
+    p.strength.message.observe(said.append, names="value")
+    p.strength.box.value = "5"
+    assert said == []  # a value typed is used, and nothing said of it beside the box, not for a moment
+    _find(p.widget, "hm-file-load").click()
+    assert p.strength.box.value == "1.0001" and p.strength.value == 1.0001
+    assert p.strength.slider.valuetext == "1.0001" and p.strength.slider.value == pytest.approx(1.0001)
+    assert "follow this rule at 1.0001" in p.strength.message.value and "loaded the weights" in p.status.value
+    type_into(p, "c_proj.w", 7, 6, "0")  # left the rule: the box empty
+    assert p.strength.box.value == "" and "no longer follow" in p.strength.message.value
+    _find(p.widget, "hm-file-load").click()  # and back in it
+    assert p.strength.box.value == "1.0001" and "(27 / 27)" in accuracy_text(p)
+
+
+def test_loading_weights_that_leave_the_lg_rule_empties_the_box_and_says_why(tmp_path):
+    p = blog_playground(save_path=tmp_path / "w.json")
+    type_into(p, "c_proj.w", 7, 6, "3")
+    _find(p.widget, "hm-file-save").click()
+    _find(p.widget, "hm-reset").click()
+    assert p.strength.box.value == "1024" and p.strength.message.value == ""  # reset says nothing stale
+    _find(p.widget, "hm-file-load").click()
+    assert p.strength.box.value == "" and "no longer follow this rule" in p.strength.message.value
+    assert p.strength.slider.valuetext.startswith("none")
+
+
+@pytest.mark.parametrize("lg", [3.0, 0.0, -2.5, 1e-12])
+def test_weights_put_in_by_replace_or_typed_back_show_the_lg_they_follow(lg):
+    p = blog_playground()
+    p.replace(with_lg(handmade.blog_model(), lg))
+    assert p.strength.box.value == handmade.arguments.exact(lg) and p.strength.value == lg
+    type_into(p, "c_proj.b", 0, 5, "7")  # the bias no longer the rule's
+    assert p.strength.box.value == ""
+    type_into(p, "c_proj.b", 0, 5, handmade.arguments.exact(lg))  # typed back: the rule again, at that Lg
+    assert p.strength.box.value == handmade.arguments.exact(lg)
+
+
 def test_saving_over_a_file_that_is_not_weights_is_refused(tmp_path):
     notes = tmp_path / "notes.json"
     notes.write_text('{"my": "notes"}', encoding="utf-8")

@@ -34,10 +34,20 @@ def with_lg(params, lg):
     return with_parts(params, {"c_proj.w": c_proj["w"], "c_proj.b": c_proj["b"]})
 
 
+def lg_of(params):
+    """The Lg whose rule ``params``'s c_proj may follow: its bias towards Ta (the playground checks that the
+    rule at it gives these very weights back); None when it has no bias called Ta."""
+    from ..display.trace import table
+
+    try:
+        return float(table(params, "c_proj.b")["Ta"][0])
+    except ValueError:  # UnknownName too: weights of this shape whose labels name no Ta
+        return None
+
+
 def lg_strength():
-    return Strength(
-        "lg", _("c_proj Lg"), LG, with_lg, "c_proj", _(N_("c_proj set to the blog's rule with Lg = {value}"))
-    )
+    done = _(N_("c_proj set to the blog's rule with Lg = {value}"))
+    return Strength("lg", _("c_proj Lg"), LG, with_lg, "c_proj", done, read=lg_of)
 
 
 def blog_playground(params=None, **options):

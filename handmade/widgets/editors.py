@@ -380,6 +380,11 @@ class NumberControl:
             said = exact(self.value)
         self.slider.valuetext = said
 
+    @property
+    def forgotten(self):
+        """Whether the box is empty because the weights no longer follow the rule (``forget``)."""
+        return self._forgotten
+
     def forget(self, keep_message=False):
         """Empty the box, and say why (unless ``keep_message``: a refusal stays): the model no longer follows
         the rule at the value it showed, and any value typed there, that one too, is used. The slider

@@ -26,7 +26,8 @@ CONTROLS = ("text", "reset", "strength", "break", "save")
 @dataclass(frozen=True)
 class Strength:
     """A number that sets several weights at once by a rule (the blog's Lg sets c_proj): shown as a
-    box and a slider beside the grids of ``stage``."""
+    box and a slider beside the grids of ``stage``. With ``read``, weights that come in following the rule
+    at another value (a load) show that value in the box."""
 
     name: str  # for CSS classes: hm-{name}-box
     label: str  # beside the box
@@ -34,12 +35,15 @@ class Strength:
     apply: object  # (params, value) -> new params; may raise ValueError with a sentence
     stage: str  # the stage whose grids it sits with
     done: str  # a sentence with {value}: what the status line says after it applied a value
+    read: object = None  # params -> the value whose rule they may follow (checked by applying it), or None
 
     def __post_init__(self):
         css_class(self.name, "name")
         text_of(self.label, "label", 100)
         number(self.value, "value", -LARGEST, LARGEST)
         function(self.apply, _("apply must be a function (params, value) -> new params; found {value}"))
+        if self.read is not None:
+            function(self.read, _("read must be a function params -> a value, or None; found {value}"))
         text_of(self.stage, "stage", 100)
         if not _formats(text_of(self.done, "done", 1000)):
             raise ValueError(

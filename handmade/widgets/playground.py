@@ -30,7 +30,7 @@ from ..names import T
 from ..weights import NonFiniteError, WeightsError, arrays_of, copied, iter_matrices
 from . import layout, tools
 from . import options as O
-from .editors import MatrixEditor, NumberControl, marked, message_html, say_in
+from .editors import LARGEST, MatrixEditor, NumberControl, marked, message_html, say_in
 from .options import Strength  # noqa: F401 (a playground's option, exported from here too)
 
 
@@ -174,8 +174,9 @@ class Playground:
         if problem is not None:
             raise ValueError(problem)
 
-    def _take(self, params, note):
-        """``replace``, for its buttons and controls: None, or why not (said in the status line)."""
+    def _take(self, params, note, by_strength=False):
+        """``replace``, for its buttons and controls: None, or why not (said in the status line). ``by_strength``:
+        the strength's box sets these weights by its rule, and shows its value itself."""
         text_of(note, "note", 1000)
         try:
             params = _owned(params)  # checked there, by copied()
@@ -191,7 +192,8 @@ class Playground:
         for name, editor in self.editors.items():
             editor.set_values(tables[name].values)
         say_in(self.status, message_html(note, ok=True))  # the same note again is read out again
-        self._strength_followed()
+        if not by_strength:
+            self._strength_followed()
         return None
 
     def reset(self):
@@ -201,6 +203,7 @@ class Playground:
             self.text_box.value = self.text
         if self.strength is not None:
             self.strength.set(self.strength_option.value)
+            self.strength.show("")  # what it said of the weights before is no longer so
         self._last = None
         self._take(self.original, _("reset to the starting weights"))
 
@@ -266,17 +269,29 @@ class Playground:
         return ""
 
     def _strength_followed(self):
-        """Empty the strength's box when the weights no longer follow its rule at the value it shows (an
-        edit, a break, a load): a value typed there then is used, the same one too."""
-        if self.strength is None:
+        """After anything that changed the weights (an edit, a break, a load), the strength's box shows the value
+        whose rule they follow: the one it shows while they still follow it, else the one they follow now (the
+        option's ``read``: weights saved at another Lg, loaded), said beside it; else it is emptied, and says
+        why (``forget``), so that a value typed there then is used, the same one too."""
+        box = self.strength
+        if box is None or (not box.forgotten and self._follows(box.value)):
             return
+        read = self.strength_option.read
+        found = None if read is None else read(self.params)
+        if found is not None and abs(found) <= LARGEST and self._follows(found):
+            box.set(found)
+            box.show(_("these weights follow this rule at {value}").format(value=exact(found)), ok=True)
+        else:
+            box.forget()
+
+    def _follows(self, value):
+        """Whether the weights are what the strength's rule makes of them at ``value``."""
         try:
-            ruled = iter_matrices(self.strength_option.apply(self.params, self.strength.value))
+            ruled = iter_matrices(self.strength_option.apply(self.params, value))
         except ValueError:  # the rule cannot be applied to these weights at all
-            ruled = []
+            return False
         mine = iter_matrices(self.params)
-        if len(ruled) != len(mine) or not all(np.array_equal(a, b) for (_p, a), (_q, b) in zip(ruled, mine)):
-            self.strength.forget()
+        return len(ruled) == len(mine) and all(np.array_equal(a, b) for (_p, a), (_q, b) in zip(ruled, mine))
 
     def _use_text(self, text):
         folded = _folded(text, self.params.labels.alphabet)
@@ -320,7 +335,7 @@ class Playground:
         except ValueError as error:
             self.strength.show(str(error))
             return False
-        return self._take(new, option.done.format(value=exact(value))) is None
+        return self._take(new, option.done.format(value=exact(value)), by_strength=True) is None
 
     def break_control(self):
         """The row that breaks one weight: a part with a grid is needed."""
