@@ -276,6 +276,32 @@ def test_saving_then_loading_restores_the_weights(notebook):
     nb.page.locator(".hm-reset").click()
 
 
+def test_a_typed_lg_shows_in_the_logits_and_comes_back_in_the_box_with_the_weights_loaded(notebook):
+    """Lg = 1.0001 scores 27 / 27 where Lg = 1 scores 18 / 27: its logits do not read 1 | 1; and weights saved
+    at that Lg, loaded after another was typed, bring their Lg back into the box (notebook 09: "save, change
+    something, load: the weights come back exactly")."""
+    nb = notebook(PLAYGROUND)
+    tab(nb, "c_proj")
+    box = nb.page.locator(".hm-lg-box input")
+    nb.type_into(box, "1.0001")
+    nb.wait_for_text("hm-view-c-proj-logits", "1.0001")
+    tab(nb, "break")
+    nb.type_into(nb.page.locator(".hm-file-path input"), "ui_test_lg.json")
+    nb.page.locator(".hm-file-save").click()
+    nb.wait_for_text("hm-status", "wrote the weights to")
+    tab(nb, "c_proj")
+    nb.type_into(box, "5")
+    nb.page.wait_for_function("() => !document.querySelector('.hm-view-c-proj-logits').textContent.includes('1.0001')")
+    tab(nb, "break")
+    nb.page.locator(".hm-file-load").click()
+    nb.wait_for_text("hm-status", "loaded the weights from ui_test_lg.json")
+    tab(nb, "c_proj")
+    nb.wait_for_text("hm-lg-message", "these weights follow this rule at 1.0001")
+    assert box.input_value() == "1.0001"
+    nb.page.locator(".hm-reset").click()
+    nb.page.wait_for_function("() => document.querySelector('.hm-lg-box input').value === '1024'")
+
+
 def test_at_1280_by_800_an_edit_of_q_and_its_effect_are_on_one_screen(notebook):
     """A learner's laptop: 1280 x 800, the file browser open, the playground scrolled into view."""
     nb = notebook(PLAYGROUND)
