@@ -73,8 +73,8 @@ def digits_apart(values, digits=4, within=0.0, write=fmt):
     those that ``write(x, n)`` would write as it writes another one further than ``within`` from them, until
     every text stands for values within ``within`` of each other, and equal values share one (but "≈0",
     which says too small to matter, may stand for more)."""
-    values = np.unique(np.asarray(values, dtype=np.float64))  # sorted, so each text's values are too
-    given = dict.fromkeys(values[np.isfinite(values)].tolist(), digits)
+    values = sorted({float(x) for x in values if math.isfinite(x)})  # sorted, so each text's values are too
+    given = dict.fromkeys(values, digits)
     said = {x: write(x, digits) for x in given}
     while True:
         texts = {}  # text -> the values written so, smallest first
