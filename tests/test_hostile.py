@@ -167,6 +167,7 @@ SKIPPED = {  # the public callables that are not called blindly, each with the r
     "course.task_files.Tasks": "the dict load_tasks returns, made there from the tasks a file made (a missing name: tests/test_tasks.py)",
     "course.task_files.not_among": "the line get_task and Tasks say for a name, of tasks they hold (tests/test_tasks.py)",
     "course.progress.note_trained": "the command line's train: its task, and the weights it trained, checked",
+    "course.progress.recorded_where": "the grader's sentence on a pass it recorded, of the Task it graded",
     "files.check_fits_a_file": "the command line's blank and train: a task's Structure, one of two constants, its name",
 }
 

@@ -18,13 +18,12 @@ data (``report.to_json()``, ``--json``) and its text (``explain.report_lines``).
 import functools
 import html
 import os
-import shlex
 import sys
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..arguments import MAX_MESSAGE, brief, fmt_apart, shown_path
+from ..arguments import brief, fmt_apart
 from ..i18n import _, language, then
 from ..inference import Example
 from ..parts import with_part
@@ -307,21 +306,7 @@ def _recorded(task, params):
         kept = _("Your earlier pass of {task} stays in your progress.").format(task=task.name)
         return False, then(shown, kept) if progress.read().has(task) else shown
     problem = progress.add(task)
-    return problem is None, problem or _recorded_where(task)
-
-
-def _recorded_where(task):
-    """The sentence on a pass of ``task`` recorded: where the learner finds it listed (a teacher's task is not
-    among the built-in ones that notebook 00 and ``tasks`` list)."""
-    if TASKS.get(task.name) is task:
-        return _("This pass is recorded in your progress (notebook 00 and python -m handmade tasks show it).")
-    if task.source is not None:
-        return _("This pass is recorded in your progress (python -m handmade tasks --tasks {path} shows it).").format(
-            path=shlex.quote(shown_path(task.source, MAX_MESSAGE))  # whole, to be run, if not absurdly long
-        )
-    return _(
-        "This pass is recorded in your progress (progress.shown([{name}]) shows it, {name} being the task you made)."
-    ).format(name=task.name)
+    return problem is None, problem or progress.recorded_where(task)
 
 
 # ---- a challenge's graded cell ---------------------------------------------------------------

@@ -28,6 +28,7 @@ import json
 import os
 import re
 import secrets
+import shlex
 import stat
 import sys
 import time
@@ -36,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..arguments import SURROGATE, brief
+from ..arguments import MAX_MESSAGE, SURROGATE, brief, shown_path
 from ..i18n import _, ngettext
 from ..reasons import not_text
 from ..reasons import reason as said
@@ -343,6 +344,22 @@ def _save(current, full, passed=None, trained=None):
 
 
 # ---- showing ---------------------------------------------------------------------------------
+
+
+def recorded_where(task):
+    """The sentence on a pass of ``task`` recorded: where the learner finds it listed (a teacher's task is not
+    among the built-in ones that notebook 00 and ``tasks`` list)."""
+    from .tasks import TASKS
+
+    if TASKS.get(task.name) is task:
+        return _("This pass is recorded in your progress (notebook 00 and python -m handmade tasks show it).")
+    if task.source is not None:
+        return _("This pass is recorded in your progress (python -m handmade tasks --tasks {path} shows it).").format(
+            path=shlex.quote(shown_path(task.source, MAX_MESSAGE))  # whole, to be run, if not absurdly long
+        )
+    return _(
+        "This pass is recorded in your progress (progress.shown([{name}]) shows it, {name} being the task you made)."
+    ).format(name=task.name)
 
 
 def shown(tasks=None):
