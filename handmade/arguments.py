@@ -65,6 +65,9 @@ def fmt(x, digits=4):
 def fmt_apart(x, other, digits=4):
     """``x`` as ``fmt`` writes it, with as many more digits as it takes to tell it from ``other`` (a threshold,
     a rival's probability): a margin of 1.00001 is not "1" beside "more than 1", nor p = 0.50002 "0.5" beside 0.49998."""
+    said = fmt(x, digits)
+    if said != fmt(other, digits):  # apart already, as most are
+        return said
     return fmt(x, digits_apart([x, other], digits).get(float(x), digits))
 
 
