@@ -30,8 +30,6 @@ WIDGET_STYLE = f"""<style>
 .{RINGED} :is(input, select, button, textarea, .lm-TabBar-tab):focus-visible {{
   outline: 2px solid #1f5fbf !important; outline-offset: 1px; box-shadow: 0 0 0 1px #fff; position: relative; z-index: 1}}
 .{REFUSED} input {{border: 2px solid #b3261e !important}}
-.{REFUSED}:not(.{QUIET_LABEL}) {{width: auto !important}}
-.{REFUSED}:not(.{QUIET_LABEL}) input {{flex: 0 0 84px}}
 </style>"""
 # Quiet labels; and a focus ring that stands out from anything around it, on every control of every
 # widget the package makes (a blue line at 6:1 on white, a white line inside it; important, as
@@ -62,12 +60,14 @@ class Quiet(W.VBox):
 
 
 def marked(box, name, refused):
-    """Call ``box`` ``name`` (its label, which a screen reader reads with it), or, while it holds text the model
-    did not take (``refused``), "``name``, not used", with a red edge: the refusal stays with the box, after the
-    message that said it has been read."""
-    said = _("{name}, not used").format(name=name) if refused else name
-    if box.description != said:  # a grid written again changes no label that stays as it was
-        box.description = said
+    """Mark ``box`` while it holds text the model did not take (``refused``): a red edge; and a box whose label
+    only a screen reader reads (a grid's, ``QUIET_LABEL``) is called "``name``, not used" then, ``name`` else,
+    so the refusal stays with the box after the message that said it has been read. A label on the page stays
+    as it is (a longer one would move what is beside it): the message under the box says it there."""
+    if QUIET_LABEL in box._dom_classes:
+        said = _("{name}, not used").format(name=name) if refused else name
+        if box.description != said:  # a grid written again changes no label that stays as it was
+            box.description = said
     (box.add_class if refused else box.remove_class)(REFUSED)
 
 
