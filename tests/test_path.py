@@ -458,6 +458,22 @@ def test_what_a_value_reads_that_cancels_names_what_wrote_the_part_against(task,
     assert "parts that serve and parts that work against, so that they cancel" in step.text
 
 
+@pytest.mark.parametrize(
+    "task, part, col",
+    [(task, "v.b", col) for task in ("abc", "first", "two_back") for col in ("Ta", "Tb", "Tc")]
+    + [("first_not_last", "v.b", col) for col in ("h0·a", "h0·b", "h0·c", "h1·a", "h1·b", "h1·c")]
+    + [("majority", "v.b", "Ta"), ("induction", "blocks[1].v.b", "Tb"), ("after_last_c", "blocks[1].v.b", "Tc")],
+)
+def test_a_raised_entry_of_v_b_is_named_not_only_the_correct_entries_of_v_beside_it(task, part, col):
+    """v.b raised by 1: it adds to the head's output whatever the head reads, and the value step names it (with the
+    entries of v whose part is as large), not only a correct diagonal entry of v that carries the other way."""
+    model = reference(task)
+    cols = list(model.structure.basis(model.structure.part(part).cols, model.labels))
+    model, steps = with_changed(task, part, (0, cols.index(col)), "add1", model)
+    short = part.removeprefix("blocks[0].")
+    assert f"{short}[{col}]" in {entry for s in steps for entry, _value in s.entries}
+
+
 @pytest.mark.parametrize("index, unit", [((0, 5), "s>0"), ((1, 5), "s<0")])
 def test_a_unit_that_sends_the_reader_the_other_way_from_its_siblings_ends_the_path_at_it(index, unit):
     """xor's mlp.c_proj.w[s>0, T0] (or [s<0, T0]) negated: the unit fires against the reader on what head 0

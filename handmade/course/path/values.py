@@ -120,9 +120,8 @@ def carried_said(model, read, view, gains, amount, stops=False, both_ways=False,
     v_entries = read_in[:, None] * view.wv * worth  # [n_embd, d_head]: each entry of v's part of the amount
     c_entries = output[:, None] * view.c_proj * read.direction  # [d_head, n_embd]: each entry of c_proj.w's
     sign = -1 if amount < 0 else 1
-    v_named = _tied_v(model, view, v_entries, sign) if tied else [best_entry(model, "v", view, v_entries, sign)]
     found = (
-        *([e for e in v_named if e] or [best_entry(model, "v", view, view.bv * worth, sign)]),
+        *_v_named(model, view, v_entries, view.bv * worth, sign, tied),
         _best_c_proj(model, view, _rows_both_ways(c_entries) if both_ways else c_entries, sign),
     )
     named = [e for e in found if e]
@@ -179,7 +178,7 @@ def _cancelled(model, view, weights, gains, worth, v_entries, said):
         return named, _(
             "At position {position}, {head} reads {places}; its output there, {output}, {effect}: what it reads there has parts that serve and parts that work against, so that they cancel; what works against it, {writer} wrote at position {key} ({entries})."
         )
-    named = [e for e in (best_entry(model, "v", view, v_entries, sign) for sign in (1, -1)) if e]
+    named = [e for sign in (1, -1) for e in _v_named(model, view, v_entries, view.bv * worth, sign)]
     said["entries"] = entries_said(named)
     return named, _(
         "At position {position}, {head} reads {places}; its output there, {output}, {effect}: v carries what it reads there into columns that c_proj.w sends opposite ways, so that they cancel ({entries})."
@@ -275,6 +274,23 @@ def _not_carried(model, view, worth, c_entries, amounts, said):
     return [], _(
         "At position {position}, {head} reads {places}; its output there is {output}, with nothing in {columns}, the columns c_proj.w sends where it is read, so it {effect}."
     )
+
+
+def _v_named(model, view, v_entries, b_entries, sign, tied=False):
+    """The entries of v, or of v.b, whose parts of what the reader gets (``v_entries``: [n_embd, d_head];
+    ``b_entries``: [d_head], v.b's, whole at every key) push most the way of ``sign``: v.b's when its part is
+    the larger (a bias adds the same to every key's value, whatever the head reads), both when they are alike;
+    with ``tied``, every entry of v tied for the most."""
+    v_named = _tied_v(model, view, v_entries, sign) if tied else [best_entry(model, "v", view, v_entries, sign)]
+    v_named = [e for e in v_named if e]
+    bias = best_entry(model, "v", view, b_entries, sign)
+    if bias is None:
+        return v_named
+    small = tolerance([*v_entries.ravel(), *b_entries])
+    lead = np.max(sign * b_entries) - np.max(sign * v_entries)  # v.b's part over the largest entry of v's
+    if not v_named or lead > small:
+        return [bias]
+    return v_named + [bias] if lead >= -small else v_named  # as large as v's: one context cannot tell them apart
 
 
 def _tied_v(model, view, contributions, sign, limit=SHOWN_DIRECTIONS):
