@@ -16,12 +16,13 @@ from hypothesis import strategies as st
 import handmade
 from handmade.course import explain, grader
 from handmade.course.grader import grade
-from handmade.course.path import scores, stream
+from handmade.course.path import embeddings, scores, stream
 from handmade.course.solutions import reference
 from handmade.course.tasks import TASKS, blank
 from handmade.model import Name
 from handmade.names import T
 from handmade.parts import get, with_parts
+from handmade.parts import parts as get_parts
 
 LG = 1024
 LOWER_AFTER_STOP = re.compile(r"[.!?] [a-z]")  # "a margin above 1. the MLP of block 0 ..."
@@ -472,6 +473,66 @@ def test_a_raised_entry_of_v_b_is_named_not_only_the_correct_entries_of_v_beside
     model, steps = with_changed(task, part, (0, cols.index(col)), "add1", model)
     short = part.removeprefix("blocks[0].")
     assert f"{short}[{col}]" in {entry for s in steps for entry, _value in s.entries}
+
+
+@pytest.mark.parametrize(
+    "task, part, index, how, entry",
+    [
+        ("xor", "wte", (1, 6), "neg", "wte[1, T1]"),  # read by the value, through a misled unit
+        ("induction", "wpe", (1, 8), "add1", "wpe[pos 1, Tc]"),  # read by block 1's value
+        ("two_back", "wpe", (3, 3), "zero", "wpe[pos 3, P3]"),  # the input of a query that asks nothing
+        ("xor", "wpe", (2, 2), "zero", "wpe[pos 2, P2]"),
+        ("two_back", "wpe", (0, 1), "add1", "wpe[pos 0, P1]"),  # a second entry: the one out of its place
+        ("aab", "wte", (0, 0), "add1", "wte[a, P0]"),
+        ("after_last_c", "wpe", (2, 2), "tenth", "wpe[pos 2, P2]"),
+        ("induction", "wpe", (1, 1), "zero", "wpe[pos 1, P1]"),
+        ("abb", "wte", (0, 5), "neg", "wte[a, Ta]"),
+    ],
+)
+def test_an_embedding_row_unlike_the_others_that_a_head_reads_ends_the_path_at_its_entry(task, part, index, how, entry):
+    """A row of wte or wpe changed, in a design whose rows each write one value into a direction of their own: the
+    head that reads it (its value, its query or a key) leads on to the entry of that row that, made like the others,
+    would serve it."""
+    _model, steps = with_changed(task, part, index, how)
+    assert steps[-1].kind == "embedding" and dict(steps[-1].entries).keys() == {entry}
+
+
+@pytest.mark.parametrize("task", ["xor", "two_back", "induction"])
+def test_a_fault_outside_the_embeddings_never_ends_the_path_at_an_embedding(task):
+    """Every entry of every head's q, k and v (and of c_proj.w) changed, one at a time: the embeddings are as
+    designed, so no path blames one of their entries."""
+    model = reference(task)
+    for part in (p for p in get_parts(model) if p.endswith(("q", "k", "v", "c_proj.w"))):
+        for index in zip(*np.nonzero(get(model, part))):
+            for how in ("neg", "zero"):
+                values = get(model, part).copy()
+                values[tuple(index)] = CHANGES[how](values[tuple(index)])
+                focus = grade(task, with_parts(model, {part: values})).focus
+                assert focus is None or not any(s.kind == "embedding" for s in focus.path or ()), (part, index, how)
+
+
+@pytest.mark.parametrize(
+    "table, row, direction, found",
+    [
+        ([[1, 0], [0, -1]], 1, [1, 1], (1, 1.0, 1.0)),  # two rows: the one that writes against a positive value
+        ([[1, 0], [0, 0.1]], 1, [1, 1], None),  # two rows, each one entry: either may be the odd one
+        ([[-1, 0], [0, 1]], 1, [1, 1], None),
+        ([[1, 0, 0], [0, 0, 0], [0, 0, 1]], 1, [1, 1, 1], (1, 1.0, 1.0)),  # a row of 0: the entry in its place
+        ([[1, 0, 0, 0], [0, 1, 0, 1], [0, 0, 1, 0]], 1, [1, 1, 1, -1], (3, 0.0, 1.0)),  # the one out of its place
+        (
+            [[1, 0, 0, 0], [0, 1, 0, 1], [0, 0, 1, 0]],
+            1,
+            [1, -1, 1, 1],
+            None,
+        ),  # made 0, its own entry would not be alike
+        ([[1, 0, 0], [0, 1, 0], [0, 0, 0.5]], 1, [1, 1, 1], None),  # the other rows are not alike
+        ([[1, 0, 0], [0, 1, 0], [0, 0, 1]], 1, [1, 1, 1], None),  # the row is like the others
+        ([[1, 0, 0], [0, -1, 0], [0, 0, 1]], 1, [-1, -1, -1], None),  # made alike, it would not serve the reader
+    ],
+)
+def test_an_embedding_row_is_unlike_the_others_only_where_they_are_alike(table, row, direction, found):
+    table, direction = np.array(table, dtype=float), np.array(direction, dtype=float)
+    assert embeddings._unlike_entry(table, row, direction) == found
 
 
 @pytest.mark.parametrize("index, unit", [((0, 5), "s>0"), ((1, 5), "s<0")])

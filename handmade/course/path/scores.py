@@ -12,6 +12,7 @@ from ...arguments import fmt
 from ...i18n import N_, _, listed, then
 from ...model import Name
 from ..explain import tolerance
+from .embeddings import embedding_step, key_read, query_read, unlike_query
 from .stream import (
     BLOCK_PARTS,
     SHOWN_DIRECTIONS,
@@ -239,7 +240,7 @@ def _term(model, read, view, pairs, term, side, case, rival, wanted):
     apart = _unasked(model, view, p, rival, wanted, avoid=upstream)
     if apart is not None:  # what would tell the keys apart, that the query leaves alone
         named, sentence = named + apart[0], then(sentence, apart[1])
-    return named, sentence, _next_of_term(view, pairs, a, b, side, case, p, rival, wanted)
+    return named, sentence, _next_of_term(model, view, pairs, a, b, side, case, p, rival, wanted)
 
 
 def _sides(model, view, pairs, a, b, case, p, rival, wanted):
@@ -258,17 +259,20 @@ def _sides(model, view, pairs, a, b, case, p, rival, wanted):
     return q_row, k_row, q_side, k_side
 
 
-def _next_of_term(view, pairs, a, b, side, case, p, rival, wanted):
-    """The Read that follows the term back: into the key's writer at the key the term is about, else
-    into the query's writer, when either is a head or an MLP; else None (the fault is in q or k)."""
-    if b.kind in BLOCK_PARTS or is_bias(b):
-        at = rival if side == "rival" else wanted
-        sign = -1 if side == "rival" else 1
-        direction = pairs.inputs[at].along(b, view.wk @ view.q[p] * view.scale)
-        return Read(b, at, sign * direction, sign, ("key", view.block, view.head, at, p))
-    if (a.kind in BLOCK_PARTS or is_bias(a)) and case != "same":
-        direction = pairs.inputs[p].along(a, view.wq @ (view.k[rival] - view.k[wanted]) * view.scale)
-        return Read(a, p, -direction, -1, ("query", view.block, view.head, p, rival, wanted))
+def _next_of_term(model, view, pairs, a, b, side, case, p, rival, wanted):
+    """What follows the term back: the Read into the key's writer at the key the term is about, else into the
+    query's writer, when either is a head or an MLP (or a bias); or the last step at an entry of wte or wpe, unlike
+    the embedding's other rows, that wrote one side (``stream.embedding_step``); else None (the fault is in q or k)."""
+    keys = (rival, wanted) if side == "rival" else (wanted, rival)  # an embedding's row at the other key too
+    reads = [(b, key_read(view, pairs, b, at, p, 1 if at == wanted else -1), at == keys[0]) for at in keys]
+    if case != "same":
+        reads.append((a, query_read(view, pairs, a, p, rival, wanted), True))
+    for writer, read, followed in reads:  # a head, an MLP or a bias is followed where the term is about it
+        if (writer.kind in BLOCK_PARTS or is_bias(writer)) and followed:
+            return read
+        step = embedding_step(model, read) if writer.kind in ("wte", "wpe") else None
+        if step is not None:
+            return step
     return None
 
 
@@ -288,7 +292,8 @@ def _nothing(model, read, view, pairs, rival, wanted):
     asked = view.q[p]  # [d_head]: what the query asks for
     score = fmt(pairs.rival.sum())
     if np.abs(asked).max() <= tolerance([*asked, 1.0]):
-        return _silent(model, view, p, score, rival, wanted)
+        entries, sentence, _after = _silent(model, view, p, score, rival, wanted)
+        return entries, sentence, unlike_query(model, view, pairs, p, rival, wanted)
     column = _asked_column(asked, np.abs(view.wk).sum(axis=0))
     named, said = _ask(model, view, p, column)
     apart = _unasked(model, view, p, rival, wanted) if said["directions"] else None  # else: asks what k never makes

@@ -47,7 +47,8 @@ class Read:
 class PathStep:
     """One step of the path: what a part did at a position, why, and the weights that did it."""
 
-    kind: str  # "attention", "value" (a head's), "unit", "bias" (an MLP's), "unwritten" (nothing wrote what was read)
+    kind: str  # "attention", "value" (a head's), "unit", "bias" (an MLP's), "unwritten" (nothing wrote what was read),
+    # "embedding" (an entry of wte or wpe unlike the embedding's other rows)
     part: Name
     position: int
     amount: float  # its write as the reader reads it: positive serves the reader

@@ -7,6 +7,7 @@ from ...arguments import fmt
 from ...i18n import N_, _, listed, ngettext, then
 from ...model import Name
 from ..explain import tolerance
+from .embeddings import embedding_step
 from .stream import (
     BLOCK_PARTS,
     SHOWN_DIRECTIONS,
@@ -324,12 +325,17 @@ def _next_of_value(model, read, view, worth, amount):
     next Read, at the key where it did; or, when the value carries nothing, one that could write it."""
     p, weights = read.position, view.weights[read.position, : read.position + 1]
     reads = view.wv @ worth  # [n_embd]: what a unit of each direction of the value's input gives the reader
-    worst, most = None, -tolerance([amount, 1.0])
+    worst, most, embedded = None, -tolerance([amount, 1.0]), []
     for j in attended(weights):
         for name, x in model.input(j, (view.block, "attn")).shares.items():
             share = weights[j] * float(x @ reads)
             if (name.kind in BLOCK_PARTS or is_bias(name)) and share < most:
                 worst, most = (name, j), share
+            elif name.kind in ("wte", "wpe") and share < -tolerance([amount, 1.0]):
+                embedded.append((share, name, j))
+    unlike = _unlike_embedding(model, view, weights, reads, embedded, most) if embedded else None
+    if unlike is not None:
+        return unlike
     if worst is not None:
         name, j = worst
         direction = model.input(j, (view.block, "attn")).along(name, weights[j] * reads)
@@ -341,6 +347,20 @@ def _next_of_value(model, read, view, worth, amount):
     best = int(np.argmax(weights))
     direction = model.input(best, (view.block, "attn")).back(weights[best] * reads)
     return written_by(model, Read(None, best, direction, 1, ("value", view.block, view.head, best)))
+
+
+def _unlike_embedding(model, view, weights, reads, embedded, most):
+    """The last step at an entry of wte or wpe unlike the embedding's other rows (``stream.embedding_step``) that
+    wrote, at a key the query reads, what the value gives on against the reader (``embedded``: [(its share, the
+    embedding, the key)]) as much as any head or MLP before (``most``) or more; else None."""
+    for share, name, j in sorted(embedded, key=lambda found: found[0]):
+        if share > most:
+            return None
+        direction = model.input(j, (view.block, "attn")).along(name, weights[j] * reads)
+        step = embedding_step(model, Read(name, j, direction, 1, ("value", view.block, view.head, j)))
+        if step is not None:
+            return step
+    return None
 
 
 def _pieces(model, view, weights, reads):
