@@ -21,7 +21,8 @@ A step whose cause is another head or MLP leads to it; a bias that wrote the mos
 (c_proj.b of an earlier block, a layer norm's b) is the last step, naming its entry (``bias_step``); a
 unit's own threshold, a query that asks nothing of what tells its keys apart (the entries of q and q.b
 that could, and of k that tells them apart), an embedding or the step's own weights end the path where
-they are named. A negative threshold that keeps shut a unit that should fire is a gate (an AND's): the
+they are named; a row of wte or wpe unlike the embedding's other rows, where they are alike (one value each, in a
+direction of their own), ends it at the entry that, made like theirs, would serve the reader (``embeddings``). A negative threshold that keeps shut a unit that should fire is a gate (an AND's): the
 path goes on to what fed the unit too little when that part's own step finds it at fault, or to what could
 write what the unit reads when nothing fed it. Through a layer norm (ln_1, ln_2), each writer's share is its write centred, divided
 by the stream's spread at that position and scaled by the norm's g, and the norm's b has a share of its

@@ -94,6 +94,8 @@ def value_step(model, read, view, gains, amount, both_ways=False):
     named, text = carried_said(
         model, read, view, gains, amount, stops=after is None, both_ways=both_ways, tied=read.tied
     )
+    if isinstance(after, PathStep) and set(after.entries) <= set(named):
+        after = None  # the embedding's entry is named here already (what it wrote, cancelling)
     small = tolerance(gains)
     if gains.max() - amount > small and gains.max() <= small:  # reading elsewhere would only do no harm
         sentence = _("No position would serve {reader}: reading another would at most do nothing for it.")
