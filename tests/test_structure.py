@@ -135,6 +135,7 @@ ELSEWHERE = {  # module -> words it uses in another sense, and why
     "handmade/display/outputs.py": {"scores", "residual", "logits"},  # the words of the pipeline figure
     "handmade/course/worked_example.py": {"logits"},  # the worked example's own steps, as its source names them
     "handmade/course/explain.py": {"embedding"},  # a sentence's slot for the embedding it names ({embedding})
+    "handmade/course/path/embeddings.py": {"embedding"},  # the kind of a path's step at an entry of wte or wpe
 }
 
 
