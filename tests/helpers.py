@@ -1,8 +1,12 @@
 """Shared test helpers: random weights of any shape the package supports; a mark for POSIX-only tests;
-a teacher's task as source; a function's calls counted; the one-line check of a command's error."""
+a teacher's task as source; a function's calls counted; the one-line check of a command's error; a bound
+on a call's time."""
 
+import contextlib
 import os
 import re
+import signal
+import threading
 
 import numpy as np
 import pytest
@@ -97,3 +101,28 @@ def reads_as_chinese(sentence):
     (in full-width brackets, after its translation)."""
     own = re.sub(r"'[^']*'|\"[^\"]*\"|（[^（）]*）", "", sentence)
     return not re.search(r"[A-Za-z]{3,} [A-Za-z]{3,}", own) and re.search(r"[\u4e00-\u9fff]", own)
+
+
+class Hang(BaseException):
+    """A call that took longer than its bound (not an Exception: the code it stops cannot catch it as one)."""
+
+
+@contextlib.contextmanager
+def bounded(seconds, what="a call"):
+    """Raise Hang, saying that ``what`` took more than ``seconds``, if the block runs longer: for the calls that
+    take no timeout of their own. A timer signal, so only where there is one (not Windows) and in the main thread
+    (where pytest and its xdist workers run the tests); elsewhere the block runs unbounded."""
+    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(_signum, _frame):
+        raise Hang(f"{what} took more than {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)

@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import AT_THE_LIMITS, a_task, one_line, posix_only, random_params, reads_as_chinese
+from helpers import AT_THE_LIMITS, Hang, a_task, bounded, one_line, posix_only, random_params, reads_as_chinese
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -375,29 +375,6 @@ def valid_arguments(name, tmp):
         elif param.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
             raise AssertionError(f"no valid value for {name}({param.name}): add one to VALID or VALID_FOR")
     return arguments
-
-
-class Hang(BaseException):
-    """A call that took longer than its bound."""
-
-
-@contextlib.contextmanager
-def bounded(seconds):
-    """Raise Hang in the main thread after ``seconds`` (where SIGALRM exists; else no bound)."""
-    if not hasattr(signal, "setitimer"):
-        yield
-        return
-
-    def alarm(signum, frame):
-        raise Hang
-
-    previous = signal.signal(signal.SIGALRM, alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def call(function, arguments):

@@ -7,21 +7,23 @@ own Chromium (nothing is downloaded). ``NotebookPage`` opens a notebook, runs al
 finds the widgets by the CSS classes the package gives them.
 """
 
-import contextlib
 import json
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(
+    0, str(ROOT / "tests")
+)  # the tests' helpers, for the bound on a call (also when a benchmark imports this)
+from helpers import bounded  # noqa: E402
+
 CHROMIUM_FLAGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -135,30 +137,9 @@ def open_browser(playwright, chromium):
     return playwright.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_FLAGS)
 
 
-@contextlib.contextmanager
-def within(seconds, what):
-    """Raise TimeoutError naming ``what`` if the block runs longer than ``seconds``: for the calls Playwright
-    gives no timeout. A timer signal, so only where there is one (not Windows) and in the main thread (where
-    pytest and its xdist workers run the tests); elsewhere the block runs unbounded, as before."""
-    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def stop(_signum, _frame):
-        raise TimeoutError(f"{what} took more than {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, stop)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-
-
 def new_page(browser, **options):
     """``browser.new_page(**options)``, bounded (``NEW_PAGE_SECONDS``)."""
-    with within(NEW_PAGE_SECONDS, "opening a page in Chromium"):
+    with bounded(NEW_PAGE_SECONDS, "opening a page in Chromium"):
         return browser.new_page(**options)
 
 
