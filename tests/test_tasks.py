@@ -1070,9 +1070,8 @@ def test_a_teachers_labels_still_win():
     assert make(n_embd=None, labels=named).labels == named
 
 
-def test_a_teachers_code_that_failed_for_a_task_is_not_run_again():
-    """A reference or a rule that failed (a hang costs user_code.SECONDS) fails again at once, in the
-    same words: a playground's refresh or a second grade does not wait for it again."""
+def failing_code():
+    """(a task whose reference raises, a task whose rule raises, {"rule": runs, "reference": runs} of each)."""
     runs = {"rule": 0, "reference": 0}
 
     def broken_rule(context):
@@ -1086,6 +1085,13 @@ def test_a_teachers_code_that_failed_for_a_task_is_not_run_again():
 
     fine, broken = make(), make(broken_rule)
     fine.reference(broken_reference)
+    return fine, broken, runs
+
+
+def test_a_teachers_code_that_failed_for_a_task_is_not_run_again():
+    """A reference or a rule that failed (a hang costs user_code.SECONDS) fails again at once, in the
+    same words: a playground's refresh or a second grade does not wait for it again."""
+    fine, broken, runs = failing_code()
     said = []
     for _ in range(3):
         for use in (lambda: solutions.reference(fine), lambda: examples(broken)):
@@ -1098,19 +1104,7 @@ def test_a_teachers_code_that_failed_for_a_task_is_not_run_again():
 def test_a_teachers_code_that_failed_is_said_again_in_the_language_now_set():
     """The failure remembered is said in the learner's language: in another, the code runs once more (once per
     language), so the words are that language's; back in the first, the first words, without running it again."""
-    runs = {"rule": 0, "reference": 0}
-
-    def broken_rule(context):
-        """Say nothing."""
-        runs["rule"] += 1
-        raise RuntimeError("no")
-
-    def broken_reference():
-        runs["reference"] += 1
-        raise RuntimeError("no")
-
-    fine, broken = make(), make(broken_rule)
-    fine.reference(broken_reference)
+    fine, broken, runs = failing_code()
     said = {}
     try:
         for language in ("zh", "en", "zh", "en"):
