@@ -26,8 +26,11 @@ from .i18n import _, listed, ngettext
 NUMBER_KINDS = "iuf"  # numpy's kinds for integers and floats: not booleans, complex numbers or text
 MAX_MESSAGE = 200  # characters of an error message: enough to name the problem, never a wall of text
 SHOWN_PATH = 40  # characters of a file name quoted in a message: its start and its end
-SHORT_DIGITS = 10  # significant digits of a number written in full (fmt_short): 1024.000001 as typed
-SAME = 1e-14  # how near (relative) a float is to the decimal it is written as: rounding, never a digit shown
+SHORT_DIGITS = 7  # significant digits of a number written in full (fmt_short): 1.0001, 1024.001 as typed
+# How near (relative) a float is to the decimal it is written as: far above the rounding of sums, which differs
+# between machines (1024 + 1.0001 - 1024 is 1.0001 to within 2.5e-14), and so far below the gaps between
+# decimals of SHORT_DIGITS digits that a computed number (1/3, a softmax) is taken for one about once in 10^4
+SAME = 1e-11
 
 
 class UnknownName(ValueError, KeyError):

@@ -169,7 +169,7 @@ class LabelledMatrix:
         """{value: its text} for the finite numbers a rendering shows, so that what its cells show never misleads.
 
         A number that is a short decimal (``fmt_short``: at most SHORT_DIGITS significant digits, to within
-        SAME of itself, as a typed number is) is written with every digit: 1.0001 beside 1, 1024.000001; the
+        SAME of itself, as a typed number is) is written with every digit: 1.0001 beside 1, 1024.001; the
         rounding of arithmetic is not a digit (1 + 1.0001 is 2.0001, 0.1 + 0.2 is 0.3). Any other number (1/3,
         a softmax) gets ``digits`` significant digits, and more where the table holds another number that
         would read the same while further from it than APART of the table's largest (``digits_apart``):
