@@ -1173,6 +1173,12 @@ def test_a_contradiction_in_a_teachers_file_is_said_whole_and_a_long_one_within_
         handmade.set_language("en")
     assert all(len(line) <= MAX_MESSAGE and "\n" not in line for line in said), said
     assert "…" not in said[0] and "'b a'" in said[0] and "extra_examples[0]" in said[0], said[0]
+    # the longest: contexts and names said shorter, never cut in the middle: each answer beside its own source
+    beside = {
+        "en": r"'a' after '[^']*' \(extra_examples\[0\]\) and 'b' after '[^']*' \(extra_examples\[1\]\), but",
+        "zh": r"之后给出 'a'（extra_examples\[0\]）.*之后给出 'b'（extra_examples\[1\]）",
+    }[language]
+    assert re.search(beside, said[1]) and "'bab'" in said[1], said[1]
 
 
 def _refusal(use, *args):

@@ -270,16 +270,17 @@ def _over(text, alphabet):  # a string of one or more characters of alphabet
     return isinstance(text, str) and text != "" and set(text) <= set(alphabet)
 
 
-def contradiction(n_ctx, context, answer, example, places):
+def contradiction(n_ctx, context, answer, example, places, width=24):
     """The sentence on two graded contexts, ``context`` (asking for ``answer``) and ``example``'s, that ask
     for two answers though a model of the task's shape reads the same letters, their last ``n_ctx``, with
     where each answer comes from beside it (``places``: an extra example's index, or None for the rule's
-    answer; the first is always an extra example, which come before the rule's)."""
+    answer; the first is always an extra example, which come before the rule's); each context shown in at
+    most ``width`` characters."""
     j, i = places
     said = {
         "first": repr(answer),
         "second": repr(example.expected),
-        "context": brief(example.context, 24),
+        "context": brief(example.context, width),
         "first_from": _("extra_examples[{j}]").format(j=j),
         "second_from": _("the rule") if i is None else _("extra_examples[{j}]").format(j=i),
     }
@@ -289,7 +290,7 @@ def contradiction(n_ctx, context, answer, example, places):
         ).format(**said)
     return _(
         "it asks for {first} after {earlier} ({first_from}) and {second} after {context} ({second_from}), but a model of its shape reads only the last {n_ctx} letters, {window} in both"
-    ).format(earlier=brief(context, 24), n_ctx=n_ctx, window=brief(example.context[-n_ctx:], 24), **said)
+    ).format(earlier=brief(context, width), n_ctx=n_ctx, window=brief(example.context[-n_ctx:], width), **said)
 
 
 OPTIONS = ("alphabet", "n_ctx", "n_embd", "n_layer", "n_head", "mlp", "labels", "extra_examples")

@@ -149,18 +149,24 @@ class Task:
         ]
         return "\n".join([*lines, _("  passed: you have designed a model that passes it")] if passed else lines)
 
-    def called(self):
-        """How a message names the task: "task shift", or "task shift in 'homework.py'" for a teacher's file's."""
-        name = self.name if len(self.name) <= SHOWN_NAME else self.name[: SHOWN_NAME - 1] + "…"
+    def called(self, limit=SHOWN_NAME):
+        """How a message names the task: "task shift", or "task shift in 'homework.py'" for a teacher's file's
+        (each name at most ``limit`` characters)."""
+        name = self.name if len(self.name) <= limit else self.name[: limit - 1] + "…"
         if self.source is None:
             return _("task {name}").format(name=name)
-        return _("task {name} in '{path}'").format(name=name, path=shown_path(self.source, SHOWN_NAME))
+        return _("task {name} in '{path}'").format(name=name, path=shown_path(self.source, limit))
 
-    def saying(self, problem):
-        """``problem`` (a sentence) after the task's name: "task shift in 'homework.py': its rule ...", one line of
-        at most MAX_MESSAGE characters (a problem that makes it longer, say another error's, cut in its middle)."""
-        said = _("{task}: {problem}").format(task=self.called(), problem=problem)
-        return said if len(said) <= MAX_MESSAGE else clip(said)
+    def saying(self, *problems):
+        """A problem after the task's name, "task shift in 'homework.py': its rule ...", in one line of at most
+        MAX_MESSAGE characters: the first of ``problems`` (a sentence, or the same said shorter and shorter) that
+        fits, with the names shortened if none does; else the last, cut in its middle (another error's, say)."""
+        for limit in (SHOWN_NAME, SHOWN_NAME // 2, SHOWN_NAME // 4):
+            for problem in problems:
+                said = _("{task}: {problem}").format(task=self.called(limit), problem=problem)
+                if len(said) <= MAX_MESSAGE:
+                    return said
+        return clip(said)
 
     def __repr__(self):
         return f"Task({self.name!r}, alphabet={self.alphabet!r}, n_ctx={self.n_ctx})"
@@ -289,7 +295,8 @@ def _examples(task):
         j, first = answers.setdefault(e.context[-task.n_ctx :], (i, e))
         if first.expected != e.expected:
             places = [k if k < len(task.extra_examples) else None for k in (j, i)]  # None: the rule's answer
-            raise ValueError(task.saying(contradiction(task.n_ctx, first.context, first.expected, e, places)))
+            said = (contradiction(task.n_ctx, first.context, first.expected, e, places, w) for w in (24, 12, 6))
+            raise ValueError(task.saying(*said))
     if not found:
         raise ValueError(
             _("{task} grades no context: its rule returns None for every text of 1 to {n_ctx} letters").format(
