@@ -880,8 +880,10 @@ def test_a_context_in_full_width_letters_is_read_as_the_letters_and_shown_so():
     p = blog_playground()
     p.text_box.value = "ａｂａ"
     assert p.text_box.value == "aba" and p.text == "aba" and p.text_message.value == ""
-    p.text_box.value = "ａｃ"
-    assert p.text == "aba" and "still showing" in p.text_message.value
+    p.text_box.value = (
+        "ａａｃ"  # the letters read as letters; the ｃ, no letter of (aab)* either way, named where it is
+    )
+    assert p.text_box.value == "aaｃ" and p.text == "aba" and "'ｃ' at position 2" in p.text_message.value
 
 
 def test_the_prediction_and_the_score_are_statuses_that_a_screen_reader_reads_after_an_edit():
@@ -900,6 +902,8 @@ def test_the_prediction_and_the_score_are_statuses_that_a_screen_reader_reads_af
         ("0, -1e999", "'-1e999' is too large for a number"),
         ("1, inf", "'inf' is not finite"),
         ("NaN, 0", "'NaN' is not finite"),
+        ("1, ＩＮＦ", "'ＩＮＦ' is not finite"),  # quoted as typed, read as the grids read it
+        ("-Infinity", "'-Infinity' is not finite"),
     ],
 )
 def test_softmax_explorer_says_a_number_too_large_or_not_finite_as_the_grids_say_it(typed, said):
@@ -918,8 +922,16 @@ def test_each_playground_has_a_heading_a_screen_reader_finds_naming_it():
         "seen_b": Playground(task="seen_b").widget.children[1].value,
         "(aab)*": blog_playground().widget.children[1].value,
         "": Playground(handmade.blog_model()).widget.children[1].value,
+        None: Playground(handmade.blog_model(), score=UnlabelledScore()).widget.children[1].value,  # no text: none
     }
     for name, markup in headings.items():
         said = re.search(r'<h3 class="hm-playground-heading" style="([^"]*)">([^<]*)</h3>', markup)
         assert said and "clip-path:inset(50%)" in said[1], markup[-300:]
         assert said[2] == (f"playground: {name}" if name else "playground"), said[2]
+
+
+class UnlabelledScore:
+    label = None  # a score of one's own whose label is not text
+
+    def __call__(self, params):
+        return True, "fine", []

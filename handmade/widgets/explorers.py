@@ -1,6 +1,7 @@
 """The first notebooks' small explorers: which row and column make a cell of a product, and how
 softmax turns into argmax as its input is scaled up."""
 
+import re
 import unicodedata
 
 import ipywidgets as W
@@ -72,7 +73,7 @@ class SoftmaxExplorer:
         if self._quiet:  # the row in use, put back in the box (_show_row)
             return
         self._in_use = False  # until the row is taken
-        parts = unicodedata.normalize("NFKC", text).replace("、", ",").split(",")  # １，０、０ as 1, 0, 0
+        parts = re.split("[,，、﹐]", text)  # １，０、０ as 1, 0, 0 (each part read as the grids read a number)
         try:
             row = np.array([_typed_number(part) for part in parts[: self.MAX_NUMBERS + 1]])
             if not 1 <= len(row) <= self.MAX_NUMBERS:
@@ -84,7 +85,7 @@ class SoftmaxExplorer:
         if unusable:  # a number, but one no row can hold: said as the grids say it
             said = (
                 _("{text} is too large for a number (float64 holds numbers up to about 1.8e308); keeping the last row")
-                if "inf" not in unusable[0].lower() and "nan" not in unusable[0].lower()
+                if not any(word in unicodedata.normalize("NFKC", unusable[0]).lower() for word in ("inf", "nan"))
                 else _("{text} is not finite; keeping the last row")
             )
             return self._refuse(said.format(text=brief(unusable[0], 40)))

@@ -83,7 +83,8 @@ def build(playground):
 def _heading(p):
     """A heading a screen reader finds and the page does not show, naming the playground: on a page of four, a
     learner moving by headings knows which one the context box, reset and grids below it belong to."""
-    label = getattr(p.score, "label", "").rstrip(":：") if p.score is not None else ""
+    label = getattr(p.score, "label", "")  # a score's own label, if it has one that is text
+    label = label.rstrip(":：") if isinstance(label, str) else ""
     said = _("playground: {name}").format(name=label) if label else _("playground")
     hidden = "position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap;margin:0"
     return f'<h3 class="hm-playground-heading" style="{hidden}">{html.escape(said)}</h3>'

@@ -424,12 +424,13 @@ def _shape_summary(shapes, limit=4):
 
 
 def _folded(text, alphabet):
-    """``text`` as typed, or, when only that form is over ``alphabet``, its NFKC form: the full-width letters
-    of a Chinese input method (ａａｂ) as the letters they are (aab), as the number boxes read full-width digits."""
-    if alphabet is None or set(text) <= set(alphabet):
+    """``text`` with each character that is not in ``alphabet`` but whose NFKC form is one that is (the full-width
+    letters of a Chinese input method: ａａｂ) as that letter, as the number boxes read full-width digits; the
+    others as typed, for the refusal to name."""
+    if alphabet is None:
         return text
-    folded = unicodedata.normalize("NFKC", text)
-    return folded if set(folded) <= set(alphabet) else text
+    folded = (unicodedata.normalize("NFKC", c) for c in text)
+    return "".join(c if c in alphabet or not (len(f) == 1 and f in alphabet) else f for c, f in zip(text, folded))
 
 
 STATUSES = ("prediction", "accuracy")  # what an edit changes that a screen reader should hear: statuses
