@@ -170,6 +170,15 @@ def test_a_pass_recorded_says_where_it_is_listed_and_it_is_listed_there(data, tm
     assert "repeat" in progress.shown().text and progress.read().has(TASKS["repeat"])
 
 
+@pytest.mark.parametrize("name", ["a" * 120 + ".py", "line\nbreak.py"])
+def test_a_file_whose_name_cannot_make_a_command_is_named_by_its_kind(data, tmp_path, name):
+    """A name too long for the line, or one that cannot be shown as it is: no command that names another file."""
+    (tmp_path / name).write_text(LAST_AGAIN, encoding="utf-8")
+    task = load_tasks(str(tmp_path / name))["say_last"]
+    note = handed_in(task, with_parts(blank(task), {"wte": 2 * np.eye(3)})).progress_note
+    assert note == "This pass is recorded in your progress (python -m handmade tasks --tasks with its file shows it)."
+
+
 def last_letter(context):
     """Say the last letter again."""
     return context[-1]

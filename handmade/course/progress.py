@@ -37,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..arguments import MAX_MESSAGE, SURROGATE, brief, shown_path
+from ..arguments import SURROGATE, brief
 from ..i18n import _, ngettext
 from ..reasons import not_text
 from ..reasons import reason as said
@@ -346,6 +346,9 @@ def _save(current, full, passed=None, trained=None):
 # ---- showing ---------------------------------------------------------------------------------
 
 
+MAX_COMMAND_PATH = 100  # characters of a file's name, quoted, in a command the progress note gives
+
+
 def recorded_where(task):
     """The sentence on a pass of ``task`` recorded: where the learner finds it listed (a teacher's task is not
     among the built-in ones that notebook 00 and ``tasks`` list)."""
@@ -353,10 +356,13 @@ def recorded_where(task):
 
     if TASKS.get(task.name) is task:
         return _("This pass is recorded in your progress (notebook 00 and python -m handmade tasks show it).")
-    if task.source is not None:
+    quoted = shlex.quote(task.source or "")  # the file's name as it was given, to be run as it is
+    if task.source is not None and quoted.isprintable() and len(quoted) <= MAX_COMMAND_PATH:
         return _("This pass is recorded in your progress (python -m handmade tasks --tasks {path} shows it).").format(
-            path=shlex.quote(shown_path(task.source, MAX_MESSAGE))  # whole, to be run, if not absurdly long
+            path=quoted
         )
+    if task.source is not None:  # a name too long for a line, or one that cannot be shown as it is
+        return _("This pass is recorded in your progress (python -m handmade tasks --tasks with its file shows it).")
     return _(
         "This pass is recorded in your progress (progress.shown([{name}]) shows it, {name} being the task you made)."
     ).format(name=task.name)
