@@ -100,7 +100,7 @@ class LabelledMatrix:
     col_splits: tuple = ()  # column indices before which a split line is drawn
     row_splits: tuple = ()
     highlight: frozenset = field(default_factory=frozenset)  # {(row, col), ...} cells to colour
-    digits: int = 4  # significant digits shown for numbers that are not whole
+    digits: int = 4  # significant digits shown for numbers that are neither whole nor short decimals (as typed)
     decimals: int = None  # or, when set, this many digits after the point for every number
 
     def __post_init__(self):
@@ -183,9 +183,6 @@ class LabelledMatrix:
         within = APART * float(np.abs(finite).max(initial=0.0))
         given = digits_apart(finite, self.digits, within, lambda x, n: short[x] or fmt(x, n))
         return {x: short[x] or fmt(x, n) for x, n in given.items()}
-
-    def texts(self):  # [n_rows][n_cols] of formatted numbers, every one (a rendering shows a window of them)
-        return [[self.number_text(x) for x in row] for row in self.values]
 
     def left_out(self):
         """The sentence a rendering ends with when the table is larger than it shows, or ""."""
