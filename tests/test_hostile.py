@@ -3009,6 +3009,11 @@ def test_the_readme_says_how_many_cases_each_class_tries(tmp_path):
         label = name.split(". ", 1)[1]
         assert re.search(rf"^\| {re.escape(label)} \| {n:,} \|", readme, re.MULTILINE), f"{label}: {n:,}"
     assert f"**{sum(found.values()):,} cases**" in readme, sum(found.values())
+    surface = f"{len(SURFACE)} constructors, functions and methods of `handmade.widgets` and `handmade.display`"
+    assert f"{surface} ({len(SURFACE_SKIPPED)} others, the views' plumbing" in readme, (
+        len(SURFACE),
+        len(SURFACE_SKIPPED),
+    )
 
 
 if __name__ == "__main__":
