@@ -103,7 +103,7 @@ def query_read(view, pairs, writer, p, rival, wanted):
 
 def unlike_query(model, view, pairs, p, rival, wanted):
     """The last step at an entry of wte or wpe, unlike the embedding's other rows, that wrote the input of a query
-    that asks nothing (``stream.embedding_step``), the one that would let the wanted key lead; else None."""
+    that asks nothing (``embeddings.embedding_step``), the one that would let the wanted key lead; else None."""
     for kind in ("wte", "wpe"):
         step = embedding_step(model, query_read(view, pairs, Name(kind), p, rival, wanted))
         if step is not None:

@@ -262,7 +262,7 @@ def _sides(model, view, pairs, a, b, case, p, rival, wanted):
 def _next_of_term(model, view, pairs, a, b, side, case, p, rival, wanted):
     """What follows the term back: the Read into the key's writer at the key the term is about, else into the
     query's writer, when either is a head or an MLP (or a bias); or the last step at an entry of wte or wpe, unlike
-    the embedding's other rows, that wrote one side (``stream.embedding_step``); else None (the fault is in q or k)."""
+    the embedding's other rows, that wrote one side (``embeddings.embedding_step``); else None (the fault is in q or k)."""
     keys = (rival, wanted) if side == "rival" else (wanted, rival)  # an embedding's row at the other key too
     reads = [(b, key_read(view, pairs, b, at, p, 1 if at == wanted else -1), at == keys[0]) for at in keys]
     if case != "same":

@@ -352,7 +352,7 @@ def _next_of_value(model, read, view, worth, amount):
 
 
 def _unlike_embedding(model, view, weights, reads, embedded, most):
-    """The last step at an entry of wte or wpe unlike the embedding's other rows (``stream.embedding_step``) that
+    """The last step at an entry of wte or wpe unlike the embedding's other rows (``embeddings.embedding_step``) that
     wrote, at a key the query reads, what the value gives on against the reader (``embedded``: [(its share, the
     embedding, the key)]) as much as any head or MLP before (``most``) or more; else None."""
     for share, name, j in sorted(embedded, key=lambda found: found[0]):
