@@ -29,7 +29,7 @@ SHOWN_PATH = 40  # characters of a file name quoted in a message: its start and 
 SHORT_DIGITS = 7  # significant digits of a number written in full (fmt_short): 1.0001, 1024.001 as typed
 # How near (relative) a float is to the decimal it is written as: far above the rounding of sums, which differs
 # between machines (1024 + 1.0001 - 1024 is 1.0001 to within 2.5e-14), and so far below the gaps between
-# decimals of SHORT_DIGITS digits that a computed number (1/3, a softmax) is taken for one about once in 10^4
+# decimals of SHORT_DIGITS digits that a computed number (1/3, a softmax) is taken for one about once in 3,000
 SAME = 1e-11
 
 
@@ -97,7 +97,7 @@ def digits_apart(values, digits=4, within=0.0, write=fmt):
 
 def fmt_short(x, most=SHORT_DIGITS):
     """``x`` with every digit when it is a decimal of at most ``most`` significant digits, to within SAME of
-    itself, as a typed number is (1.0001, 1024.000001, 1e-12; 0.30000000000000004 is 0.3); None for one that
+    itself, as a typed number is (1.0001, 1024.001, 1e-12; 0.30000000000000004 is 0.3); None for one that
     is not (1/3, e^-362), or that is 0, not finite, or subnormal (no digit of it is sure)."""
     x = float(x)
     if not math.isfinite(x) or abs(x) < sys.float_info.min:
