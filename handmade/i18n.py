@@ -13,6 +13,7 @@ from pathlib import Path
 LOCALES = Path(__file__).resolve().parent / "locale"
 DOMAIN = "handmade"
 LANGUAGES = ("en", "zh")
+TAGS = {"en": "en", "zh": "zh-CN"}  # each language as a page's lang attribute names it (BCP 47)
 
 _current = {"language": "en", "translation": gettext.NullTranslations()}
 
@@ -39,6 +40,12 @@ def set_language(language):
 
 def language():
     return _current["language"]
+
+
+def tag():
+    """The current language as a page's ``lang`` attribute names it: "en", "zh-CN". Markup the package
+    makes carries it, so that a screen reader reads it in its own language on a page of another."""
+    return TAGS[_current["language"]]
 
 
 def _(message):

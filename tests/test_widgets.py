@@ -501,7 +501,7 @@ def test_subsets_of_editors_views_and_controls():
 def test_snapshot_is_the_views_as_static_html_collapsed_and_titled():
     p = blog_playground(views=("attention", "accuracy"))
     html = p.snapshot()._repr_html_()
-    assert html.startswith("<details") and "Snapshot saved with the notebook" in html
+    assert html.startswith('<div lang="en"><details') and "Snapshot saved with the notebook" in html
     assert "attention weights" in html and "27 / 27" in html
 
 

@@ -43,6 +43,9 @@ from pathlib import Path, PurePosixPath
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(1, str(ROOT))  # the package, where it is not installed (requirements.txt installs it)
+sys.path.insert(1, str(ROOT / "tools"))  # the marks of the cells' language, wherever this is run from
+
+from cell_language import EDITIONS, unmarked  # noqa: E402
 
 from handmade.arguments import brief, clip, file_name, shown_path  # noqa: E402
 from handmade.cli import _argparse_speaks  # noqa: E402  (argparse's own sentences, through the catalogue)
@@ -62,7 +65,6 @@ REPOSITORY = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}/(?!\
 BINDER = "https://mybinder.org/v2/gh/{repository}/main?urlpath=lab/tree/{path}"
 MANIFEST = ".handmade-site"  # in OUTDIR: the files the builder made there, one a line
 MANIFEST_HEAD = "# the files tools/site.py made in this folder; building again, it deletes only these"
-EDITIONS = {"en": "notebooks", "zh": "notebooks/zh"}  # the site puts each at the same place under OUTDIR
 # The blocks the site's font covers (its CSS says the same in unicode-range): CJK radicals, symbols,
 # punctuation and ideographs, compatibility ideographs and forms, and full-width forms.
 CJK = re.compile("[\u2e80-\u9fff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]")
@@ -196,8 +198,9 @@ SITE_ONLY = re.compile(r"<!--\s*site:\s*(.*?)\s*-->", re.S)
 
 
 def for_the_site(markdown):
-    """A markdown cell as the site shows it: the Jupyter-only text left out, the site-only text shown."""
-    return SITE_ONLY.sub(lambda m: m.group(1), JUPYTER_ONLY.sub("", markdown))
+    """A markdown cell as the site shows it: the Jupyter-only text left out, the site-only text shown, and
+    without the mark of its language (a page is in its edition's language: ``tools/cell_language.py``)."""
+    return SITE_ONLY.sub(lambda m: m.group(1), JUPYTER_ONLY.sub("", unmarked(markdown)))
 
 
 def has_title(cells):

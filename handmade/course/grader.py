@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ..arguments import brief, fmt_apart
-from ..i18n import _, language, then
+from ..i18n import _, language, tag, then
 from ..inference import Example
 from ..parts import with_part
 from ..weights import (
@@ -166,7 +166,7 @@ class Report:
     def _repr_html_(self):  # the same lines, wrapped at spaces on a narrow page, with a coloured edge
         colour = "#1a7f37" if self.passed else "#b3261e"
         style = f"white-space:pre-wrap;word-break:normal;border-left:4px solid {colour};padding:4px 8px;margin:0"
-        return f'<pre style="{style}">{html.escape(str(self))}</pre>'
+        return f'<pre lang="{tag()}" style="{style}">{html.escape(str(self))}</pre>'
 
 
 # ---- grading -------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..arguments import UnknownName, brief, with_names
-from ..i18n import LANGUAGES, _, language, listed
+from ..i18n import LANGUAGES, _, language, listed, tag
 from ..weights import Weights, labels_of
 from . import user_code
 from .tasks import TASKS, get_task, references_off, withheld
@@ -61,7 +61,7 @@ class Solution:
 
         head = self.heading()
         style = "border-left:4px solid #8250df;padding:2px 8px;margin:4px 0"
-        return f'<div style="{style}"><p style="margin:4px 0"><b>{html.escape(head)}</b></p>{code_block(self.code).markup}</div>'
+        return f'<div lang="{tag()}" style="{style}"><p style="margin:4px 0"><b>{html.escape(head)}</b></p>{code_block(self.code).markup}</div>'
 
 
 def solutions(lang=None):

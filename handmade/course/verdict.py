@@ -20,7 +20,7 @@ import numpy as np
 
 from ..arguments import NUMBER_KINDS, brief, fmt, fmt_apart, is_whole
 from ..arguments import exact as typed  # a number as the learner typed it, never rounded: 1, 0.99
-from ..i18n import _, listed
+from ..i18n import _, listed, tag
 from ..reasons import reason as said
 
 
@@ -40,7 +40,7 @@ class Verdict:
 
     def _repr_html_(self):
         colour, mark = ("#1a7f37", "✓") if self.passed else ("#b3261e", "✗")
-        return f'<div style="border-left:4px solid {colour};padding:4px 8px"><b>{mark}</b> {html.escape(self.message)}</div>'
+        return f'<div lang="{tag()}" style="border-left:4px solid {colour};padding:4px 8px"><b>{mark}</b> {html.escape(self.message)}</div>'
 
 
 def ok(message):

@@ -25,7 +25,7 @@ from ..arguments import (
     text_of,
     whole,
 )
-from ..i18n import _
+from ..i18n import _, tag
 from . import window
 from .colours import CHANGED, HIGHLIGHT, PALE, hex_colour, ink, shades
 from .window import TABLE_SIDE, kept
@@ -223,7 +223,7 @@ class LabelledMatrix:
         return str(self)
 
     def _repr_html_(self):  # a wide table scrolls inside its own box rather than being cut off
-        return f'<div style="overflow-x:auto;max-width:100%">{self.html()}</div>'
+        return f'<div lang="{tag()}" style="overflow-x:auto;max-width:100%">{self.html()}</div>'
 
     def html(self, heat=False, caption=True, changed=frozenset()):
         """An HTML table; zeros are pale so the numbers that matter stand out.

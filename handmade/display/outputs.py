@@ -11,7 +11,7 @@ import re
 import numpy as np
 
 from ..arguments import brief, chosen, number, real_array, strings, text_of, whole
-from ..i18n import N_, _
+from ..i18n import N_, _, tag
 from ..model import softmax
 from .labelled import LabelledMatrix, fmt, pad, real_numbers, width
 from .window import TABLE_SIDE
@@ -38,9 +38,10 @@ class Html:
 
     def __init__(self, markup, text=""):
         self.markup, self.text = text_of(markup, "markup", MAX_MARKUP), text_of(text, "text", MAX_MARKUP) or "(HTML)"
+        self.lang = tag()  # the language it was written in, which a page of another reads it in
 
     def _repr_html_(self):
-        return self.markup
+        return f'<div lang="{self.lang}">{self.markup}</div>'
 
     def __repr__(self):
         return self.text

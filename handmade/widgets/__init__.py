@@ -6,7 +6,8 @@ from its editors (``editors``: a grid per matrix, a box and slider for one numbe
 (``tools``: break it, save, load). ``blog``: the blog's
 model in it, with the blog's options. ``explorers``: the first notebooks' small explorers. ``slider``
 and ``choice``: a slider and radio buttons a screen reader names, run by anywidget. Every widget
-carries the same focus ring (``editors.WIDGET_STYLE``), alone or in a playground. What the views show is
+carries the same focus ring (``marks.MARKS_CSS``), alone or in a playground, and says what language its words are in
+(``marks.Marks``). What the views show is
 HTML from ``handmade.display.views``.
 """
 

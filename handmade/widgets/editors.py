@@ -13,7 +13,8 @@ import numpy as np
 
 from ..arguments import brief, clip, css_class, exact, function, number, real_array, text_of, whole
 from ..display.labelled import LabelledMatrix
-from ..i18n import _
+from ..i18n import _, tag
+from .marks import QUIET_LABEL, REFUSED, RINGED, Marks
 from .slider import LogSlider
 
 CELL = "46px"
@@ -21,26 +22,13 @@ CELL_WIDTHS = (46, 8, 12, 140)  # px: a box's least width, per character of its 
 MESSAGE_WIDTH = 360  # px: the least a grid's message may take, a sentence in two or three lines
 MAX_BOXES = 512  # boxes in one grid: 16 x 32, about a screen, built in 0.8 s here (1.5 ms a box: three widgets)
 NARROW = {"description_width": "initial"}  # a widget's label takes only the room it needs
-QUIET_LABEL = "hm-quiet-label"  # a widget whose label a screen reader reads but the page does not show
-RINGED = "hm-ringed"  # a box of the package's widgets: each control in it shows the focus ring when focused
-REFUSED = "hm-refused"  # a box that holds text the model did not take: a red edge, and its name says so
-WIDGET_STYLE = f"""<style>
-.{QUIET_LABEL}.jupyter-widgets > .widget-label {{position: absolute; width: 1px; height: 1px; overflow: hidden;
-  clip: rect(0 0 0 0); clip-path: inset(50%); white-space: nowrap; margin: 0; padding: 0}}
-.{RINGED} :is(input, select, button, textarea, .lm-TabBar-tab):focus-visible {{
-  outline: 2px solid #1f5fbf !important; outline-offset: 1px; box-shadow: 0 0 0 1px #fff; position: relative; z-index: 1}}
-.{REFUSED} input {{border: 2px solid #b3261e !important}}
-</style>"""
-# Quiet labels; and a focus ring that stands out from anything around it, on every control of every
-# widget the package makes (a blue line at 6:1 on white, a white line inside it; important, as
-# ipywidgets sets its inputs' outline to none with !important and gives its buttons a 1 px light blue).
 
 
 def _ringed(box):
-    """``box`` (the outermost box of a widget of the package's) with the package's style in it: a
-    hidden HTML that holds it (a <style> applies wherever it is), whichever of the package's widgets
-    a notebook shows, alone or in a playground."""
-    box.children = (W.HTML(WIDGET_STYLE, layout=W.Layout(display="none")), *box.children)
+    """``box`` (the outermost box of a widget of the package's) with the package's style in it, and the
+    language its words are in (``Marks``, hidden), whichever of the package's widgets a notebook shows,
+    alone or in a playground."""
+    box.children = (Marks(box=RINGED, lang=tag(), layout=W.Layout(display="none")), *box.children)
     box.add_class(RINGED)
     return box
 

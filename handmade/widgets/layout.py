@@ -30,7 +30,7 @@ STYLE = """<style>
 .hm-playground .jupyter-button.mod-warning:hover:enabled {background-color: #8f3b00}
 </style>"""
 # Compact grids (a row of text boxes 23 px tall instead of 33; the focus ring is every widget's, in
-# editors.WIDGET_STYLE); every tab's title whole
+# marks.MARKS_CSS); every tab's title whole
 # (the tabs wrap onto a second line rather than cutting a title short), in text at 12:1; "break it"
 # in a darker orange, its white text at 5.4:1 (ipywidgets' warning orange gives 2.7:1).
 MESSAGE_LINES = "2.6em"  # room for two lines of what the last action said: a longer message is shown whole

@@ -179,6 +179,43 @@ def test_each_playground_of_a_page_is_found_by_a_heading_that_names_it_and_is_no
     assert all(size <= 1 for size in sizes), sizes
 
 
+# Every text of the notebook's prose and of what the package shows (HTML outputs, widgets: not a print's
+# stream or a plain-text repr, which no markup can mark) whose language is not the one its nearest lang names:
+# [(where, lang, text)], and how many texts were looked at. A text is Chinese when it holds a Han character.
+JS_LANGUAGES = """(edition) => {
+  const panel = window.jupyterapp.shell.currentWidget.node;
+  const walker = document.createTreeWalker(panel, NodeFilter.SHOW_TEXT);
+  const wrong = [], looked = {prose: 0, shown: 0};
+  while (walker.nextNode()) {
+    const text = walker.currentNode, element = text.parentElement;
+    if (!text.data.trim() || element.closest('style, script')) continue;
+    const output = element.closest('.jp-OutputArea-output');
+    const where = element.closest('.jp-MarkdownOutput') ? 'prose'
+      : output && !/^(text\\/plain|application\\/vnd\\.jupyter\\.std(out|err))$/.test(output.dataset.mimeType || '') ? 'shown' : null;
+    if (!where) continue;
+    const lang = (element.closest('[lang]') || document.documentElement).getAttribute('lang');
+    const chinese = /[\\u4e00-\\u9fff]/.test(text.data);
+    looked[where]++;
+    if (chinese ? !lang.startsWith('zh') : (edition === 'en' && lang !== 'en'))
+      wrong.push([where, lang, text.data.slice(0, 40)]);
+  }
+  return [wrong, looked];
+}"""
+
+
+@pytest.mark.parametrize("name", ["zh/" + PLAYGROUND, "zh/05_softmax_and_mask.ipynb", PLAYGROUND])
+def test_every_word_of_the_prose_and_of_what_the_package_shows_is_marked_with_its_language(notebook, name):
+    """JupyterLab's page is in JupyterLab's language (lang="en" here), and a screen reader reads a word in the
+    language its nearest ``lang`` names: each markdown cell names its edition's (tools/cell_language.py), and
+    every output and widget of the package the language it was made in (the widgets' once on the page)."""
+    nb = notebook(name)
+    nb.page.wait_for_function("() => [...document.querySelectorAll('.hm-ringed')].every(b => b.hasAttribute('lang'))")
+    wrong, looked = nb.page.evaluate(JS_LANGUAGES, "zh" if name.startswith("zh/") else "en")
+    assert looked["prose"] > 20 and looked["shown"] > 20, looked  # it looked at both
+    assert wrong == [], (len(wrong), wrong[:8])
+    assert nb.page.evaluate("() => document.documentElement.lang") == "en"  # the page is JupyterLab's, in English
+
+
 JS_LABEL = "e => e.labels[0].textContent"  # a box's name, as its label gives it
 JS_RING = "e => { const s = getComputedStyle(e); return [s.outlineStyle, parseFloat(s.outlineWidth), s.outlineColor]; }"
 

@@ -1,0 +1,47 @@
+"""What the outermost box of each of the package's widgets carries that ipywidgets cannot give it: the
+package's style, and the language its words are in.
+
+A notebook's page is in JupyterLab's language (``lang="en"`` unless its language is set otherwise), and a
+screen reader reads every word in that page's language: Chinese read by an English voice is noise. ipywidgets
+gives a box no attribute, so ``Marks``, a hidden widget inside the box (anywidget runs its few lines of
+JavaScript, shipped here, nothing fetched), sets the box's ``lang`` to the language it was made in, once the box
+is on the page; its ``_css`` is the style (quiet labels, the focus ring, a refused box's edge).
+"""
+
+import anywidget
+import traitlets
+
+QUIET_LABEL = "hm-quiet-label"  # a widget whose label a screen reader reads but the page does not show
+RINGED = "hm-ringed"  # a box of the package's widgets: each control in it shows the focus ring when focused
+REFUSED = "hm-refused"  # a box that holds text the model did not take: a red edge, and its name says so
+MARKS_CSS = f"""
+.{QUIET_LABEL}.jupyter-widgets > .widget-label {{position: absolute; width: 1px; height: 1px; overflow: hidden;
+  clip: rect(0 0 0 0); clip-path: inset(50%); white-space: nowrap; margin: 0; padding: 0}}
+.{RINGED} :is(input, select, button, textarea, .lm-TabBar-tab):focus-visible {{
+  outline: 2px solid #1f5fbf !important; outline-offset: 1px; box-shadow: 0 0 0 1px #fff; position: relative; z-index: 1}}
+.{REFUSED} input {{border: 2px solid #b3261e !important}}
+"""
+# Quiet labels; and a focus ring that stands out from anything around it, on every control of every
+# widget the package makes (a blue line at 6:1 on white, a white line inside it; important, as
+# ipywidgets sets its inputs' outline to none with !important and gives its buttons a 1 px light blue).
+
+MARKS_ESM = """
+function render({ model, el }) {
+  let tries = 0;
+  const mark = () => {  // the box is put on the page just after this view is made: look for it until it is
+    const box = el.closest("." + model.get("box"));
+    if (box) box.setAttribute("lang", model.get("lang"));
+    else if (tries++ < 100) setTimeout(mark, 20);
+  };
+  mark();
+}
+export default { render };
+"""
+
+
+class Marks(anywidget.AnyWidget):
+    """Hidden, inside the box of class ``box``: gives it ``lang`` ("en", "zh-CN") and the style ``_css``."""
+
+    _esm, _css = MARKS_ESM, MARKS_CSS
+    box = traitlets.Unicode("").tag(sync=True)
+    lang = traitlets.Unicode("en").tag(sync=True)
