@@ -1716,6 +1716,7 @@ SURFACE_SKIPPED = {  # the public callables of the two packages not called blind
             "widgets.layout.what_each_stage_shows",
             "widgets.layout.Screen",
             "widgets.editors.Quiet",
+            "widgets.marks.Marks",
         ],
         PLUMBING,
     ),

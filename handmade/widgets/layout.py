@@ -16,6 +16,7 @@ from ..display.labelled import width as text_width
 from ..display.views import view_names
 from ..i18n import _
 from .editors import NARROW, Quiet, css
+from .marks import LIVE
 
 STYLE = """<style>
 .hm-playground .hm-grid .widget-text {height: 22px; margin: 0; width: 46px}
@@ -58,10 +59,12 @@ def _html(css_class, **layout):
 def build(playground):
     """The playground's widgets, laid out: (its Screen, and the tabs' builders)."""
     p = playground
-    summary = {
+    summary = {  # what an edit changes that a screen reader should hear: status regions (marks.LIVE)
         "prediction": _html("hm-view-prediction"),
         "accuracy": _html("hm-view-accuracy", flex="1 1 320px"),
     }
+    for region in summary.values():
+        region.add_class(LIVE)
     if p.score is not None:  # the score's details, below the stages: however long, they never move the grids
         summary["diagnosis"] = _html("hm-diagnosis", margin="2px 0 0 0")
     outcomes = {name: _html(f"hm-view-{name}") for name in ("predictions", "completion") if name in p.view_names}

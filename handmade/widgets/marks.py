@@ -1,11 +1,13 @@
 """What the outermost box of each of the package's widgets carries that ipywidgets cannot give it: the
-package's style, and the language its words are in.
+package's style, the language its words are in, and the status regions a screen reader listens to.
 
 A notebook's page is in JupyterLab's language (``lang="en"`` unless its language is set otherwise), and a
 screen reader reads every word in that page's language: Chinese read by an English voice is noise. ipywidgets
 gives a box no attribute, so ``Marks``, a hidden widget inside the box (anywidget runs its few lines of
 JavaScript, shipped here, nothing fetched), sets the box's ``lang`` to the language it was made in, once the box
-is on the page; its ``_css`` is the style (quiet labels, the focus ring, a refused box's edge).
+is on the page; its ``_css`` is the style (quiet labels, the focus ring, a refused box's edge). It also makes
+the element each HTML widget of class ``LIVE`` writes its value into a status region, kept from one value to the
+next, so that a screen reader reads out what an edit changed there.
 """
 
 import anywidget
@@ -14,6 +16,7 @@ import traitlets
 QUIET_LABEL = "hm-quiet-label"  # a widget whose label a screen reader reads but the page does not show
 RINGED = "hm-ringed"  # a box of the package's widgets: each control in it shows the focus ring when focused
 REFUSED = "hm-refused"  # a box that holds text the model did not take: a red edge, and its name says so
+LIVE = "hm-live"  # an HTML widget whose words a screen reader reads out when they change (the prediction, the score)
 MARKS_CSS = f"""
 .{QUIET_LABEL}.jupyter-widgets > .widget-label {{position: absolute; width: 1px; height: 1px; overflow: hidden;
   clip: rect(0 0 0 0); clip-path: inset(50%); white-space: nowrap; margin: 0; padding: 0}}
@@ -30,17 +33,34 @@ function render({ model, el }) {
   let tries = 0;
   const mark = () => {  // the box is put on the page just after this view is made: look for it until it is
     const box = el.closest("." + model.get("box"));
-    if (box) box.setAttribute("lang", model.get("lang"));
-    else if (tries++ < 100) setTimeout(mark, 20);
+    if (box) {
+      box.setAttribute("lang", model.get("lang"));
+      live(box);
+    } else if (tries++ < 100) setTimeout(mark, 20);
   };
   mark();
 }
+
+// An HTML widget of class LIVE writes each new value into the same element: that element is made the status
+// region, before any change, so that what changes in it is read out (a region put on the page together with its
+// words, as a new value's own markup would be, is not read by every screen reader). Those made later too.
+function live(box) {
+  const regions = () => box.querySelectorAll(".LIVE > .widget-html-content:not([role])").forEach((region) => {
+    region.setAttribute("role", "status");
+    region.setAttribute("aria-live", "polite");
+  });
+  regions();
+  if (box.hmLive) return;  // one watch a box, however often its views are drawn
+  box.hmLive = new MutationObserver(regions);
+  box.hmLive.observe(box, { childList: true, subtree: true });
+}
 export default { render };
-"""
+""".replace("LIVE", LIVE)
 
 
 class Marks(anywidget.AnyWidget):
-    """Hidden, inside the box of class ``box``: gives it ``lang`` ("en", "zh-CN") and the style ``_css``."""
+    """Hidden, inside the box of class ``box``: gives it ``lang`` ("en", "zh-CN"), its LIVE widgets their
+    status regions, and the style ``_css``."""
 
     _esm, _css = MARKS_ESM, MARKS_CSS
     box = traitlets.Unicode("").tag(sync=True)

@@ -238,7 +238,6 @@ class Playground:
         t, shown = rendered
         same = _same_trace(self._last, t)  # nothing on screen changed: keep what the last change outlined
         for key, value in shown.items():
-            value = _status(value) if key in STATUSES and value else value  # live; a snapshot's copy is not
             target = self.summary.get(key) or self.outcomes.get(key) or (None if same else self.panels.get(key))
             if target is not None and target.value != value:
                 target.value = value
@@ -431,12 +430,3 @@ def _folded(text, alphabet):
         return text
     folded = (unicodedata.normalize("NFKC", c) for c in text)
     return "".join(c if c in alphabet or not (len(f) == 1 and f in alphabet) else f for c, f in zip(text, folded))
-
-
-STATUSES = ("prediction", "accuracy")  # what an edit changes that a screen reader should hear: statuses
-
-
-def _status(markup):
-    """``markup`` (the prediction, the score) as a status: a screen reader reads what an edit changed in it when
-    it is free, without the learner leaving the box they typed in."""
-    return f'<div role="status" aria-live="polite">{markup}</div>'
