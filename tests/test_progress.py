@@ -417,6 +417,24 @@ def test_a_teachers_reference_handed_in_is_not_recorded_and_the_note_names_no_fi
     assert said in report.progress_note and "file" not in report.progress_note, report.progress_note
 
 
+def test_where_the_references_are_off_a_teachers_reference_handed_in_is_still_not_recorded(data, monkeypatch):
+    """HANDMADE_NO_REFERENCES switches a teacher's references off (``reference`` refuses, --reveal has none to
+    show), but the learners have the teacher's file: its reference handed in is still known, and not recorded;
+    a model of the learner's own that passes too is."""
+    task = handmade.task(alphabet="abc", n_ctx=3, n_embd=3, n_layer=0)(last_letter)
+    task.reference(lambda: with_parts(blank(task), {"wte": 2 * np.eye(3)}))
+    theirs = reference(task)
+    monkeypatch.setenv("HANDMADE_NO_REFERENCES", "1")
+    with pytest.raises(ValueError, match="not installed here"):
+        reference(task)
+    report = handed_in(task, theirs)
+    assert report.passed and not report.recorded and progress.read().passed == ()
+    assert f"the reference solution written for {task.name}" in report.progress_note, report.progress_note
+    assert "not installed" in str(handed_in(task, blank(task), reveal=True))  # still shown nowhere
+    mine = handed_in(task, with_parts(blank(task), {"wte": 3 * np.eye(3)}))
+    assert mine.passed and mine.recorded and [name for name, _ in progress.read().passed] == [task.name]
+
+
 WITH_REFERENCE = """
 
 @say_last.reference

@@ -52,7 +52,7 @@ from .explain import (
 )
 from .path import follow
 from .shown_models import shown_model
-from .solutions import reference
+from .solutions import reference, teachers_reference
 from .tasks import TASKS, check_grading, get_task, graded_tokens, passes, usable, withheld
 from .tasks import examples as task_examples
 
@@ -300,7 +300,8 @@ def _recorded(task, params):
     """Record the pass of ``params`` (checked, passing) in the progress file: (whether it is recorded,
     a sentence saying so or why not). A model the course shows is not the learner's (``shown_models``),
     and the file may not take it (``progress.add`` says why)."""
-    theirs = _reference_of(task)[0] if TASKS.get(task.name) is not task else None  # a teacher's task's own
+    # a teacher's task's own reference, known here even where the references are off (the learners have its file)
+    theirs = _reference_built(task, task.build, False, language())[0] if TASKS.get(task.name) is not task else None
     shown = shown_model(task, params, theirs)
     if shown is not None:
         kept = _("Your earlier pass of {task} stays in your progress.").format(task=task.name)
@@ -433,7 +434,8 @@ def _reference_built(task, build, hidden, _language):  # once per reference writ
     if build is None or hidden:  # a task without one (a teacher's may have none), or not here
         return None, None
     try:
-        model = submission(task, reference(task))
+        built = teachers_reference(task)  # None for a built-in task: its reference, if this install shows it
+        model = submission(task, reference(task) if built is None else built)
     except ValueError as error:  # it raises, returns no weights, or weights that do not fit the task
         return None, str(error)
     failing = _reference_fails(task, model)

@@ -130,6 +130,16 @@ def reference(task):
     return _built(task)
 
 
+def teachers_reference(task):
+    """The reference solution written for a teacher's ``task`` (with @task.reference), run even where the references
+    are off (``HANDMADE_NO_REFERENCES``): the grader compares a passing model with it, so that handing it in records
+    no pass of the learner's own, and shows it nowhere. The learners of such an install have the teacher's file, where
+    it is written. None when there is none (a built-in task's are known by their fingerprints: ``shown_models``);
+    ValueError when it fails, as for ``reference``."""
+    task = get_task(task)
+    return None if task.build is None or TASKS.get(task.name) is task else _built(task)
+
+
 @user_code.failures_remembered
 def _built(task):
     try:
