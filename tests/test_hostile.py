@@ -44,7 +44,7 @@ import handmade.training as training
 from handmade import cli, files, inference, parts, tokenizer
 from handmade.arguments import MAX_MESSAGE, check_alphabet
 from handmade.basis import Basis, Labels
-from handmade.course import explain, grader, progress, solutions, task_files, task_options, tasks, user_code
+from handmade.course import compared, explain, grader, progress, solutions, task_files, task_options, tasks, user_code
 from handmade.display.trace import trace, weight_tables
 from handmade.display.window import TABLE_SIDE as SHOWN
 from handmade.training import AdamW, leaves
@@ -81,6 +81,7 @@ MODULES = (
     task_options,
     grader,
     explain,
+    compared,
     progress,
     solutions,
 )
@@ -133,7 +134,7 @@ SKIPPED = {  # the public callables that are not called blindly, each with the r
     ),
     "inference.next_logits": "continuation()'s loop, after continuation() has checked the tokens and the weights",
     "course.grader.logits_per_context": "the grader's arithmetic on weights submission() has checked",
-    "course.grader.margins_of": "the grader's arithmetic on the logits it computed",
+    "course.explain.margins_of": "the grader's arithmetic on the logits it computed",
     "course.task_options.lengths_said": "a line of Task.describe, of a task @task has checked (tests/test_tasks.py)",
     "course.task_options.no_such_options": "the options @task was given that it does not have (tests/test_tasks.py)",
     "course.task_options.contradiction": "a sentence tasks.examples words from the examples it has checked (tests/test_tasks.py)",
@@ -149,14 +150,14 @@ SKIPPED = {  # the public callables that are not called blindly, each with the r
                 "back_through",
                 "margin_direction",
                 "shares",
-                "shares_in",
                 "explain",
             ]
-        ],
+        ]
+        + ["course.compared.shares_in"],
         "the grader's explanation, of weights submission() has checked and of a pass it recorded (tests/test_grader.py)",
     ),
     **dict.fromkeys(
-        [f"course.explain.{n}" for n in ("phrase", "tolerance", "missing", "lagging")],
+        ["course.explain.phrase", "course.explain.tolerance", "course.compared.missing", "course.compared.lagging"],
         "the explanation's words and comparisons, on the parts and shares it found itself (tests/test_grader.py)",
     ),
     **dict.fromkeys(

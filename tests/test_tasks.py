@@ -165,8 +165,28 @@ def test_a_margin_equal_to_the_threshold_does_not_pass():
 
 def test_margins_of_counts_the_best_wrong_logit():
     logits = np.array([[3.0, 1.0, 2.0], [1.0, 1.0, 0.0], [0.0, 5.0, 1.0]])
-    margins, predicted = grader.margins_of(logits, np.array([0, 1, 0]))
+    margins, predicted = grader.margins_of(logits, np.array([0, 1, 0]), MARGIN_THRESHOLD)
     assert margins.tolist() == [1.0, 0.0, -5.0] and predicted.tolist() == [0, 0, 1]
+    near = np.array([[1 + 2e-16, 0.0], [1 + 1e-6, 0.0], [1e9 + 1, 1e9]])  # rounding; a design's own; rounding at 1e9
+    assert grader.margins_of(near, np.array([0, 0, 0]), MARGIN_THRESHOLD)[0].tolist() == [1.0, 1 + 1e-6, 1.0]
+
+
+def say_last(context):
+    """Say the last letter again."""
+    return context[-1]
+
+
+@pytest.mark.parametrize("shift", [0.1, 0.3, 0.7, 0.8, 1.2, 1.7, -0.9, 2.3])
+def test_a_design_whose_margin_is_exactly_the_threshold_fails_with_that_margin_on_every_machine(shift):
+    """No block, wte the identity, and wpe adding the same number to every direction at a position (position 0's
+    ``shift``, the others 1.7 and 1.2): every logit gap is exactly 1, computed as 1 + shift - shift, which rounding
+    makes 0.9999999999999998 or 1.0000000000000002 as the order of the sums goes (1.7 passed before this rule). A
+    margin within rounding of the threshold is the threshold: it fails, with margin 1, in the report and its reason."""
+    task = handmade.task(alphabet="abc", n_ctx=3, n_embd=3, n_layer=0)(say_last)
+    wpe = np.repeat([[shift], [1.7], [1.2]], 3, axis=1)  # [n_ctx, n_embd]
+    report = grade(task, with_parts(blank(task), {"wte": np.eye(3), "wpe": wpe}))
+    assert report.correct == report.total and report.margin == MARGIN_THRESHOLD and not report.passed
+    assert "margin: 1 (smallest at" in str(report) and report.focus.margin == MARGIN_THRESHOLD, str(report)
 
 
 # ---- where it goes wrong --------------------------------------------------------------------

@@ -1,17 +1,17 @@
 """Why a model says what it says after one context: its margin, shared out among its parts; and a grade's text.
 
-The logits are the residual stream read through the unembedding, ``x @ wte.T``, and the stream is a sum: the
-token's embedding, the position's, and what every block adds (each head through its rows of c_proj, c_proj's
-bias, each MLP). So the margin, the right token's logit minus the best wrong one's, is a sum too: each part's
-vector times ``wte[right] - wte[wrong]``, exactly. With ``ln_f`` each part's share is its centred vector, over
-the whole stream's spread, times ``ln_f.g``, and ``ln_f.b`` has a share of its own: they still add up exactly.
-Layer norms inside the blocks change what a head or an MLP computes, not this sum.
+The logits are the residual stream read through the unembedding, ``x @ wte.T``, and the stream is a sum: the token's
+embedding, the position's, and what every block adds (each head through its rows of c_proj, c_proj's bias, each
+MLP). So the margin, the right token's logit minus the best wrong one's, is a sum too: each part's vector times
+``wte[right] - wte[wrong]``, exactly. With ``ln_f`` each part's share is its centred vector, over the whole stream's
+spread, times ``ln_f.g``, and ``ln_f.b`` has a share of its own: they still add up exactly. Layer norms inside the
+blocks change what a head or an MLP computes, not this sum.
 
-``shares`` computes them from one recorded pass (``read_window``); ``explain`` turns them into a sentence about
-the learner's own model: the part that pushed the wrong way, or the one that did not push enough (a push
-"toward" a token is always positive), and the head or MLP the path back (``course.path``) starts from.
-``writers`` and ``through_norm`` split what any layer reads the same way, for the path's steps. ``report_lines``
-words a whole grade from its data (``Report.to_json``): every number in the text is in the data.
+``shares`` computes them from one recorded pass (``read_window``); ``explain`` turns them into a sentence about the
+learner's own model: the part that pushed the wrong way, or the one that did not push enough (a push "toward" a
+token is always positive), and the head or MLP the path back (``course.path``) starts from. ``writers`` and
+``through_norm`` split what any layer reads the same way, for the path's steps. ``report_lines`` words a whole grade
+from its data (``Report.to_json``): every number in the text is in the data.
 """
 
 from dataclasses import dataclass
@@ -110,15 +110,6 @@ def shares(reading, position, params, right, wrong):
     return {name: float(v @ direction) for name, v in part_vectors(reading, position, params).items()}
 
 
-def shares_in(model, tokens, right, explanation, window):
-    """The shares of the same margin (right over the same wrong token) in another model, or None
-    when that model reads another window of the context (its n_ctx differs)."""
-    if tuple(tokens[-len(model["wpe"]) :]) != window:
-        return None
-    wrong = model.labels.token_names(model.structure.n_vocab).index(explanation.wrong)
-    return shares(read_window(window, model), len(window) - 1, model, right, wrong)
-
-
 # ---- saying it --------------------------------------------------------------------------------------
 
 PHRASES = {
@@ -137,9 +128,21 @@ def phrase(name):
     return _(PHRASES[kind]).format(block=name.block, head=name.head)
 
 
-def tolerance(values):
-    """How small a number among ``values`` must be to count as none: SMALL, or a billionth of the largest."""
-    return SMALL * max([1.0, *(abs(float(v)) for v in values)])
+def tolerance(values, axis=None):
+    """How small a number among ``values`` (of each row, along ``axis``) must be to count as none: SMALL, or a billionth."""
+    return SMALL * np.maximum(1.0, np.abs(np.asarray(list(values), dtype=float)).max(axis=axis, initial=0.0))
+
+
+def margins_of(logits, right, threshold):  # [n, n_vocab], [n] -> margins [n], predicted ids [n]
+    """Each row's right logit minus its best wrong one, and the token predicted. A margin within rounding of
+    ``threshold`` (``tolerance`` of its row) is ``threshold``: a design whose margin is exactly the threshold gets
+    1.0000000000000002 on one machine and 0.9999999999999998 on another, as the order of the sums goes."""
+    rows = np.arange(len(logits))
+    wrong = logits.copy()
+    wrong[rows, right] = -np.inf
+    margins = logits[rows, right] - wrong.max(axis=1)
+    near = np.abs(margins - threshold) <= tolerance(logits, axis=1)
+    return np.where(near, threshold, margins), logits.argmax(axis=1)
 
 
 @dataclass(frozen=True)
@@ -185,7 +188,7 @@ def explain(reading, position, params, example, right, threshold, prefer=None):
     found = {name: float(v @ direction) for name, v in vectors.items()}
     tokens = params.labels.token_names(params.structure.n_vocab)
     words = {"expected": tokens[right], "wrong": tokens[wrong], "threshold": fmt(threshold)}
-    margin, predicted = float(logits[right] - logits[wrong]), tokens[int(np.argmax(logits))]
+    margin, predicted = float(margins_of(logits[None], [right], threshold)[0][0]), tokens[int(np.argmax(logits))]
     window = example.context[-(position + 1) :]  # the last letters, as many as the pass read
     said = (example.context, tokens[right], tokens[wrong], predicted, margin, found)
     same_rows = not direction.any()  # wte's two rows, the same to the last digit
@@ -351,29 +354,6 @@ def _too_little(share, others, small):
     if share > small:
         return _("{part} pushes toward {expected} by {amount}, not enough: a pass needs a margin above {threshold}.")
     return _("{part} does not push toward {expected}, and a pass needs a margin above {threshold}.")
-
-
-def missing(mine, theirs, expected):
-    """A sentence when the part that pushes most in ``theirs`` (the task's designed shape) is not in this model, else ""."""
-    part = max(theirs, key=theirs.get, default=None)
-    if part is None or part in mine or theirs[part] <= SMALL:
-        return ""
-    sentence = _(
-        "This model lacks {part}: in the shape this task is designed for, the push toward {expected} can come from there."
-    )
-    return then("", sentence.format(part=phrase(part), expected=expected))
-
-
-def lagging(mine, theirs, threshold):
-    """The part whose share falls furthest short of the same part's share in ``theirs`` (a reference's), or None; first
-    of those that push the wrong way where the reference's do not, each by as much as the margin lacks (``threshold``
-    less the margin) or more: a fault on its own, whatever scale each model is built at."""
-    small, lacks = tolerance([*mine.values(), *theirs.values()]), threshold - sum(mine.values())
-    short = {name: theirs[name] - mine[name] for name in mine if name in theirs}
-    against = {name: gap for name, gap in short.items() if min(-lacks, -small) >= mine[name] and theirs[name] >= -small}
-    against = against or short
-    found = max(against, key=against.get, default=None)
-    return found if found is not None and short[found] > small else None
 
 
 # ---- the report's text, made from its data (Report.to_json) -------------------------------------------

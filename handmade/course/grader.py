@@ -38,16 +38,15 @@ from ..weights import (
     with_alphabet,
 )
 from . import progress
+from .compared import lagging, missing, shares_in
 from .explain import (
     diagnosis_lines,
     explain,
-    lagging,
     margin_direction,
+    margins_of,
     miss_said,
-    missing,
     read_window,
     report_lines,
-    shares_in,
     shares_listed,
 )
 from .path import follow
@@ -58,8 +57,9 @@ from .tasks import examples as task_examples
 
 # A logit gap of 1 makes the right token at least e = 2.7 times as likely as any wrong one, and
 # it is 10^15 times float64's rounding error on these logits: a pass cannot come from a tie that
-# argmax broke by order, or from rounding. It costs a correct design nothing (scale c_proj up);
-# every reference solution clears it by a factor of more than 3, most by hundreds.
+# argmax broke by order, or from rounding (a margin within rounding of it is it: ``margins_of``). It
+# costs a correct design nothing (scale c_proj up); every reference solution clears it by a factor
+# of more than 3, most by hundreds.
 MARGIN_THRESHOLD = 1.0
 SHOWN_FAILURES = 5  # failing contexts listed in a report
 
@@ -251,7 +251,7 @@ def grade(task, params, *, diagnose=True, reveal=False, every_path=False):
     check_grading(task, params.structure, explained=bool(diagnose), every_path=every_path)
     logits = logits_per_context([tokens for tokens, _right in graded], params)  # [n_examples, n_vocab]
     right = np.array([r for _tokens, r in graded])
-    margins, predicted = margins_of(logits, right)
+    margins, predicted = margins_of(logits, right, MARGIN_THRESHOLD)
     wrong = np.flatnonzero(predicted != right)
     smallest = int(np.argmin(margins))
     tied = (logits == logits.max(axis=1, keepdims=True)).sum(axis=1) > 1  # [n]: the largest logit is shared
@@ -487,10 +487,3 @@ def logits_per_context(contexts, params):  # contexts: token-id tuples -> [len(c
         for window in answered:
             after[window] = logits[len(window) - 1]
     return np.array([after[window] for window in windows])
-
-
-def margins_of(logits, right):  # [n, n_vocab], [n] -> margins [n], predicted ids [n]
-    rows = np.arange(len(logits))
-    wrong = logits.copy()
-    wrong[rows, right] = -np.inf
-    return logits[rows, right] - wrong.max(axis=1), logits.argmax(axis=1)

@@ -13,6 +13,7 @@ from ...inference import predict, unambiguous_examples
 from ...parts import with_parts
 from ...weights import NonFiniteError, WeightsError, check_weights
 from ..builtin_tasks import abc_model
+from ..explain import margins_of
 from ..grader import MARGIN_THRESHOLD
 from ..tasks import get_task
 from ..verdict import Mistake, Unreadable, checker, diagnose, named, ok
@@ -57,7 +58,8 @@ def _acb_results(params):
         logits = predict(example.context, params, alphabet=alphabet).logits[-1]
         right = alphabet.index(example.expected)
         said = alphabet[int(np.argmax(logits))]
-        results.append(Found(example=example, margin=logits[right] - np.delete(logits, right).max(), said=said))
+        margin = float(margins_of(logits[None], [right], MARGIN_THRESHOLD)[0][0])  # as the grader has it
+        results.append(Found(example=example, margin=margin, said=said))
     return results
 
 
