@@ -42,6 +42,18 @@ def test_every_markdown_cell_says_what_language_it_is_in(edition):
     assert not left, f"not marked (python3 tools/cell_language.py --write marks them): {left[:5]}"
 
 
+CHINESE_PART = re.compile(r'<span lang="zh-CN">[^<]*</span>')
+HAN = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")  # Han characters, and Chinese punctuation
+
+
+@pytest.mark.parametrize("name", ENGLISH)
+def test_a_chinese_word_in_the_english_edition_says_it_is_chinese(name):
+    """An English cell's lang is en: a Chinese word in it (中文版, the link to the Chinese edition) sits in a span that
+    names its own language, or a screen reader reads it with an English voice."""
+    left = [HAN.findall(CHINESE_PART.sub("", text)) for text in cells(NOTEBOOKS / name, "markdown")]
+    assert not any(left), left
+
+
 @given(st.text(alphabet='ab <>/="\n`#-', max_size=40), st.sampled_from(["en", "zh-CN"]))
 def test_a_cells_mark_is_put_once_and_taken_off_whole(text, tag):
     once = cell_language.marked(text, tag)
