@@ -7,7 +7,8 @@ gives a box no attribute, so ``Marks``, a hidden widget inside the box (anywidge
 JavaScript, shipped here, nothing fetched), sets the box's ``lang`` to the language it was made in, once the box
 is on the page; its ``_css`` is the style (quiet labels, the focus ring, a refused box's edge). It also makes
 the element each HTML widget of class ``LIVE`` writes its value into a status region, kept from one value to the
-next, so that a screen reader reads out what an edit changed there.
+next, so that a screen reader reads out what an edit changed there; and a tab chosen with the mouse the tab bar's
+stop of the Tab key.
 """
 
 import anywidget
@@ -53,6 +54,18 @@ function live(box) {
   if (box.hmLive) return;  // one watch a box, however often its views are drawn
   box.hmLive = new MutationObserver(regions);
   box.hmLive.observe(box, { childList: true, subtree: true });
+  new MutationObserver(chosen).observe(box, { attributeFilter: ["aria-selected"], subtree: true });
+}
+
+// A tab chosen with the mouse becomes the tab bar's one stop of the Tab key (lumino leaves it on the tab that had
+// it, which a screen reader then names "not selected" while the chosen tab's panel shows). The arrow keys still
+// move the stop among the tabs: only a change of the chosen tab moves it here.
+function chosen(changes) {
+  for (const change of changes) {
+    const tab = change.target;
+    if (tab.getAttribute("aria-selected") !== "true" || !tab.parentElement) continue;
+    for (const other of tab.parentElement.children) other.setAttribute("tabindex", other === tab ? "0" : "-1");
+  }
 }
 export default { render };
 """.replace("LIVE", LIVE)

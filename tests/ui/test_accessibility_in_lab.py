@@ -172,6 +172,28 @@ def test_a_refused_edit_is_announced_and_focus_stays_in_the_box(notebook):
     nb.wait_for_text("hm-view-accuracy", "(27 / 27)")
 
 
+JS_FOCUSED_TAB = "() => [document.activeElement.textContent, document.activeElement.getAttribute('aria-selected')]"
+
+
+def test_the_tab_key_reaches_the_tab_chosen_with_the_mouse_and_the_arrows_still_move_among_the_tabs(notebook):
+    """lumino keeps the tab bar's one Tab stop on the tab that had it: after a click on c_proj, the Tab key reached
+    "wte · wpe", which a screen reader named "not selected" while c_proj's panel showed (marks.py moves it)."""
+    nb = notebook(PLAYGROUND)
+    page = nb.page
+    try:
+        nb.tab("c_proj")
+        page.locator(".hm-reset").first.focus()
+        page.keyboard.press("Tab")
+        assert page.evaluate(JS_FOCUSED_TAB) == ["c_proj", "true"]
+        page.keyboard.press("ArrowRight")  # the arrows move among the tabs, and Enter chooses
+        assert page.evaluate(JS_FOCUSED_TAB) == ["break · save", "false"]
+        page.keyboard.press("Enter")
+        nb.page.wait_for_function(JS_KERNEL_IDLE)
+        assert page.evaluate(JS_FOCUSED_TAB) == ["break · save", "true"]
+    finally:
+        nb.tab("wte")
+
+
 def test_each_playground_of_a_page_is_found_by_a_heading_that_names_it_and_is_not_seen(notebook):
     """Notebook 18 has four playgrounds, whose boxes and buttons have the same names: a heading each, in the
     accessibility tree with its task's name, hidden on the page (1 px, clipped)."""
