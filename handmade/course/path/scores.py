@@ -2,7 +2,7 @@
 weight (the rival) outscores it. The scaled score of the query on a key is a double sum over what wrote
 the query's input and what wrote the key's (token, position, earlier heads and MLPs, biases; q.b and k.b
 too); the term named is the largest that made the rival win, or the wanted key lose, with the entries of
-q and k that carry it (``q[P1, P1]``)."""
+q and k that carry it (``q[P1, P1]``): of entries tied for the most, one through which the wanted key loses."""
 
 from dataclasses import dataclass
 
@@ -218,10 +218,12 @@ def _term(model, read, view, pairs, term, side, case, rival, wanted):
     i, j = term
     a, b, p = pairs.query[i], pairs.key[j], read.position
     sign = -1 if case == "leads" else 1  # the entries named push the way the term does
-    q_row, k_row, q_entries, k_entries = _sides(model, view, pairs, a, b, case, p, rival, wanted)
-    named = [
-        e for e in (best_entry(model, "q", view, q_entries, sign), best_entry(model, "k", view, k_entries, sign)) if e
-    ]
+    q_entries, k_entries, q_losing, k_losing = _sides(model, view, pairs, a, b, case, p, rival, wanted)
+    found = (
+        best_entry(model, "q", view, q_entries, sign, q_losing),
+        best_entry(model, "k", view, k_entries, sign, k_losing),
+    )
+    named = [e for e in found if e]
     gap = float(pairs.rival.sum() - pairs.wanted.sum())
     small = tolerance([*pairs.rival.ravel(), *pairs.wanted.ravel()])
     compared = 1 if gap > small else -1 if gap < -small else 0
@@ -244,8 +246,8 @@ def _term(model, read, view, pairs, term, side, case, rival, wanted):
 
 
 def _sides(model, view, pairs, a, b, case, p, rival, wanted):
-    """(the query writer's row of q, the key writer's row of k (the rival's minus the wanted key's, or the
-    rival's alone), and each side's contributions to the term, by entry)."""
+    """(each side's contributions to the term, by entry; and, where the rival outscores, those through which the wanted
+    key loses: for q, the columns it has more of than the rival; for k, the rows of its own input)."""
     at = pairs.vectors
     x_a = at[p].get(a)
     q_row = view.bq if x_a is None else x_a @ view.wq  # [d_head]
@@ -256,7 +258,10 @@ def _sides(model, view, pairs, a, b, case, p, rival, wanted):
         k_row = x_b @ view.wk
     q_side = view.bq * k_row * view.scale if x_a is None else x_a[:, None] * view.wq * k_row * view.scale
     k_side = view.bk * q_row * view.scale if x_b is None else x_b[:, None] * view.wk * q_row * view.scale
-    return q_row, k_row, q_side, k_side
+    outscores = case == "outscores"
+    q_losing = (k_row < -tolerance(k_row)) & outscores  # [d_head]
+    k_losing = None if x_b is None else (x_b < -tolerance(x_b))[:, None] & outscores  # [n_embd, 1]
+    return q_side, k_side, q_losing, k_losing
 
 
 def _next_of_term(model, view, pairs, a, b, side, case, p, rival, wanted):

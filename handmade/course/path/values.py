@@ -75,11 +75,15 @@ def looked(model, view, position, gains):
     ]
 
 
-def best_entry(model, kind, view, contributions, sign):
-    """The entry of q or k (or their biases) whose contribution pushes most the way of ``sign``, named, or None."""
+def best_entry(model, kind, view, contributions, sign, prefer=None):
+    """The entry of q or k (or their biases) whose contribution pushes most the way of ``sign``, named, or None; of
+    entries tied for the most, one of ``prefer``'s (booleans, broadcast to ``contributions``) where any is."""
     oriented = sign * contributions
     if oriented.size == 0 or oriented.max() <= tolerance(contributions.ravel()):
         return None
+    tied = oriented >= oriented.max() - tolerance(contributions.ravel())
+    if prefer is not None and (tied & prefer).any():
+        oriented = np.where(tied & prefer, oriented, -np.inf)
     index = np.unravel_index(np.argmax(oriented), oriented.shape)
     weights = getattr(view, f"w{kind}") if contributions.ndim == 2 else getattr(view, f"b{kind}")
     if contributions.ndim == 2:
