@@ -553,6 +553,40 @@ def test_a_head_step_no_misled_unit_leads_to_names_one_entry_of_v_not_every_one_
     assert "v[P0, V]" in named and "v[Ta, V]" not in named
 
 
+def test_of_two_entries_tied_for_the_term_the_one_that_takes_from_the_wanted_key_is_named():
+    """aab's k[P1, P1] negated: the query at position 1 asks for P0 and P1 alike (the design reads both), and key 1
+    now gives -1 of P1, so key 0 outscores it. Through the term (wpe at the query, wpe at the key) the correct
+    k[P0, P0] makes the rival's score as much as the changed k[P1, P1] takes from the wanted key's: the step names
+    the latter, not the first of the tie."""
+    _model, steps = with_changed("aab", "k", (1, 1), "neg")
+    step = next(s for s in steps if s.kind == "attention")
+    assert dict(step.entries).get("k[P1, P1]") == -1 and "k[P0, P0]" not in dict(step.entries)
+
+
+# a query that asks for two columns alike (aab, abb, xor: the position before and its own), with one entry of q or k
+# negated: the entry named, of the two tied for the term, is the changed one (the entries of the key the query
+# should have read); and where the changed entry was named already (the rival's), it still is, alone of its part
+TIED_TERMS = [
+    *[
+        (task, part, (i, i))
+        for task, rows in (("aab", (1, 2)), ("abb", (1, 2)), ("xor", (1, 2, 3, 4)))
+        for part in "qk"
+        for i in rows
+    ],
+    *[(task, "q", (i, i - 1)) for task, rows in (("aab", (1, 2, 3)), ("abb", (1, 2, 3)), ("xor", (1,))) for i in rows],
+    *[(task, "k", (0, 0)) for task in ("aab", "abb", "xor")],
+]
+
+
+@pytest.mark.parametrize("task, part, index", TIED_TERMS)
+def test_an_entry_of_q_or_k_negated_where_two_tie_for_the_term_is_named_alone_of_its_part(task, part, index):
+    _model, steps = with_changed(task, part, index, "neg")
+    changed = f"{part}[P{index[0]}, P{index[1]}]"  # the rows and columns of the first five are the positions'
+    step = next(s for s in steps if s.kind == "attention")
+    of_part = [entry for entry, _value in step.entries if entry.startswith(f"{part}[")]
+    assert of_part == [changed], (changed, step.entries)
+
+
 # ---- exact sums, from the recorded pass ----------------------------------------------------------------
 
 
