@@ -7,8 +7,8 @@ gives a box no attribute, so ``Marks``, a hidden widget inside the box (anywidge
 JavaScript, shipped here, nothing fetched), sets the box's ``lang`` to the language it was made in, once the box
 is on the page; its ``_css`` is the style (quiet labels, the focus ring, a refused box's edge). It also makes
 the element each HTML widget of class ``LIVE`` writes its value into a status region, kept from one value to the
-next, so that a screen reader reads out what an edit changed there; and a tab chosen with the mouse the tab bar's
-stop of the Tab key.
+next, so that a screen reader reads out what an edit changed there; a tab list, named after the box's heading
+(a playground's, "playground: abc"); and a tab chosen with the mouse the tab bar's stop of the Tab key.
 """
 
 import anywidget
@@ -46,10 +46,16 @@ function render({ model, el }) {
 // region, before any change, so that what changes in it is read out (a region put on the page together with its
 // words, as a new value's own markup would be, is not read by every screen reader). Those made later too.
 function live(box) {
-  const regions = () => box.querySelectorAll(".LIVE > .widget-html-content:not([role])").forEach((region) => {
-    region.setAttribute("role", "status");
-    region.setAttribute("aria-live", "polite");
-  });
+  const regions = () => {
+    box.querySelectorAll(".LIVE > .widget-html-content:not([role])").forEach((region) => {
+      region.setAttribute("role", "status");
+      region.setAttribute("aria-live", "polite");
+    });
+    const heading = box.querySelector("h1, h2, h3, h4, h5, h6");  // a tab list is named after the box's heading
+    box.querySelectorAll("[role=tablist]:not([aria-label])").forEach((tabs) => {
+      if (heading) tabs.setAttribute("aria-label", heading.textContent);
+    });
+  };
   regions();
   if (box.hmLive) return;  // one watch a box, however often its views are drawn
   box.hmLive = new MutationObserver(regions);

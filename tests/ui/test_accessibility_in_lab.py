@@ -202,6 +202,8 @@ def test_each_playground_of_a_page_is_found_by_a_heading_that_names_it_and_is_no
     headings = page.get_by_role("heading", name=re.compile(r"^playground: "))
     names = [page.locator(".hm-playground-heading").nth(i).text_content() for i in range(playgrounds)]
     assert playgrounds == 4 and len(set(names)) == 4 and headings.count() == 4, names
+    tab_lists = page.locator(".hm-playground .hm-stages [role=tablist]")  # each named after its playground
+    assert [tab_lists.nth(i).get_attribute("aria-label") for i in range(playgrounds)] == names
     sizes = page.locator(".hm-playground-heading").evaluate_all("hs => hs.map(h => h.getBoundingClientRect().width)")
     assert all(size <= 1 for size in sizes), sizes
 
