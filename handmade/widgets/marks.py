@@ -36,31 +36,36 @@ function render({ model, el }) {
     const box = el.closest("." + model.get("box"));
     if (box) {
       box.setAttribute("lang", model.get("lang"));
-      live(box);
+      watch(box);
     } else if (tries++ < 100) setTimeout(mark, 20);
   };
   mark();
 }
 
+// What the box's parts need, now and as its views are drawn (a tab's grids are made when first shown): once a box,
+// however often its views are drawn.
+function watch(box) {
+  named(box);
+  if (box.hmWatched) return;
+  box.hmWatched = true;
+  new MutationObserver(() => named(box)).observe(box, { childList: true, subtree: true });
+  new MutationObserver(chosen).observe(box, { attributeFilter: ["aria-selected"], subtree: true });
+}
+
 // An HTML widget of class LIVE writes each new value into the same element: that element is made the status
 // region, before any change, so that what changes in it is read out (a region put on the page together with its
-// words, as a new value's own markup would be, is not read by every screen reader). Those made later too.
-function live(box) {
-  const regions = () => {
-    box.querySelectorAll(".LIVE > .widget-html-content:not([role])").forEach((region) => {
-      region.setAttribute("role", "status");
-      region.setAttribute("aria-live", "polite");
-    });
-    const heading = box.querySelector("h1, h2, h3, h4, h5, h6");  // a tab list is named after the box's heading
-    box.querySelectorAll("[role=tablist]:not([aria-label])").forEach((tabs) => {
-      if (heading) tabs.setAttribute("aria-label", heading.textContent);
-    });
-  };
-  regions();
-  if (box.hmLive) return;  // one watch a box, however often its views are drawn
-  box.hmLive = new MutationObserver(regions);
-  box.hmLive.observe(box, { childList: true, subtree: true });
-  new MutationObserver(chosen).observe(box, { attributeFilter: ["aria-selected"], subtree: true });
+// words, as a new value's own markup would be, is not read by every screen reader). A tab list is named after the
+// box's heading (a playground's, "playground: abc").
+function named(box) {
+  box.querySelectorAll(".LIVE > .widget-html-content:not([role])").forEach((region) => {
+    region.setAttribute("role", "status");
+    region.setAttribute("aria-live", "polite");
+  });
+  const heading = box.querySelector("h1, h2, h3, h4, h5, h6");
+  if (!heading) return;
+  box.querySelectorAll("[role=tablist]:not([aria-label])").forEach((tabs) => {
+    tabs.setAttribute("aria-label", heading.textContent);
+  });
 }
 
 // A tab chosen with the mouse becomes the tab bar's one stop of the Tab key (lumino leaves it on the tab that had

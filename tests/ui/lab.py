@@ -19,9 +19,8 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(
-    0, str(ROOT / "tests")
-)  # the tests' helpers, for the bound on a call (also when a benchmark imports this)
+# the tests' helpers, for the bound on a call (also when a benchmark imports this)
+sys.path.insert(0, str(ROOT / "tests"))
 from helpers import bounded  # noqa: E402
 
 CHROMIUM_FLAGS = [
