@@ -1844,6 +1844,8 @@ SURFACE_VALID = {  # a valid value for each parameter without a default, by its 
     "key": lambda tmp: "scores",
     "x": lambda tmp: 0.5,
     "columns": lambda tmp: 8,
+    "picture": lambda tmp: '<svg xmlns="http://www.w3.org/2000/svg"/>',
+    "alt": lambda tmp: "an empty picture",
 }
 SURFACE_VALID_FOR = {  # where a valid value depends on the callable
     "widgets.playground.Playground": lambda tmp: {"params": _blog()},

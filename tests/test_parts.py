@@ -33,7 +33,7 @@ def test_with_qkv_names_the_block_and_refuses_a_wrong_shape():
 
 def test_the_diagram_uses_gpt2_names_and_dashes_what_the_model_leaves_out():
     blog = diagram()
-    assert all(name in blog.markup for name in ("wte + wpe", "c_attn", "c_proj", "x @ wte.T"))
+    assert all(name in blog.picture for name in ("wte + wpe", "c_attn", "c_proj", "x @ wte.T"))
     assert "without ln_1, ln_2, mlp, ln_f (dashed)" in str(blog) and "1 head" in str(blog)
     two_heads = diagram(handmade.two_head_model())
     assert "2 heads" in str(two_heads)

@@ -242,7 +242,7 @@ def test_every_page_has_a_description_in_its_own_language(site, parsed):
 
 def test_every_image_says_what_it_shows(site, parsed):
     """An <img>'s alt text describes it (not its file name); an inline diagram is named by its
-    description. The notebooks give alt text in their cells' metadata (tools/site/README.md)."""
+    description. The package's pictures carry it in their outputs (tools/site/README.md)."""
     unsaid = []
     for page in pages(site):
         text = (site / page).read_text(encoding="utf-8")

@@ -408,7 +408,7 @@ def test_every_label_of_the_diagram_fits_its_box(language, name):
 
     set_language(language)
     try:
-        svg = diagram(models()[name]).markup
+        svg = diagram(models()[name]).picture
     finally:
         set_language("en")
     for text, size, family, width in _svg_texts(svg):
@@ -421,7 +421,7 @@ def test_the_chinese_diagram_says_everything_in_chinese_or_code(zh):
 
     params = handmade.check_weights(models()["xor"])
     figure = diagram(params)
-    texts = [t for t, *_ in _svg_texts(figure.markup)] + [figure.text]
+    texts = [t for t, *_ in _svg_texts(figure.picture)] + [figure.alt]
     english = [w for t in texts for w in english_words(t, code_words(params) | {"qk"})]
     assert not english, english
     assert "词元" in texts

@@ -49,6 +49,7 @@ from cell_language import EDITIONS, unmarked  # noqa: E402
 
 from handmade.arguments import brief, clip, file_name, shown_path  # noqa: E402
 from handmade.cli import _argparse_speaks  # noqa: E402  (argparse's own sentences, through the catalogue)
+from handmade.display.figure import FIGURE_CLASS  # noqa: E402
 from handmade.i18n import _, from_environment, ngettext, set_language  # noqa: E402
 from handmade.reasons import reason  # noqa: E402
 
@@ -269,8 +270,13 @@ def described_svg(svg, description):
 
 def site_output(output, edition):
     """An output as the site shows it: SVG drawn inline (so that its Chinese labels use the page's
-    font) and named by its description, widgets and LaTeX as their text, a widget's snapshot open."""
+    font) and named by its description, a PNG as an image file with its alt text (a ``Figure``'s
+    ``<img>`` for JupyterLab set aside), widgets and LaTeX as their text, a widget's snapshot open."""
     data = output.get("data", {})
+    if "".join(data.get("text/html", "")).startswith(
+        f'<img class="{FIGURE_CLASS}"'
+    ):  # a Figure's, with its image in it
+        data.pop("text/html")
     if "image/svg+xml" in data and "text/html" not in data:
         data["text/html"] = described_svg("".join(data["image/svg+xml"]), "".join(data.get("text/plain", "")))
     for kind in DROPPED:

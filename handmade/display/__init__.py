@@ -1,5 +1,5 @@
 """What shows a model: labelled tables of its weights and of every intermediate (``trace``), rich
-outputs for the notebooks (``outputs``: pipelines, tables side by side, LaTeX, SVG), heatmaps
+outputs for the notebooks (``outputs``: pipelines, tables side by side, LaTeX, pictures with their text), heatmaps
 (``plots``, which loads matplotlib), the package's own source, highlighted (``source``), and the
 model drawn from its weights (``diagram``). Nothing here computes the model: it shows what
 ``gpt()`` computed.
@@ -7,12 +7,12 @@ model drawn from its weights (``diagram``). Nothing here computes the model: it 
 The notebooks' small helpers are here directly: ``from handmade.display import matrix, pipeline``.
 """
 
+from .figure import Figure
 from .outputs import (
     STAGES,
     Html,
     Latex,
     Rich,
-    Svg,
     dot_product_story,
     equations,
     folded,
@@ -26,10 +26,10 @@ from .outputs import (
 
 __all__ = [
     "STAGES",
+    "Figure",
     "Html",
     "Latex",
     "Rich",
-    "Svg",
     "dot_product_story",
     "equations",
     "folded",

@@ -11,7 +11,7 @@ import html
 from ..i18n import _, listed
 from ..inference import prepare
 from ..structure import BlockShape
-from .outputs import Svg
+from .figure import Figure
 
 INK, FAINT, ACCENT = "#222", "#767676", "#c0392b"  # FAINT: 4.5:1 on white, and dashed
 
@@ -66,7 +66,7 @@ def diagram(params=None):
         _box(946, LINE_Y - 22, 104, 44, "x @ wte.T", _("logits")),
         "</svg>",
     ]
-    return Svg("".join(s), _caption(structure.n_layer, heads, has))
+    return Figure("".join(s), _caption(structure.n_layer, heads, has))
 
 
 LINE_Y, WIDTH = 130, 1060  # where the residual stream runs, and the figure's width

@@ -271,13 +271,6 @@ class Latex(Rich):
         return self.markup
 
 
-class Svg(Rich):
-    """An SVG picture (GitHub shows SVG outputs too)."""
-
-    def _repr_svg_(self):
-        return self.markup
-
-
 def equations(*named, digits=12):
     """``equations(("X", x), ("Q_x", q_x))``: each matrix as ``name = [...]``, side by side.
 

@@ -1,5 +1,9 @@
-"""Heatmaps of labelled matrices. This module imports matplotlib; nothing imports it eagerly."""
+"""Heatmaps of labelled matrices, and figures shown with their text alternative (``show_figure``). This
+module imports matplotlib; nothing imports it eagerly."""
 
+import functools
+import io
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -7,10 +11,12 @@ from matplotlib import font_manager
 from matplotlib import pyplot as plt
 from matplotlib.axes import Axes
 from matplotlib.colors import Colormap, LinearSegmentedColormap
+from matplotlib.figure import Figure as PlotFigure
 
 from ..arguments import brief, chosen, number, text_of, writable
-from ..i18n import N_, _, translated
+from ..i18n import N_, _, listed, ngettext, then, translated
 from .colours import ink, shade
+from .figure import Figure
 from .window import HEATMAP_SIDE, kept, left_out
 
 # the HTML tables' colours: blue below zero, white at zero, red above
@@ -66,7 +72,75 @@ def heatmap(matrix, ax=None, annotate=True, cmap=None, vmin=None, vmax=None, xla
     title = " ".join(filter(None, [translated(matrix.title) if matrix.title else "", _left_out(matrix, HEATMAP_SIDE)]))
     if title:
         ax.set_title(title, loc="left", fontsize=10, fontfamily=FONTS, wrap=True)
+    _HEATMAPS[ax] = (matrix.shape, ax.get_ylabel(), ax.get_xlabel(), _largest_in_rows(matrix, rows, cols))
     return ax
+
+
+# ---- a figure's text alternative ---------------------------------------------------------------
+
+_HEATMAPS = weakref.WeakKeyDictionary()  # axes -> (shape, row label, column label, largest in each row): what it shows
+DESCRIBED_ROWS = 12  # rows a heatmap's description names the largest numbers of; it counts the others
+
+
+def _largest_in_rows(matrix, rows, cols):
+    """["0 · a: 0 · a (1)", ...]: for each row drawn, the columns drawn whose number, as the cells write it,
+    is the row's largest, and that number; "every column" when all of them are."""
+    said = []
+    for i in rows[:DESCRIBED_ROWS]:
+        values = matrix.values[i, cols]  # [len(cols)]
+        top = matrix.number_text(values[int(np.argmax(np.where(np.isnan(values), -np.inf, values)))])
+        at = [matrix.cols[j] for j, value in zip(cols, values) if matrix.number_text(value) == top]
+        if len(at) == len(cols) > 1:
+            clause = _("{row}: every column ({value})")
+        else:
+            clause = _("{row}: {where} ({value} each)") if len(at) > 1 else _("{row}: {where} ({value})")
+        said.append(clause.format(row=matrix.rows[i], where=listed(at), value=top))
+    if len(rows) > DESCRIBED_ROWS:
+        more = len(rows) - DESCRIBED_ROWS
+        said.append(ngettext("{n} more row", "{n} more rows", more).format(n=more))
+    return said
+
+
+def _described(ax):
+    """What the heatmap on ``ax`` shows, in a sentence or two read from its numbers: its title as the axes show
+    it now, its size and labels, and the largest number of each row."""
+    (n, m), row_label, col_label, largest = _HEATMAPS[ax]
+    rows = (
+        ngettext("{n} row, {label}", "{n} rows, {label}", n) if row_label else ngettext("{n} row", "{n} rows", n)
+    ).format(n=n, label=row_label)
+    cols = (
+        ngettext("{n} column, {label}", "{n} columns, {label}", m)
+        if col_label
+        else ngettext("{n} column", "{n} columns", m)
+    ).format(n=m, label=col_label)
+    title = ax.get_title(loc="left") or ax.get_title()
+    sentence = _("A heatmap titled “{title}”: {rows}; {cols}.") if title else _("A heatmap: {rows}; {cols}.")
+    found = _("The largest number in each row: {largest}.").format(largest=listed(largest, clauses=True))
+    return then(sentence.format(title=title, rows=rows, cols=cols), found)
+
+
+def show_figure(alt=None, fig=None):
+    """``plt.show()``, with the figure's text alternative: ``fig`` (default: the figure being drawn) shown as a
+    ``Figure``, an image with ``alt``, else with what each heatmap on it shows, read from its numbers; then
+    closed. ValueError when there is neither: a picture needs words for a reader who cannot see it."""
+    fig = plt.gcf() if fig is None else fig
+    if not isinstance(fig, PlotFigure):
+        raise TypeError(_("fig must be a matplotlib figure, or None; found {value}").format(value=brief(fig)))
+    if alt is None:
+        described = [_described(ax) for ax in fig.axes if ax in _HEATMAPS]
+        if not described:
+            raise ValueError(_('this figure holds no heatmap to describe: say what it shows, show_figure(alt="...")'))
+        alt = functools.reduce(then, described)
+    image = io.BytesIO()
+    fig.savefig(image, format="png", dpi=fig.dpi, bbox_inches="tight")
+    shown = Figure(image.getvalue(), alt)  # alt checked before the figure is closed
+    plt.close(fig)
+    try:
+        from IPython.display import display
+    except ImportError:  # outside Jupyter: the words alone
+        print(shown.alt)
+        return
+    display(shown)
 
 
 def _drawn(matrix):

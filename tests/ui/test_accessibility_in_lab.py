@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 
 import pytest
-from lab import JS_KERNEL_IDLE
+from lab import JS_KERNEL_IDLE, NotebookPage, new_page
 
 PLAYGROUND, TASK = "09_playground.ipynb", "18_challenges_attention.ipynb"  # the blog's model, and a task's
 SERIOUS = ("serious", "critical")
@@ -230,6 +230,34 @@ JS_LANGUAGES = """(edition) => {
   }
   return [wrong, looked];
 }"""
+
+
+# Every picture of the notebook's outputs: [its alt, whether it is drawn (loaded, and wider than nothing), the
+# language its nearest lang names]; and what axe's rules on pictures find wrong in the notebook.
+JS_PICTURES = """async () => {
+  const panel = window.jupyterapp.shell.currentWidget.node;
+  const pictures = [...panel.querySelectorAll('.jp-OutputArea-output img, .jp-OutputArea-output svg')].map(e =>
+    [e.getAttribute('alt'), e.tagName === 'IMG' && e.complete && e.naturalWidth > 0, e.closest('[lang]')?.lang]);
+  const found = await axe.run(panel, {runOnly: ['image-alt', 'role-img-alt', 'svg-img-alt']});
+  return [pictures, found.violations.map(v => v.id), panel.textContent.includes('Cannot display an untrusted SVG')];
+}"""
+
+
+@pytest.mark.parametrize("name", ["00_start_here.ipynb", "zh/04_queries_and_keys.ipynb"])
+def test_every_picture_has_words_for_a_reader_who_cannot_see_it_run_or_not(lab, browser, notebook, name):
+    """JupyterLab reads no alt text from an image output, and shows no SVG in a notebook not yet run (not trusted):
+    the package's pictures come as an <img alt> of their words, drawn, in the edition's language, both as the
+    notebook is stored (a learner's first look on Binder: the model's diagram was its words alone) and once run."""
+    stored = NotebookPage(new_page(browser, viewport={"width": 1280, "height": 800}), lab, name).open()
+    try:
+        for nb in (stored, notebook(name)):
+            with_axe(nb).page.wait_for_function("() => [...document.images].every(i => i.complete)")
+            pictures, violations, untrusted = nb.page.evaluate(JS_PICTURES)
+            assert pictures and violations == [] and not untrusted, (pictures, violations)
+            for alt, drawn, lang in pictures:
+                assert drawn and len(alt) > 40 and lang == ("zh-CN" if name.startswith("zh/") else "en"), alt
+    finally:
+        stored.page.close()
 
 
 @pytest.mark.parametrize("name", ["zh/" + PLAYGROUND, "zh/05_softmax_and_mask.ipynb", PLAYGROUND])
