@@ -8,7 +8,8 @@ JavaScript, shipped here, nothing fetched), sets the box's ``lang`` to the langu
 is on the page; its ``_css`` is the style (quiet labels, the focus ring, a refused box's edge). It also makes
 the element each HTML widget of class ``LIVE`` writes its value into a status region, kept from one value to the
 next, so that a screen reader reads out what an edit changed there; a tab list, named after the box's heading
-(a playground's, "playground: abc"); and a tab chosen with the mouse the tab bar's stop of the Tab key.
+(a playground's, "playground: abc"), each of its tabs tied to the panel it shows (a tabpanel, named by its tab);
+and a tab chosen with the mouse the tab bar's stop of the Tab key.
 """
 
 import anywidget
@@ -55,16 +56,31 @@ function watch(box) {
 // An HTML widget of class LIVE writes each new value into the same element: that element is made the status
 // region, before any change, so that what changes in it is read out (a region put on the page together with its
 // words, as a new value's own markup would be, is not read by every screen reader). A tab list is named after the
-// box's heading (a playground's, "playground: abc").
+// box's heading (a playground's, "playground: abc"), and each tab tied to the panel it shows, which is named by it.
 function named(box) {
   box.querySelectorAll(".LIVE > .widget-html-content:not([role])").forEach((region) => {
     region.setAttribute("role", "status");
     region.setAttribute("aria-live", "polite");
   });
+  box.querySelectorAll(".widget-tab").forEach(tied);
   const heading = box.querySelector("h1, h2, h3, h4, h5, h6");
   if (!heading) return;
   box.querySelectorAll("[role=tablist]:not([aria-label])").forEach((tabs) => {
     tabs.setAttribute("aria-label", heading.textContent);
+  });
+}
+
+// The k-th tab of a tab widget shows its k-th panel: the tab says which (aria-controls), and the panel is a tabpanel
+// named by its tab (lumino gives a tab an id and the tab role, and the panel neither).
+function tied(widget) {
+  const panels = widget.querySelectorAll(":scope > .widget-tab-contents > *");
+  widget.querySelectorAll(":scope > .widget-tab-bar [role=tab]").forEach((tab, k) => {
+    const panel = panels[k];
+    if (!panel || !tab.id) return;
+    panel.id = panel.id || "hm-panel-" + tab.id;
+    panel.setAttribute("role", "tabpanel");
+    panel.setAttribute("aria-labelledby", tab.id);
+    tab.setAttribute("aria-controls", panel.id);
   });
 }
 

@@ -194,6 +194,29 @@ def test_the_tab_key_reaches_the_tab_chosen_with_the_mouse_and_the_arrows_still_
         nb.tab("wte")
 
 
+# Each tab of the first playground: [its name, whether chosen, the panel it says it shows: its role, the tab that
+# names it (the same tab's, when tied), whether it is on screen].
+JS_TIED = """() => [...document.querySelector('.hm-playground .hm-stages [role=tablist]').children].map(tab => {
+  const panel = document.getElementById(tab.getAttribute('aria-controls'));
+  return [tab.textContent, tab.getAttribute('aria-selected'), panel && panel.getAttribute('role'),
+          panel && panel.getAttribute('aria-labelledby') === tab.id, panel && panel.getClientRects().length > 0];
+})"""
+
+
+def test_each_tab_says_which_panel_it_shows_and_the_panel_is_named_by_its_tab(notebook):
+    """A screen reader goes from a tab to its panel (aria-controls) and names the panel by its tab (a tabpanel,
+    aria-labelledby): lumino gives the tabs their role and the panels nothing (marks.py ties them)."""
+    nb = notebook(PLAYGROUND)
+    try:
+        for name in ("wte", "c_proj"):
+            nb.tab(name)
+            tied = nb.page.evaluate(JS_TIED)
+            assert len(tied) == 6 and all(role == "tabpanel" and named for _t, _c, role, named, _s in tied), tied
+            assert [shown for *_rest, shown in tied] == [chosen == "true" for _t, chosen, *_rest in tied], tied
+    finally:
+        nb.tab("wte")
+
+
 def test_each_playground_of_a_page_is_found_by_a_heading_that_names_it_and_is_not_seen(notebook):
     """Notebook 18 has four playgrounds, whose boxes and buttons have the same names: a heading each, in the
     accessibility tree with its task's name, hidden on the page (1 px, clipped)."""
