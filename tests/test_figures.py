@@ -21,6 +21,7 @@ matplotlib.use("Agg")
 from matplotlib import pyplot as plt  # noqa: E402
 
 from handmade.display.plots import DESCRIBED_ROWS, show_figure  # noqa: E402
+from handmade.display.window import HEATMAP_SIDE  # noqa: E402
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 PNG = base64.b64decode(
@@ -148,6 +149,17 @@ def test_a_tall_heatmap_names_its_first_rows_and_counts_the_others(shown):
     LabelledMatrix(np.eye(n), [f"r{i}" for i in range(n)], [f"c{j}" for j in range(n)]).heatmap()
     show_figure()
     assert shown[0].alt.endswith(f"r{DESCRIBED_ROWS - 1}: c{DESCRIBED_ROWS - 1} (1); 3 more rows.")
+
+
+def test_the_largest_number_of_a_row_is_said_where_it_is_even_in_a_column_the_picture_leaves_out(shown):
+    """A matrix wider than a heatmap draws (its first and last columns): the words are true of the whole row."""
+    n = 3 * HEATMAP_SIDE
+    values = np.zeros((2, n))
+    values[0, n // 2] = 5.0  # in a column the picture leaves out
+    values[1, -1] = 7.0  # and in one it draws
+    LabelledMatrix(values, ["r0", "r1"], [f"c{j}" for j in range(n)]).heatmap()
+    show_figure()
+    assert shown[0].alt.endswith(f"The largest number in each row: r0: c{n // 2} (5); r1: c{n - 1} (7).")
 
 
 def test_a_figure_with_nothing_to_describe_asks_for_its_words_and_is_kept_until_it_has_them(shown):

@@ -72,7 +72,7 @@ def heatmap(matrix, ax=None, annotate=True, cmap=None, vmin=None, vmax=None, xla
     title = " ".join(filter(None, [translated(matrix.title) if matrix.title else "", _left_out(matrix, HEATMAP_SIDE)]))
     if title:
         ax.set_title(title, loc="left", fontsize=10, fontfamily=FONTS, wrap=True)
-    _HEATMAPS[ax] = (matrix.shape, ax.get_ylabel(), ax.get_xlabel(), _largest_in_rows(matrix, rows, cols))
+    _HEATMAPS[ax] = (matrix.shape, ax.get_ylabel(), ax.get_xlabel(), _largest_in_rows(matrix))
     return ax
 
 
@@ -82,21 +82,22 @@ _HEATMAPS = weakref.WeakKeyDictionary()  # axes -> (shape, row label, column lab
 DESCRIBED_ROWS = 12  # rows a heatmap's description names the largest numbers of; it counts the others
 
 
-def _largest_in_rows(matrix, rows, cols):
-    """["0 · a: 0 · a (1)", ...]: for each row drawn, the columns drawn whose number, as the cells write it,
-    is the row's largest, and that number; "every column" when all of them are."""
+def _largest_in_rows(matrix):
+    """["0 · a: 0·a (1)", ...]: for each of the first DESCRIBED_ROWS rows, its columns (drawn or not: the words say
+    what is true of the row) whose number, as the cells write it, is the row's largest, and that number; "every
+    column" when all are; then how many rows are not said."""
     said = []
-    for i in rows[:DESCRIBED_ROWS]:
-        values = matrix.values[i, cols]  # [len(cols)]
+    for i in range(min(matrix.shape[0], DESCRIBED_ROWS)):
+        values = matrix.values[i]  # [n_cols]
         top = matrix.number_text(values[int(np.argmax(np.where(np.isnan(values), -np.inf, values)))])
-        at = [matrix.cols[j] for j, value in zip(cols, values) if matrix.number_text(value) == top]
-        if len(at) == len(cols) > 1:
+        at = [matrix.cols[j] for j, value in enumerate(values) if matrix.number_text(value) == top]
+        if len(at) == len(values) > 1:
             clause = _("{row}: every column ({value})")
         else:
             clause = _("{row}: {where} ({value} each)") if len(at) > 1 else _("{row}: {where} ({value})")
         said.append(clause.format(row=matrix.rows[i], where=listed(at), value=top))
-    if len(rows) > DESCRIBED_ROWS:
-        more = len(rows) - DESCRIBED_ROWS
+    if matrix.shape[0] > DESCRIBED_ROWS:
+        more = matrix.shape[0] - DESCRIBED_ROWS
         said.append(ngettext("{n} more row", "{n} more rows", more).format(n=more))
     return said
 
