@@ -62,6 +62,15 @@ def test_a_figure_is_the_same_picture_with_the_same_words_in_every_form_it_comes
 def test_a_figure_says_what_is_wrong_with_what_it_is_given():
     with pytest.raises(TypeError, match="picture must be SVG text or PNG bytes; found 3"):
         Figure(3, "three")
+    with pytest.raises(ValueError, match=r"picture must be SVG text \(with an <svg> element\) or PNG bytes"):
+        Figure(b"GIF89a", "not a PNG")
+    with pytest.raises(ValueError, match="picture has a character no page can show, '\\\\ud800', at 6"):
+        Figure("<svg/>\ud800", "a half of a pair")
+    with pytest.raises(ValueError, match="alt has a character no page can show, '\\\\x00', at 1"):
+        Figure(PNG, "a\x00b")
+    with pytest.raises(ValueError, match="width must be a whole number from 1 to 10000; found 0"):
+        Figure(SVG, "no width", width=0)
+    assert the_img(Figure(SVG, "as wide as it is", width=1060)._repr_mimebundle_()[0]["text/html"])["width"] == "1060"
     with pytest.raises(ValueError, match="alt is empty: say in words what the picture shows"):
         Figure(PNG, " \n")
     with pytest.raises(TypeError, match="alt must be a string"):
@@ -110,7 +119,7 @@ def largest_said(values, rows, cols, text):
         top = text(max(row))
         at = [c for c, value in zip(cols, row) if text(value) == top]
         if len(at) == len(cols) > 1:
-            said.append(f"{rows[i]}: every column ({top})")
+            said.append(f"{rows[i]}: every column is {top}")
         else:
             said.append(f"{rows[i]}: {', '.join(at)} ({top}{' each' if len(at) > 1 else ''})")
     return said
@@ -148,7 +157,7 @@ def test_a_tall_heatmap_names_its_first_rows_and_counts_the_others(shown):
     n = DESCRIBED_ROWS + 3
     LabelledMatrix(np.eye(n), [f"r{i}" for i in range(n)], [f"c{j}" for j in range(n)]).heatmap()
     show_figure()
-    assert shown[0].alt.endswith(f"r{DESCRIBED_ROWS - 1}: c{DESCRIBED_ROWS - 1} (1); 3 more rows.")
+    assert shown[0].alt.endswith(f"r{DESCRIBED_ROWS - 1}: c{DESCRIBED_ROWS - 1} (1); and 3 more rows, not listed.")
 
 
 def test_the_largest_number_of_a_row_is_said_where_it_is_even_in_a_column_the_picture_leaves_out(shown):
@@ -160,6 +169,54 @@ def test_the_largest_number_of_a_row_is_said_where_it_is_even_in_a_column_the_pi
     LabelledMatrix(values, ["r0", "r1"], [f"c{j}" for j in range(n)]).heatmap()
     show_figure()
     assert shown[0].alt.endswith(f"The largest number in each row: r0: c{n // 2} (5); r1: c{n - 1} (7).")
+
+
+def test_labels_set_after_the_heatmap_are_the_ones_said(shown):
+    ax = LabelledMatrix(np.eye(2), ["x", "y"], ["u", "v"]).heatmap()
+    ax.set_xlabel("after")
+    show_figure()
+    assert shown[0].alt.startswith("A heatmap: 2 rows; 2 columns, after.")
+
+
+def test_a_row_of_nan_and_a_row_of_many_ties_are_said_in_a_few_words(shown):
+    values = np.zeros((3, 40))
+    values[0] = np.nan
+    values[1, :10] = 1.0  # ten columns share the largest number: six named, four counted
+    values[2, 5] = np.nan  # a nan beside numbers: the largest number is still said
+    LabelledMatrix(values, ["r0", "r1", "r2"], [f"c{j}" for j in range(40)]).heatmap()
+    show_figure()
+    assert shown[0].alt.endswith(
+        "The largest number in each row: r0: no number, only nan; r1: c0, c1, c2, c3, c4, c5 and 4 more columns "
+        "(1 each); r2: c0, c1, c2, c3, c4, c6 and 33 more columns (0 each)."
+    )
+
+
+def test_every_figure_open_is_shown_with_its_own_words_and_none_without(shown):
+    """As plt.show() shows every figure open; the words of one are not put on two, and nothing is shown until every
+    one has its words (the inline backend would show a figure left open, without them)."""
+    LabelledMatrix(np.eye(2), ["x", "y"], ["u", "v"], title="first").heatmap()
+    LabelledMatrix(np.eye(2), ["x", "y"], ["u", "v"], title="second").heatmap()
+    with pytest.raises(ValueError, match=r"2 figures are open, and alt says what one shows: show each with"):
+        show_figure(alt="A heatmap.")
+    assert not shown and len(plt.get_fignums()) == 2
+    show_figure()
+    assert [figure.alt.split("”")[0] for figure in shown] == ["A heatmap titled “first", "A heatmap titled “second"]
+    assert plt.get_fignums() == []
+    with pytest.raises(
+        ValueError, match=r"no figure is open: draw one in this cell, then show it with show_figure\(\)"
+    ):
+        show_figure(alt="Nothing.")
+    assert plt.get_fignums() == []  # none made to show nothing
+
+
+def test_a_heatmap_beside_another_plot_is_not_said_to_be_the_whole_figure(shown):
+    fig, (left, right) = plt.subplots(1, 2)
+    LabelledMatrix(np.eye(2), ["x", "y"], ["u", "v"]).heatmap(ax=left)
+    right.plot([0, 1])
+    with pytest.raises(ValueError, match="this figure holds more than heatmaps, and only a heatmap is described"):
+        show_figure()
+    show_figure(alt="A heatmap of the identity, beside a rising line.")
+    assert shown[0].alt == "A heatmap of the identity, beside a rising line."
 
 
 def test_a_figure_with_nothing_to_describe_asks_for_its_words_and_is_kept_until_it_has_them(shown):

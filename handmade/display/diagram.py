@@ -66,7 +66,7 @@ def diagram(params=None):
         _box(946, LINE_Y - 22, 104, 44, "x @ wte.T", _("logits")),
         "</svg>",
     ]
-    return Figure("".join(s), _caption(structure.n_layer, heads, has))
+    return Figure("".join(s), _caption(structure.n_layer, heads, has), width=WIDTH)
 
 
 LINE_Y, WIDTH = 130, 1060  # where the residual stream runs, and the figure's width

@@ -6,41 +6,37 @@ needs matplotlib or IPython.
 
 import base64
 import html
+import re
 
-from ..arguments import brief, text_of
+from ..arguments import brief, text_of, whole
 from ..i18n import _, tag
 
 MAX_PICTURE = 10_000_000  # characters of words, or of SVG: what a notebook can still open
 
 
 class Figure:
-    """A picture with its text alternative ``alt``: an SVG drawing (``str``) or a PNG image (``bytes``).
+    """A picture with its text alternative ``alt``: an SVG drawing (``str``) or a PNG image (``bytes``), drawn at
+    most ``width`` pixels wide (None: the image's own size; an SVG drawn to fill its line has none).
 
     JupyterLab draws an image output as an ``<img>`` with no alt, and reads none from the output's
     metadata; so the picture comes as HTML too, ``<img alt>`` (JupyterLab prefers HTML, and shows it
     in a notebook not yet run, where it shows no SVG). Its image, with ``alt`` in the image's metadata
     (where the site and nbconvert read it), and ``alt`` as its text are there for everything else."""
 
-    def __init__(self, picture, alt):
-        if not isinstance(picture, (str, bytes)):
-            raise TypeError(_("picture must be SVG text or PNG bytes; found {value}").format(value=brief(picture)))
-        if len(picture) > MAX_PICTURE:
-            raise ValueError(
-                _("picture is {n} long; at most {limit} characters of SVG or bytes of PNG are allowed").format(
-                    n=len(picture), limit=MAX_PICTURE
-                )
-            )
-        self.picture, self.alt = picture, text_of(alt, "alt", MAX_PICTURE)
+    def __init__(self, picture, alt, width=None):
+        self.picture, self.kind = _picture(picture), "image/svg+xml" if isinstance(picture, str) else "image/png"
+        self.alt = _shown(text_of(alt, "alt", MAX_PICTURE), "alt")
         if not self.alt.strip():
             raise ValueError(_("alt is empty: say in words what the picture shows"))
-        self.kind = "image/svg+xml" if isinstance(picture, str) else "image/png"
+        self.width = None if width is None else whole(width, "width", 1, MAX_PIXELS)
         self.lang = tag()  # the language of alt, which a page of another reads it in
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         raw = self.picture.encode() if isinstance(self.picture, str) else self.picture
         source = f"data:{self.kind};base64,{base64.b64encode(raw).decode('ascii')}"
         alt = html.escape(" ".join(self.alt.split()), quote=True)
-        twin = f'<img class="{FIGURE_CLASS}" lang="{self.lang}" alt="{alt}" src="{source}">'
+        width = "" if self.width is None else f' width="{self.width}"'  # at most: a narrower line shrinks it
+        twin = f'<img class="{FIGURE_CLASS}" lang="{self.lang}" alt="{alt}"{width} src="{source}">'
         image = self.picture if isinstance(self.picture, str) else base64.b64encode(self.picture).decode("ascii")
         data = {"text/html": twin, self.kind: image, "text/plain": self.alt}
         return data, {self.kind: {"alt": self.alt}}
@@ -50,3 +46,40 @@ class Figure:
 
 
 FIGURE_CLASS = "hm-figure"  # the <img> of a Figure: what the site replaces by the image it was made from
+MAX_PIXELS = 10_000  # pixels
+PNG = b"\x89PNG\r\n\x1a\n"  # how every PNG file begins
+
+
+def _picture(picture):
+    """``picture`` if it is SVG text (holding an <svg> element) or PNG bytes, of at most MAX_PICTURE."""
+    if not isinstance(picture, (str, bytes)):
+        raise TypeError(_("picture must be SVG text or PNG bytes; found {value}").format(value=brief(picture)))
+    if len(picture) > MAX_PICTURE:
+        raise ValueError(
+            _("picture is {n} long; at most {limit} characters of SVG or bytes of PNG are allowed").format(
+                n=len(picture), limit=MAX_PICTURE
+            )
+        )
+    if not (re.search(r"<svg\b", _shown(picture, "picture")) if isinstance(picture, str) else picture.startswith(PNG)):
+        raise ValueError(
+            _("picture must be SVG text (with an <svg> element) or PNG bytes (a PNG file's); found {value}").format(
+                value=brief(picture[:40])
+            )
+        )
+    return picture
+
+
+def _shown(text, name):
+    """``text`` if a page can show every character of it: no control character (but tab, line feed and carriage
+    return) and no lone half of a surrogate pair, which UTF-8 cannot write."""
+    bad = UNSHOWABLE.search(text)
+    if bad:
+        raise ValueError(
+            _("{name} has a character no page can show, {char}, at {index}").format(
+                name=name, char=ascii(bad[0]), index=bad.start()
+            )
+        )
+    return text
+
+
+UNSHOWABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff]")  # controls but \t \n \r; lone surrogates

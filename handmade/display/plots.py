@@ -72,40 +72,51 @@ def heatmap(matrix, ax=None, annotate=True, cmap=None, vmin=None, vmax=None, xla
     title = " ".join(filter(None, [translated(matrix.title) if matrix.title else "", _left_out(matrix, HEATMAP_SIDE)]))
     if title:
         ax.set_title(title, loc="left", fontsize=10, fontfamily=FONTS, wrap=True)
-    _HEATMAPS[ax] = (matrix.shape, ax.get_ylabel(), ax.get_xlabel(), _largest_in_rows(matrix))
+    _HEATMAPS[ax] = (matrix.shape, _largest_in_rows(matrix))
     return ax
 
 
 # ---- a figure's text alternative ---------------------------------------------------------------
 
-_HEATMAPS = weakref.WeakKeyDictionary()  # axes -> (shape, row label, column label, largest in each row): what it shows
-DESCRIBED_ROWS = 12  # rows a heatmap's description names the largest numbers of; it counts the others
+_HEATMAPS = weakref.WeakKeyDictionary()  # axes -> (the matrix's shape, the largest in each row): what it shows
+DESCRIBED_ROWS = 12  # rows a heatmap's words say the largest number of; they count the others
+NAMED_COLUMNS = 6  # columns of a row a heatmap's words name, where its largest number is; they count the others
 
 
 def _largest_in_rows(matrix):
-    """["0 · a: 0·a (1)", ...]: for each of the first DESCRIBED_ROWS rows, its columns (drawn or not: the words say
-    what is true of the row) whose number, as the cells write it, is the row's largest, and that number; "every
-    column" when all are; then how many rows are not said."""
-    said = []
-    for i in range(min(matrix.shape[0], DESCRIBED_ROWS)):
-        values = matrix.values[i]  # [n_cols]
-        top = matrix.number_text(values[int(np.argmax(np.where(np.isnan(values), -np.inf, values)))])
-        at = [matrix.cols[j] for j, value in enumerate(values) if matrix.number_text(value) == top]
-        if len(at) == len(values) > 1:
-            clause = _("{row}: every column ({value})")
-        else:
-            clause = _("{row}: {where} ({value} each)") if len(at) > 1 else _("{row}: {where} ({value})")
-        said.append(clause.format(row=matrix.rows[i], where=listed(at), value=top))
+    """["0 · a: 0·a (1)", ...]: where the largest number of each of the first DESCRIBED_ROWS rows is (in a column
+    drawn or not: the words are true of the row), as the cells write it; then how many rows are not said."""
+    said = [_largest_in_row(matrix, i) for i in range(min(matrix.shape[0], DESCRIBED_ROWS))]
     if matrix.shape[0] > DESCRIBED_ROWS:
         more = matrix.shape[0] - DESCRIBED_ROWS
-        said.append(ngettext("{n} more row", "{n} more rows", more).format(n=more))
+        said.append(ngettext("and {n} more row, not listed", "and {n} more rows, not listed", more).format(n=more))
     return said
 
 
+def _largest_in_row(matrix, i):
+    """The columns of row ``i`` whose number, as the cells write it, is the row's largest (at most NAMED_COLUMNS
+    named, the others counted), and that number: "0 · a: 0·a, 1·a (0.5 each)"."""
+    values, row = matrix.values[i], matrix.rows[i]  # [n_cols]
+    if np.isnan(values).all():
+        return _("{row}: no number, only nan").format(row=row)
+    top = matrix.number_text(np.nanmax(values))
+    at = [matrix.cols[j] for j, value in enumerate(values) if matrix.number_text(value) == top]
+    if len(at) == len(values) > 1:
+        return _("{row}: every column is {value}").format(row=row, value=top)
+    where, more = listed(at[:NAMED_COLUMNS]), len(at) - NAMED_COLUMNS
+    if more > 0:
+        where = ngettext("{columns} and {n} more column", "{columns} and {n} more columns", more).format(
+            columns=where, n=more
+        )
+    clause = _("{row}: {where} ({value} each)") if len(at) > 1 else _("{row}: {where} ({value})")
+    return clause.format(row=row, where=where, value=top)
+
+
 def _described(ax):
-    """What the heatmap on ``ax`` shows, in a sentence or two read from its numbers: its title as the axes show
-    it now, its size and labels, and the largest number of each row."""
-    (n, m), row_label, col_label, largest = _HEATMAPS[ax]
+    """What the heatmap on ``ax`` shows, in a sentence or two read from its numbers: its title and labels as the
+    axes show them now, its size, and where the largest number of each row is."""
+    (n, m), largest = _HEATMAPS[ax]
+    row_label, col_label = ax.get_ylabel(), ax.get_xlabel()
     rows = (
         ngettext("{n} row, {label}", "{n} rows, {label}", n) if row_label else ngettext("{n} row", "{n} rows", n)
     ).format(n=n, label=row_label)
@@ -121,27 +132,53 @@ def _described(ax):
 
 
 def show_figure(alt=None, fig=None):
-    """``plt.show()``, with the figure's text alternative: ``fig`` (default: the figure being drawn) shown as a
-    ``Figure``, an image with ``alt``, else with what each heatmap on it shows, read from its numbers; then
-    closed. ValueError when there is neither: a picture needs words for a reader who cannot see it."""
-    fig = plt.gcf() if fig is None else fig
-    if not isinstance(fig, PlotFigure):
-        raise TypeError(_("fig must be a matplotlib figure, or None; found {value}").format(value=brief(fig)))
-    if alt is None:
-        described = [_described(ax) for ax in fig.axes if ax in _HEATMAPS]
-        if not described:
-            raise ValueError(_('this figure holds no heatmap to describe: say what it shows, show_figure(alt="...")'))
-        alt = functools.reduce(then, described)
-    image = io.BytesIO()
-    fig.savefig(image, format="png", dpi=fig.dpi, bbox_inches="tight")
-    shown = Figure(image.getvalue(), alt)  # alt checked before the figure is closed
-    plt.close(fig)
+    """``plt.show()``, with each figure's text alternative: ``fig`` (default: every figure open, as ``plt.show()``
+    shows them) shown as a ``Figure``, an image with ``alt``, else with what each heatmap on it shows, read from its
+    numbers; then closed. ValueError, before any is shown, when a figure would have no words, or words of another."""
+    shown = []
+    for figure, words in _with_words(alt, fig):
+        image = io.BytesIO()
+        figure.savefig(image, format="png", dpi=figure.dpi, bbox_inches="tight")
+        shown.append((figure, Figure(image.getvalue(), words)))  # the words checked before any figure is closed
+    for figure, _picture in shown:
+        plt.close(figure)
     try:
         from IPython.display import display
     except ImportError:  # outside Jupyter: the words alone
-        print(shown.alt)
-        return
-    display(shown)
+        display = print
+    for _figure, picture in shown:
+        display(picture)
+
+
+def _with_words(alt, fig):
+    """[(figure, its words)]: ``fig`` or every figure open, with ``alt`` or the words of its heatmaps."""
+    if fig is not None and not isinstance(fig, PlotFigure):
+        raise TypeError(_("fig must be a matplotlib figure, or None; found {value}").format(value=brief(fig)))
+    figures = [fig] if fig is not None else [plt.figure(number) for number in plt.get_fignums()]
+    if not figures:
+        raise ValueError(_("no figure is open: draw one in this cell, then show it with show_figure()"))
+    if alt is not None and len(figures) > 1:
+        raise ValueError(
+            _("{n} figures are open, and alt says what one shows: show each with show_figure(alt, fig=...)").format(
+                n=len(figures)
+            )
+        )
+    return [(figure, _heatmaps_said(figure) if alt is None else alt) for figure in figures]
+
+
+def _heatmaps_said(figure):
+    """The words of every heatmap on ``figure``, in order; ValueError when it holds anything else, or nothing."""
+    axes = [ax for ax in figure.axes if ax.get_visible()]
+    described = [ax for ax in axes if ax in _HEATMAPS]
+    if not described:
+        raise ValueError(_('this figure holds no heatmap to describe: say what it shows, show_figure(alt="...")'))
+    if len(described) < len(axes):
+        raise ValueError(
+            _(
+                'this figure holds more than heatmaps, and only a heatmap is described from its numbers: say what it shows, show_figure(alt="...")'
+            )
+        )
+    return functools.reduce(then, map(_described, described))
 
 
 def _drawn(matrix):
