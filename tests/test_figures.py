@@ -203,7 +203,7 @@ def test_every_figure_open_is_shown_with_its_own_words_and_none_without(shown):
     assert [figure.alt.split("”")[0] for figure in shown] == ["A heatmap titled “first", "A heatmap titled “second"]
     assert plt.get_fignums() == []
     with pytest.raises(
-        ValueError, match=r"no figure is open: draw one in this cell, then show it with show_figure\(\)"
+        ValueError, match=r"fig is None and no figure is open: draw one in this cell, then show it with show_figure\(\)"
     ):
         show_figure(alt="Nothing.")
     assert plt.get_fignums() == []  # none made to show nothing

@@ -1758,6 +1758,15 @@ def _axes():
     return ax
 
 
+def _heatmap_figure():
+    """A figure holding a heatmap of the package's, which show_figure can show (and closes)."""
+    from matplotlib import pyplot as plt
+
+    figure, ax = plt.subplots()
+    _labelled().heatmap(ax=ax)
+    return figure
+
+
 def _playground():
     from handmade.widgets import blog_playground
 
@@ -1848,6 +1857,7 @@ SURFACE_VALID = {  # a valid value for each parameter without a default, by its 
     "alt": lambda tmp: "an empty picture",
 }
 SURFACE_VALID_FOR = {  # where a valid value depends on the callable
+    "display.plots.show_figure": lambda tmp: {"fig": _heatmap_figure()},
     "widgets.playground.Playground": lambda tmp: {"params": _blog()},
     "display.outputs.weighted_sums": lambda tmp: {"values": [1.0, -1.0], "rows": ["P0", "P1"]},
     "display.outputs.softmax_story": lambda tmp: {"row": [1.0, 0.0, 0.0]},

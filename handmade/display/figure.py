@@ -25,9 +25,7 @@ class Figure:
 
     def __init__(self, picture, alt, width=None):
         self.picture, self.kind = _picture(picture), "image/svg+xml" if isinstance(picture, str) else "image/png"
-        self.alt = _shown(text_of(alt, "alt", MAX_PICTURE), "alt")
-        if not self.alt.strip():
-            raise ValueError(_("alt is empty: say in words what the picture shows"))
+        self.alt = checked_alt(alt)
         self.width = None if width is None else whole(width, "width", 1, MAX_PIXELS)
         self.lang = tag()  # the language of alt, which a page of another reads it in
 
@@ -48,6 +46,15 @@ class Figure:
 FIGURE_CLASS = "hm-figure"  # the <img> of a Figure: what the site replaces by the image it was made from
 MAX_PIXELS = 10_000  # pixels
 PNG = b"\x89PNG\r\n\x1a\n"  # how every PNG file begins
+
+
+def checked_alt(alt):
+    """``alt`` if it can be a picture's words: a string of at most MAX_PICTURE characters that a page can show, not
+    blank; else TypeError or ValueError naming alt."""
+    alt = _shown(text_of(alt, "alt", MAX_PICTURE), "alt")
+    if not alt.strip():
+        raise ValueError(_("alt is empty: say in words what the picture shows"))
+    return alt
 
 
 def _picture(picture):

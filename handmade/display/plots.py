@@ -16,7 +16,7 @@ from matplotlib.figure import Figure as PlotFigure
 from ..arguments import brief, chosen, number, text_of, writable
 from ..i18n import N_, _, listed, ngettext, then, translated
 from .colours import ink, shade
-from .figure import Figure
+from .figure import Figure, checked_alt
 from .window import HEATMAP_SIDE, kept, left_out
 
 # the HTML tables' colours: blue below zero, white at zero, red above
@@ -154,9 +154,10 @@ def _with_words(alt, fig):
     """[(figure, its words)]: ``fig`` or every figure open, with ``alt`` or the words of its heatmaps."""
     if fig is not None and not isinstance(fig, PlotFigure):
         raise TypeError(_("fig must be a matplotlib figure, or None; found {value}").format(value=brief(fig)))
+    alt = None if alt is None else checked_alt(alt)  # its own fault said first, whatever the figures
     figures = [fig] if fig is not None else [plt.figure(number) for number in plt.get_fignums()]
     if not figures:
-        raise ValueError(_("no figure is open: draw one in this cell, then show it with show_figure()"))
+        raise ValueError(_("fig is None and no figure is open: draw one in this cell, then show it with show_figure()"))
     if alt is not None and len(figures) > 1:
         raise ValueError(
             _("{n} figures are open, and alt says what one shows: show each with show_figure(alt, fig=...)").format(
