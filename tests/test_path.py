@@ -360,6 +360,29 @@ def test_a_key_that_loses_because_its_own_k_entry_is_zero_is_blamed_on_that_entr
     assert f"k makes nothing of {entry} from any direction" in steps[0].text
 
 
+@pytest.mark.parametrize(
+    "task, part, row, col",
+    [
+        ("abc", "k", "Ta", "Ta"),
+        ("first", "k", "first", "first"),  # k's only column: the same place
+        ("two_back", "k", "P1", "P1"),
+        ("first_not_last", "k", "Ta", "h1·a"),  # the second head's columns, made from the stream's first directions
+        ("induction", "blocks[1].k", "prev a", "prev a"),
+    ],
+)
+def test_a_key_that_scores_as_much_as_the_rival_because_k_leaves_its_column_empty_is_blamed_on_the_diagonal_entry(
+    task, part, row, col
+):
+    """A k that makes each column from one direction, in order, with one entry zeroed: both keys score 0 from the
+    column the query asks for, and the wanted key has that column's direction. The path names the zeroed entry of k
+    (where the others put theirs), not the empty column ``k[·, Ta]``."""
+    steps = grade(task, with_entry(reference(task), part, row, col, 0)).focus.path
+    short = part.removeprefix("blocks[0].")
+    assert steps[-1].kind == "attention" and dict(steps[-1].entries)[f"{short}[{row}, {col}]"] == 0
+    assert not any("[·, " in name for name, _value in steps[-1].entries)  # not the empty column
+    assert f"k makes nothing of {col} from any direction, not even from what position" in steps[-1].text
+
+
 CHANGES = {"zero": lambda x: 0, "add1": lambda x: x + 1, "neg": lambda x: -x, "tenth": lambda x: x / 10}
 
 

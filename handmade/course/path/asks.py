@@ -35,6 +35,13 @@ def nothing(model, read, view, pairs, rival, wanted):
         return entries, sentence, unlike_query(model, view, pairs, p, rival, wanted)
     column = _asked_column(asked, np.abs(view.wk).sum(axis=0))
     named, said = _ask(model, view, p, column)
+    if not said["directions"] and asked[column] > 0:  # asks for what k never makes: of what place, maybe
+        empty = _empty_column(model, view, p, column, rival, wanted)
+        if empty is not None:
+            sentence = _(
+                "Position {rival} scores as much as position {wanted}, {score}: the query {ask} (through {entries}), and k makes nothing of {column} from any direction, not even from what position {wanted} has more of: {k_entry}."
+            ).format(rival=rival, wanted=wanted, score=score, k_entry=entries_said([empty]), **said)
+            return [*named[:-1], empty], sentence, None
     apart = unasked(model, view, p, rival, wanted) if said["directions"] else None  # else: asks what k never makes
     if apart is not None:
         opening = _("Position {rival} scores as much as position {wanted}, {score}.").format(
@@ -184,8 +191,9 @@ def unanswered(model, view, pairs, term, p, wanted):
 def empty_ask(model, view, pairs, p, rival, wanted):
     """(entries, sentence) when the rival outscores the wanted key and the query asks for a column, as much as for
     the one that gives the rival its lead, of which k makes nothing from any direction, in a k that makes each
-    column it makes from the stream's direction of the same place (a diagonal), when the wanted key has more of
-    that direction than the rival: the entry of q that asks, and the entry of k (0) on the diagonal. Else None."""
+    column it makes from one direction of the stream, in order (a diagonal: ``_empty_column``), when the wanted
+    key has more of that direction than the rival: the entry of q that asks, and the entry of k (0) on the
+    diagonal. Else None."""
     asked, gap = view.q[p], float(pairs.rival.sum() - pairs.wanted.sum())
     lead = asked * (view.k[rival] - view.k[wanted])  # [d_head]: each column's part of the rival's lead
     small = tolerance([*asked, *view.wk.ravel(), 1.0])
@@ -194,19 +202,33 @@ def empty_ask(model, view, pairs, p, rival, wanted):
     unmade = np.abs(view.wk).max(axis=0) <= small  # [d_head]: the columns k makes nothing of
     candidates = unmade & (asked > small) & (asked >= asked[int(np.argmax(lead))] * (1 - 1e-9))
     column = int(np.argmax(np.where(candidates, asked, -np.inf)))
-    row = view.offset + column  # k makes each column it makes from the direction of the same place (a diagonal)
-    layer_in = layer_read(model, view.block, "attn")
-    apart = layer_in[wanted] - layer_in[rival]  # [n_embd]: what the wanted key's input has more of
-    feeders = view.offset + np.arange(len(asked))  # [d_head]: the place of each column, in the stream
-    diagonal = feeders[-1] < len(apart) and (np.argmax(np.abs(view.wk), axis=0) == feeders)[~unmade].all()
-    if not candidates.any() or not diagonal or apart[row] <= tolerance(apart):
+    k_entry = _empty_column(model, view, p, column, rival, wanted) if candidates.any() else None
+    if k_entry is None:
         return None
     named, said = _ask(model, view, p, column)
-    k_entries = [model.entry("k", view.block, (row, view.offset + column), view.wk[row, column])]
     sentence = _(
         "Position {rival} outscores position {wanted} by {gap}: the query asks for {column} as much as for what gives position {rival} its lead (through {entries}), and k makes nothing of {column} from any direction, not even from what position {wanted} has more of: {k_entry}."
-    ).format(rival=rival, wanted=wanted, gap=fmt(gap), k_entry=entries_said(k_entries), **said)
-    return [*named[:1], *k_entries], sentence
+    ).format(rival=rival, wanted=wanted, gap=fmt(gap), k_entry=entries_said([k_entry]), **said)
+    return [*named[:1], k_entry], sentence
+
+
+def _empty_column(model, view, p, column, rival, wanted):
+    """The entry of k (0) from which it would make ``column``, a column it makes nothing of, as it makes the
+    others, when the key of position ``wanted`` has more of that direction than ``rival``'s; else None. k makes
+    each column it makes from one direction of the stream, in the order of the head's columns: a diagonal,
+    the same place (``k[Ta, Ta]``), or one shifted alike for them all (a second head's columns made from the
+    stream's first directions, ``k[Ta, h1·a]``); the same place when it makes no column."""
+    small = tolerance([*view.q[p], *view.wk.ravel(), 1.0])
+    made = np.flatnonzero(np.abs(view.wk).max(axis=0) > small)  # [the columns k makes]
+    shifts = np.argmax(np.abs(view.wk[:, made]), axis=0) - made  # [made]: how far from each its direction is
+    row = column + (int(shifts[0]) if len(made) else view.offset)  # the direction k would make ``column`` from
+    layer_in = layer_read(model, view.block, "attn")
+    apart = layer_in[wanted] - layer_in[rival]  # [n_embd]: what the wanted key's input has more of
+    if column in made or (shifts != row - column).any() or not 0 <= row < len(apart):
+        return None
+    if apart[row] <= tolerance(apart):
+        return None
+    return model.entry("k", view.block, (row, view.offset + column), view.wk[row, column])
 
 
 def unmet(model, read, view, pairs, column, rival, wanted):
