@@ -273,9 +273,8 @@ def site_output(output, edition):
     font) and named by its description, a PNG as an image file with its alt text (a ``Figure``'s
     ``<img>`` for JupyterLab set aside), widgets and LaTeX as their text, a widget's snapshot open."""
     data = output.get("data", {})
-    if "".join(data.get("text/html", "")).startswith(
-        f'<img class="{FIGURE_CLASS}"'
-    ):  # a Figure's, with its image in it
+    twin = "".join(data.get("text/html", "")).startswith(f'<img class="{FIGURE_CLASS}"')  # a Figure's, image inside
+    if twin:  # the image's own output is the site's: MyST-NB writes it to a file
         data.pop("text/html")
     if "image/svg+xml" in data and "text/html" not in data:
         data["text/html"] = described_svg("".join(data["image/svg+xml"]), "".join(data.get("text/plain", "")))
