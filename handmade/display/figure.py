@@ -8,7 +8,7 @@ import base64
 import html
 import re
 
-from ..arguments import brief, text_of, whole
+from ..arguments import SURROGATE, brief, text_of, whole
 from ..i18n import _, tag
 
 MAX_PICTURE = 10_000_000  # characters of words, or of SVG: what a notebook can still open
@@ -30,13 +30,12 @@ class Figure:
         self.lang = tag()  # the language of alt, which a page of another reads it in
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        raw = self.picture.encode() if isinstance(self.picture, str) else self.picture
-        source = f"data:{self.kind};base64,{base64.b64encode(raw).decode('ascii')}"
+        svg = isinstance(self.picture, str)
+        encoded = base64.b64encode(self.picture.encode() if svg else self.picture).decode("ascii")
         alt = html.escape(" ".join(self.alt.split()), quote=True)
         width = "" if self.width is None else f' width="{self.width}"'  # at most: a narrower line shrinks it
-        twin = f'<img class="{FIGURE_CLASS}" lang="{self.lang}" alt="{alt}"{width} src="{source}">'
-        image = self.picture if isinstance(self.picture, str) else base64.b64encode(self.picture).decode("ascii")
-        data = {"text/html": twin, self.kind: image, "text/plain": self.alt}
+        twin = f'<img class="{FIGURE_CLASS}" lang="{self.lang}" alt="{alt}"{width} src="data:{self.kind};base64,{encoded}">'
+        data = {"text/html": twin, self.kind: self.picture if svg else encoded, "text/plain": self.alt}
         return data, {self.kind: {"alt": self.alt}}
 
     def __repr__(self):
@@ -89,4 +88,4 @@ def _shown(text, name):
     return text
 
 
-UNSHOWABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff]")  # controls but \t \n \r; lone surrogates
+UNSHOWABLE = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f]|{SURROGATE.pattern}")  # controls but \t \n \r; half a character

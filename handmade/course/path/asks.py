@@ -153,7 +153,7 @@ def _ask(model, view, p, column):
         model, "q", view, np.sign(asked[column]) * view.bq * only, 1
     )
     k_entry = best_entry(model, "k", view, np.abs(view.wk) * only, 1)
-    name = model.basis(model.structure.space("attention", view.block))[view.offset + column]
+    name = _column_name(model, view, column)
     empty = f"{model.short[Name('k', view.block)]}[·, {name}]"  # the column k leaves empty
     ask = _("asks most for {column}") if asked[column] > 0 else _("asks for no column, and avoids {column} most")
     said = {
