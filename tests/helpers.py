@@ -7,6 +7,7 @@ import os
 import re
 import signal
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -111,18 +112,25 @@ class Hang(BaseException):
 def bounded(seconds, what="a call"):
     """Raise Hang, saying that ``what`` took more than ``seconds``, if the block runs longer: for the calls that
     take no timeout of their own. A timer signal, so only where there is one (not Windows) and in the main thread
-    (where pytest and its xdist workers run the tests); elsewhere the block runs unbounded."""
+    (where pytest and its xdist workers run the tests); elsewhere the block runs unbounded. Bounds nest: inside
+    another, the outer one still holds (its Hang, with its words, when it comes first) and keeps its time after."""
     if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
         yield
         return
+    started = time.monotonic()
+    outer_left = signal.getitimer(signal.ITIMER_REAL)[0]  # 0: no bound around this one
 
-    def stop(_signum, _frame):
+    def stop(signum, frame):
+        if outer_left and outer_left < seconds and callable(previous):  # the outer bound's time came first: its words
+            previous(signum, frame)
         raise Hang(f"{what} took more than {seconds} s")
 
     previous = signal.signal(signal.SIGALRM, stop)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    signal.setitimer(signal.ITIMER_REAL, min(seconds, outer_left) if outer_left else seconds)
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        if outer_left:  # the outer bound goes on with what it had left (at once, when nothing)
+            signal.setitimer(signal.ITIMER_REAL, max(outer_left - (time.monotonic() - started), 1e-3))

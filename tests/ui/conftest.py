@@ -9,9 +9,12 @@ import re
 from pathlib import Path
 
 import pytest
-from lab import Lab, NotebookPage, find_chromium, new_page, open_browser
+from lab import Lab, NotebookPage, bounded, find_chromium, new_page, open_browser
 
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
+# a test's setting up (a notebook opened and run) and its run each stop with their name after this: some of
+# Playwright's calls (page.evaluate) wait as long as the page does not answer, which would hold the whole run
+PHASE_SECONDS = 300
 
 
 def pytest_collection_modifyitems(items):
@@ -19,6 +22,18 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if Path(str(item.fspath)).is_relative_to(Path(__file__).parent):
             item.add_marker(pytest.mark.ui)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_setup(item):
+    with bounded(PHASE_SECONDS, f"setting up {item.name}"):
+        yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    with bounded(PHASE_SECONDS, item.name):
+        yield
 
 
 @pytest.fixture(scope="session")

@@ -5,6 +5,7 @@ import time
 
 import pytest
 from helpers import Hang, bounded
+from lab import new_page
 
 
 def test_a_call_that_does_not_return_in_time_is_stopped_with_its_name():
@@ -33,3 +34,42 @@ def test_outside_the_main_thread_the_block_runs_unbounded():
     thread.start()
     thread.join()
     assert found == ["done"]
+
+
+def test_a_bound_inside_another_stops_its_own_call_and_the_outer_one_still_holds():
+    started = time.monotonic()
+    with pytest.raises(Hang, match="the test took more than 0.6 s"), bounded(0.6, "the test"):
+        with pytest.raises(Hang, match="a page's script took more than 0.2 s"), bounded(0.2, "a page's script"):
+            time.sleep(5)
+        time.sleep(5)  # the outer bound, with what it had left, stops this
+    assert 0.5 < time.monotonic() - started < 2
+
+
+def test_an_outer_bound_that_comes_first_speaks_for_itself_inside_a_longer_one():
+    started = time.monotonic()
+    outer = pytest.raises(Hang, match="the test took more than 0.3 s")
+    with outer, bounded(0.3, "the test"), bounded(10, "a page's script"):
+        time.sleep(5)
+    assert time.monotonic() - started < 2
+
+
+def test_a_bound_inside_another_that_returns_in_time_gives_the_outer_one_its_time_back():
+    with bounded(0.8, "the test"):
+        with bounded(0.2, "a page's script"):
+            time.sleep(0.01)
+        time.sleep(0.3)  # more than the inner bound, less than the outer one: nothing raised
+    time.sleep(0.7)  # and no timer left running
+
+
+def test_a_page_script_that_never_answers_is_stopped_and_the_browser_still_works(browser):
+    page = new_page(browser)
+    try:
+        started = time.monotonic()
+        with pytest.raises(Hang, match="a page's script took more than 1 s"), bounded(1, "a page's script"):
+            page.evaluate("new Promise(() => {})")  # Playwright waits for it without a timeout
+        assert time.monotonic() - started < 5
+    finally:
+        page.close()
+    other = new_page(browser)  # the same browser opens the next test's page
+    assert other.evaluate("1 + 1") == 2
+    other.close()
