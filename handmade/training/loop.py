@@ -13,7 +13,7 @@ from ..i18n import _, ngettext
 from ..weights import NonFiniteError, check_weights, copied, map_arrays
 from .backward import loss_and_grads
 from .batching import example_batches
-from .limits import MAX_BATCH_TOKENS, MAX_SEED, MAX_STEPS, check_whole, generator
+from .limits import MAX_BATCH, MAX_BATCH_TOKENS, MAX_SEED, MAX_STEPS, check_whole, generator
 from .optimizer import AdamW, leaves
 
 
@@ -200,8 +200,10 @@ TASK_STD = 0.02  # GPT-2's start, which the tasks keep: the command line and not
 
 
 def train_task(task, steps=300, *, seed=0, lr=3e-2, progress=True):
-    """(params, history): a model of the task's shape, trained from a seeded random start on every
-    context the task grades (all of them at each step), with AdamW and cross-entropy.
+    """(params, history): a model of the task's shape, trained from a seeded random start on the
+    contexts the task grades, with AdamW and cross-entropy: all of them at each step when they fit
+    in one batch (``MAX_BATCH`` contexts, ``MAX_BATCH_TOKENS`` positions), else, at each step, as
+    many as fit, drawn at random (seeded too) from all of them.
 
     The shape is the one the task is designed for (its width, blocks, heads and MLP), so what
     training finds can be put beside the reference solution. Training does not know about the
@@ -215,11 +217,14 @@ def train_task(task, steps=300, *, seed=0, lr=3e-2, progress=True):
     start = map_arrays(lambda w: rng.normal(0.0, TASK_STD, size=w.shape) if w.ndim == 2 else w, blank(task))
     params = check_weights(start, Labels(task.alphabet, Basis.numbered(task.n_embd)))  # directions e0, e1, ...
     windows = {(e.context[-task.n_ctx :], e.expected): e for e in examples(task)}  # what the model can see, once each
-    if len(windows) > MAX_BATCH_TOKENS:  # every context at each step: said before anything is drawn
+    if len(windows) > MAX_BATCH_TOKENS:  # learned from, all of them: said before anything is drawn
         raise ValueError(
             _(
                 "{task} grades {n} different contexts; training learns from at most {limit} at once: design it by hand, or train on a task with fewer"
             ).format(task=task.called(), n=len(windows), limit=MAX_BATCH_TOKENS)
         )
-    batch_fn = example_batches(list(windows.values()), None, task.n_ctx, seed, alphabet=task.alphabet)
+    n_seq = max(len(context) for context, _expected in windows)
+    fits = min(MAX_BATCH, MAX_BATCH_TOKENS // n_seq)  # contexts in one batch
+    batch_size = None if len(windows) <= fits else fits  # None: all of them at each step
+    batch_fn = example_batches(list(windows.values()), batch_size, task.n_ctx, seed, alphabet=task.alphabet)
     return train(params, batch_fn, steps, lr, progress=progress)
