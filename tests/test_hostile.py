@@ -14,6 +14,7 @@ counts and names the test that holds each promise.
 import argparse
 import builtins
 import contextlib
+import copy
 import errno
 import importlib.util
 import inspect
@@ -2915,23 +2916,45 @@ def test_every_grade_is_estimated_before_any_pass_and_refused_over_the_limit(mon
 
 
 def test_every_path_back_is_counted_in_the_estimate_of_a_grade_that_follows_them(monkeypatch):
-    """``grade --json`` follows every failing context's path back (``every_path``): its estimate counts
-    them, so a limit the text's grade is under and the paths would take it over refuses it before any pass."""
+    """``grade --json`` follows every failing context's path back (``every_path``): once the grade knows which
+    contexts fail, their paths are estimated, so a limit the text's grade is under and the paths would take it
+    over refuses it after the grade's own passes and before any explaining; a model that passes, which has no
+    path to follow, is graded under the same limit."""
     from handmade import weights
 
     task = tasks.get_task("induction")
-    cost, _passes, _longest = tasks.grading_cost(task, task.structure)
+    cost, passes, _longest = tasks.grading_cost(task, task.structure)
     with_paths, _passes, _longest = tasks.grading_cost(task, task.structure, every_path=True)
     assert with_paths > 2 * cost
-    ran = []
-    monkeypatch.setattr(weights, "gpt", lambda tokens, **params: ran.append(len(tokens)) or 1 / 0)  # every pass
+    ran, real_gpt = [], weights.gpt
+    monkeypatch.setattr(weights, "gpt", lambda tokens, **params: ran.append(len(tokens)) or real_gpt(tokens, **params))
     monkeypatch.setattr(tasks, "MAX_GRADING", (cost + with_paths) / 2)
+    blank = tasks.blank(task)  # every context fails: every path would be followed
     with pytest.raises(ValueError, match=re.escape(f"about {with_paths:.1e} operations")):
-        grader.grade(task, tasks.blank(task), every_path=True)
-    assert ran == []
-    with pytest.raises(ZeroDivisionError):  # the text's grade is under the limit: it runs its passes
-        grader.grade(task, tasks.blank(task))
-    assert ran
+        grader.grade(task, blank, every_path=True)
+    assert len(ran) == passes  # the grade's own passes, none of an explanation
+    assert grader.grade(task, solutions.reference(task), every_path=True).passed
+    ran.clear()
+    assert not grader.grade(task, blank).passed and len(ran) > passes  # the text's grade explains, within the limit
+
+
+def test_a_grade_with_every_path_is_estimated_on_the_contexts_that_fail_alone(monkeypatch):
+    """Under a limit that every context's path back would pass, a model that fails some contexts is graded with
+    their paths followed when they are within it: the estimate counts the paths of the contexts that fail."""
+    task = tasks.get_task("induction")
+    model = copy.deepcopy(dict(solutions.reference(task)))
+    model["wte"][2, 6] += 2000  # c writes Ta: a wins after every c, where another letter should
+    failing = grader.grade(task, model, every_path=True).to_json()["failing"]
+    followed = [len(case["context"][-task.n_ctx :]) for case in failing]
+    theirs, _passes, _longest = tasks.grading_cost(task, task.structure, followed=followed)
+    with_paths, _passes, _longest = tasks.grading_cost(task, task.structure, every_path=True)
+    assert 0 < len(failing) < 507 and theirs < with_paths
+    monkeypatch.setattr(tasks, "MAX_GRADING", (theirs + with_paths) / 2)
+    report = grader.grade(task, model, every_path=True)
+    assert [case["path"] for case in report.to_json()["failing"]] == [case["path"] for case in failing]
+    monkeypatch.setattr(tasks, "MAX_GRADING", theirs * 0.99)
+    with pytest.raises(ValueError, match=re.escape(f"about {theirs:.1e} operations")):
+        grader.grade(task, model, every_path=True)
 
 
 LONG_NAMES = {  # (folder of the teacher's file, the task's name): the estimate is said whole with either

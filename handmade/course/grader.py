@@ -240,15 +240,16 @@ def grade(task, params, *, diagnose=True, reveal=False, every_path=False):
     ``diagnose=False`` skips explaining why (for a quick score after an edit); ``reveal=True`` adds
     the reference solution's shares on the diagnosed context: the answer, shown only when asked;
     ``every_path=True`` lets ``report.to_json()`` follow every failing context's path back (the text
-    follows the diagnosed one's alone), and counts them in the estimate.
+    follows the diagnosed one's alone).
     Grading records nothing: where a learner hands a model in, ``handed_in`` grades it and records
     a pass of the learner's own in the progress file. A grade that would cost more than
-    ``tasks.MAX_GRADING`` operations is refused before any pass, with its estimate.
+    ``tasks.MAX_GRADING`` operations is refused before any pass, with its estimate; with ``every_path``,
+    once the grade knows which contexts fail, if their paths back would take it over, before any is followed.
     """
     task = usable(task)  # a task that cannot be used (a limit it is over) says so first, whatever the weights
     examples, graded = task_examples(task), graded_tokens(task)
     params = submission(task, params)
-    check_grading(task, params.structure, explained=bool(diagnose), every_path=every_path)
+    check_grading(task, params.structure, explained=bool(diagnose))  # the paths back, once it is known which fail
     logits = logits_per_context([tokens for tokens, _right in graded], params)  # [n_examples, n_vocab]
     right = np.array([r for _tokens, r in graded])
     margins, predicted = margins_of(logits, right, MARGIN_THRESHOLD)
@@ -280,6 +281,9 @@ def grade(task, params, *, diagnose=True, reveal=False, every_path=False):
     below = [int(i) for i in np.flatnonzero(~(margins > report.threshold))]  # every context under the margin
     focus = int(wrong[0]) if len(wrong) else smallest  # the one the text speaks of
     cases = [(examples[i], graded[i]) for i in below]
+    if every_path:  # every path back of these, estimated before any is followed
+        followed = [len(tokens[-params.structure.n_ctx :]) for _example, (tokens, _right) in cases]
+        check_grading(task, params.structure, followed=followed)
     return _explained(report, task, params, cases, below.index(focus), reveal, every_path)
 
 

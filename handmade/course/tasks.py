@@ -47,7 +47,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..arguments import MAX_MESSAGE, UnknownName, brief, clip, shown_path, text_of, yes_or_no
+from ..arguments import MAX_MESSAGE, UnknownName, brief, clip, is_whole, shown_path, text_of, yes_or_no
 from ..basis import Labels
 from ..i18n import _, ngettext
 from ..inference import Example
@@ -389,10 +389,10 @@ def _lengths(task, n_ctx):
     return Counter(len(run) for run, _covered in passes(windows)), Counter(map(len, windows))
 
 
-def grading_cost(task, structure, explained=True, every_path=False):
-    """(operations, passes, longest pass): what grading a model of ``structure`` (``weights.structure``)
-    on ``task`` costs, worked out before any pass; with ``explained``, the explanation of every context,
-    were all to fail, and with ``every_path`` too, every one's path back (``grade --json``).
+def grading_cost(task, structure, explained=True, every_path=False, followed=None):
+    """(operations, passes, longest pass): what grading a model of ``structure`` (``weights.structure``) on ``task``
+    costs, before any pass; with ``explained``, every context's explanation, were all to fail, and with ``every_path``
+    every one's path back (``grade --json``), or, once it is known which fail, theirs: ``followed``, their windows' lengths.
 
     A pass of n positions costs 2 n W for the W weights of its matrices that each position goes
     through (wte's too, for the logits), 4 n² for each direction of attention (q @ k.T and weights @ v),
@@ -404,9 +404,10 @@ def grading_cost(task, structure, explained=True, every_path=False):
         )
     explained, every_path = yes_or_no(explained, "explained"), yes_or_no(every_path, "every_path")
     runs, windows = _lengths(get_task(task), structure.n_ctx)  # {n_seq: how many passes, how many contexts}
+    paths = windows if every_path else {} if followed is None else _window_lengths(followed, structure.n_ctx)
     passes_per_length = {
-        n: runs.get(n, 0) + (EXPLAINING + FOLLOWING * every_path) * explained * windows.get(n, 0)
-        for n in {*runs, *windows}
+        n: runs.get(n, 0) + EXPLAINING * explained * windows.get(n, 0) + FOLLOWING * paths.get(n, 0)
+        for n in {*runs, *windows, *paths}
     }
     d, blocks = structure.n_embd, structure.blocks
     weights = structure.n_vocab * d + sum(4 * d * b.n_attn + 2 * d * b.n_hidden for b in blocks)
@@ -416,17 +417,25 @@ def grading_cost(task, structure, explained=True, every_path=False):
     return cost, sum(runs.values()), max(runs)
 
 
-def check_grading(task, structure, explained=True, designed=False, every_path=False):
+def _window_lengths(followed, n_ctx):
+    """{n_seq: how many} of ``followed``, a list of windows' lengths."""
+    if not isinstance(followed, (list, tuple)) or not all(is_whole(n) and 1 <= n <= n_ctx for n in followed):
+        sentence = _("followed must be a list of windows' lengths, whole numbers from 1 to {n_ctx}; found {value}")
+        raise ValueError(sentence.format(n_ctx=n_ctx, value=brief(followed)))
+    return Counter(int(n) for n in followed)
+
+
+def check_grading(task, structure, explained=True, designed=False, every_path=False, followed=None):
     """ValueError with the estimate, when grading ``structure`` on ``task`` costs over MAX_GRADING (``designed``: its shape)."""
     yes_or_no(designed, "designed")
-    cost, runs, longest = grading_cost(task, structure, explained, every_path)
+    cost, runs, longest = grading_cost(task, structure, explained, every_path, followed)
     if cost <= MAX_GRADING:
         return
     if designed:
         sentence = _(
             "{task} cannot be graded: its shape would take about {cost:.1e} operations ({passes} passes of up to {longest} positions, explained); at most {limit:.0e} are allowed"
         )
-    elif every_path and grading_cost(task, structure, explained)[0] <= MAX_GRADING:  # the paths are what cost
+    elif (every_path or followed) and grading_cost(task, structure, explained)[0] <= MAX_GRADING:  # the paths cost
         sentence = _(
             "{task}: following every failing context's path back (grade --json, every_path=True) would take about {cost:.1e} operations, over the {limit:.0e} allowed; without it, grading is within them"
         )
