@@ -350,7 +350,7 @@ def _weights_in(text, source):
         ) from None
     except RecursionError:
         raise WeightsError(_("{source} is nested too deeply to be weights").format(source=source)) from None
-    except ValueError as error:  # a number too large for float64 (_TooLarge), or for Python to read into an int
+    except ValueError as error:  # a number float64 cannot hold (_TooLarge), or too long for Python's int
         raise _too_large(source, error, text) from None
     try:
         if not isinstance(raw, dict):
@@ -363,15 +363,32 @@ def _weights_in(text, source):
         raise WeightsError(_("{source}: {error}").format(source=source, error=error)) from None
 
 
+def rounds_to_zero(text):
+    """Whether the string ``text`` spells a number but 0 that float64 holds as 0 (1e-400): what a reader of numbers
+    (a weights file, a box of the widgets) refuses, as it does a number too large, rather than take it for 0."""
+    mantissa = text_of(text, "text", math.inf).lower().partition("e")[0]
+    try:
+        return float(text) == 0 and any(ch.isdecimal() and int(ch) != 0 for ch in mantissa)
+    except ValueError:  # no number
+        return False
+
+
 class _TooLarge(ValueError):  # a number of JSON text, as written, that float64 cannot hold
     pass
 
 
+class _TooSmall(_TooLarge):  # one float64 holds as 0
+    pass
+
+
 def _finite(text):
-    """json's reader of a number with a point or an exponent: its float, or _TooLarge (1e400, which is inf)."""
+    """json's reader of a number with a point or an exponent: its float, or _TooLarge (1e400, which is inf), or
+    _TooSmall (1e-400, which float64 makes 0)."""
     value = float(text)
     if abs(value) == math.inf:
         raise _TooLarge(text)
+    if value == 0 and rounds_to_zero(text):
+        raise _TooSmall(text)
     return value
 
 
@@ -387,6 +404,8 @@ def _too_large(source, error, text):
     sentence = _(
         "{source} holds the number {number}, too large for a weight (float64 holds numbers up to about 1.8e308)"
     )
+    if isinstance(error, _TooSmall):
+        sentence = _("{source} holds the number {number}, too close to 0 for a weight (float64 would hold it as 0)")
     return WeightsError(sentence.format(source=source, number=found if len(found) <= 40 else found[:39] + "…"))
 
 

@@ -123,6 +123,10 @@ WEIGHTS_FILES = {  # name: (content, a phrase the message must contain)
         with_edit(lambda d: None).replace("1024", "-1e400", 1),
         "holds the number -1e400, too large for a weight",
     ),
+    "a weight of 1e-400": (  # not 0, which float64 would make it
+        with_edit(lambda d: None).replace("1024", "1e-400", 1),
+        "holds the number 1e-400, too close to 0 for a weight (float64 would hold it as 0)",
+    ),
     "missing wpe": (with_edit(lambda d: d.pop("wpe")), "weights is missing 'wpe'"),
     "an unknown key": (with_edit(lambda d: d.update(wtf=1)), "unknown key 'wtf'"),
     "c_attn 23 wide": (

@@ -110,6 +110,8 @@ def test_zeroing_lg_in_c_proj_breaks_accuracy_and_reset_puts_back_every_control(
         ("1e400", "1e400 is too large for a weight (float64 holds numbers up to about 1.8e308)"),
         ("－１e400", "－１e400 is too large for a weight"),
         ("1" * 3000, f"{'1' * 39}… is too large for a weight"),  # cut, and said to be: finite, too large
+        ("1e-400", "1e-400 is too close to 0 for a weight (float64 would hold it as 0); the model keeps 1024"),
+        ("－１e-400", "－１e-400 is too close to 0 for a weight"),  # as the grids read it: a number, not 0
         ("", "'' is not a number"),
         ("x" * 5000, f"'{'x' * 37}…' is not a number"),  # cut inside its quotes, which close
     ],
@@ -228,7 +230,10 @@ def test_an_lg_that_rounds_to_a_shorter_number_is_shown_with_every_digit_it_was_
         ("0,5", "'0,5' is not a number; keeping 1024"),  # a comma is never read as a decimal point, nor dropped
         ("abc", "'abc' is not a number; keeping 1024"),
         ("1e308", "1e308 is outside what this control can use, -1e+300 to 1e+300; keeping 1024"),
-        ("nan", "nan is outside what this control can use"),
+        ("nan", "nan is not finite; keeping 1024"),
+        ("-inf", "-inf is not finite; keeping 1024"),
+        ("1e400", "1e400 is outside what this control can use"),
+        ("1e-400", "1e-400 is too close to 0 for this control (float64 would hold it as 0); keeping 1024"),
     ],
 )
 def test_lg_refuses_what_is_no_number_it_can_use_beside_the_box_and_keeps_the_model(text, said):
@@ -909,6 +914,7 @@ def test_the_prediction_and_the_score_are_statuses_that_a_screen_reader_reads_af
         ("NaN, 0", "'NaN' is not finite"),
         ("1, ＩＮＦ", "'ＩＮＦ' is not finite"),  # quoted as typed, read as the grids read it
         ("-Infinity", "'-Infinity' is not finite"),
+        ("1, 1e-400", "'1e-400' is too close to 0 for a number (float64 would hold it as 0)"),
     ],
 )
 def test_softmax_explorer_says_a_number_too_large_or_not_finite_as_the_grids_say_it(typed, said):

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..arguments import brief, clip, css_class, exact, function, number, real_array, text_of, whole
 from ..display.labelled import LabelledMatrix
+from ..files import rounds_to_zero
 from ..i18n import _, tag
 from .marks import QUIET_LABEL, REFUSED, RINGED, Marks
 from .slider import LogSlider
@@ -207,6 +208,11 @@ class MatrixEditor:
         keeps = exact(self.values[i, j])
         try:
             value = _typed_number(text)
+        except _TooCloseToZero:
+            sentence = _(
+                "{where}: {text} is too close to 0 for a weight (float64 would hold it as 0); the model keeps {keeps}"
+            )
+            return sentence.format(where=where, text=_typed_shown(text), keeps=keeps)
         except (ValueError, OverflowError):
             return _("{where}: {text} is not a number; the model keeps {keeps}").format(
                 where=where, text=brief(text, 40), keeps=keeps
@@ -319,8 +325,13 @@ class NumberControl:
             return self._refuse(_("type a number to use it; keeping {kept}").format(kept=kept))
         try:
             value = _typed_number(text)
+        except _TooCloseToZero:
+            sentence = _("{text} is too close to 0 for this control (float64 would hold it as 0); keeping {kept}")
+            return self._refuse(sentence.format(text=_typed_shown(text), kept=kept))
         except (ValueError, OverflowError):
             return self._refuse(_("{text} is not a number; keeping {kept}").format(text=brief(text, 40), kept=kept))
+        if math.isnan(value) or (math.isinf(value) and "inf" in unicodedata.normalize("NFKC", text).lower()):
+            return self._refuse(_("{text} is not finite; keeping {kept}").format(text=_typed_shown(text), kept=kept))
         if not abs(value) <= LARGEST:
             return self._refuse(
                 _("{text} is outside what this control can use, -{limit} to {limit}; keeping {kept}").format(
@@ -429,8 +440,15 @@ def _unusable(value, text):
     return _("{where}: {text} is not finite; the model keeps {keeps}")
 
 
+class _TooCloseToZero(Exception):
+    """A typed number float64 would hold as 0 (1e-400): refused, as a number too large is."""
+
+
 def _typed_number(text):
     """The number ``text`` spells, as a person may type it: full-width digits and signs (－３, NFKC) and
-    the minus sign − read as their plain forms; ValueError when it spells none (0,5 is not 0.5), and
-    OverflowError for a whole number too long for a float."""
-    return float(unicodedata.normalize("NFKC", text).replace("−", "-").strip())  # nan and inf too: said by the caller
+    the minus sign − read as their plain forms; ValueError when it spells none (0,5 is not 0.5),
+    OverflowError for a whole number too long for a float, and _TooCloseToZero for one float64 makes 0."""
+    plain = unicodedata.normalize("NFKC", text).replace("−", "-").strip()
+    if rounds_to_zero(plain):
+        raise _TooCloseToZero(text)
+    return float(plain)  # nan and inf too: said by the caller

@@ -12,7 +12,7 @@ from ..display.labelled import fmt
 from ..display.outputs import product_pair, scaled, softmax_story
 from ..i18n import _
 from .choice import Choice
-from .editors import Quiet, _typed_number, marked, message_html
+from .editors import Quiet, _TooCloseToZero, _typed_number, marked, message_html
 from .slider import LogSlider
 
 
@@ -78,6 +78,9 @@ class SoftmaxExplorer:
             row = np.array([_typed_number(part) for part in parts[: self.MAX_NUMBERS + 1]])
             if not 1 <= len(row) <= self.MAX_NUMBERS:
                 raise ValueError
+        except _TooCloseToZero as error:
+            said = _("{text} is too close to 0 for a number (float64 would hold it as 0); keeping the last row")
+            return self._refuse(said.format(text=brief(str(error).strip(), 40)))
         except (ValueError, OverflowError):
             said = _("{text} is not a list of 1 to {n} numbers like 1, 0, 0; keeping the last row")
             return self._refuse(said.format(text=brief(text, 40), n=self.MAX_NUMBERS))
