@@ -586,7 +586,7 @@ def test_a_task_playground_edits_the_blank_and_shows_the_grade_with_its_margin()
     from handmade.course.tasks import TASKS
 
     p = Playground(task="abc")
-    assert "5 / 15 right, margin 0" in accuracy_text(p)
+    assert "5 / 15 right, margin 0 (smallest at &#x27;a&#x27; → b;" in accuracy_text(p)
     assert "why, for &#x27;a&#x27; → b" in p.summary["diagnosis"].value  # below the grids, whole
     # the learner's own shares, which the answer's are shown beside when asked
     shares = "part by part: wte 0, wpe 0, blocks[0].head0 0, blocks[0].c_proj.b 0"
@@ -946,3 +946,15 @@ class UnlabelledScore:
 
     def __call__(self, params):
         return True, "fine", []
+
+
+def test_a_task_playground_says_where_its_margin_is_when_the_miss_it_explains_is_elsewhere():
+    """The bar's margin is the smallest over every context; the why below speaks of the first miss: the bar names
+    the context of its margin, as grade() does, so a margin of -1 is never read as the explained tie's."""
+    from handmade.course.grader import grade
+
+    p = Playground(task="induction")
+    type_into(p, "wte", 0, p.params.labels.residual.index("Ta"), "1")  # wte[a, Ta] = 1, as the walkthrough typed it
+    report = grade("induction", p.params)
+    where = f"smallest at &#x27;{report.smallest_at.context}&#x27; → {report.smallest_at.expected};"
+    assert report.smallest_at != report.diagnosed and where in accuracy_text(p), accuracy_text(p)

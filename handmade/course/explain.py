@@ -363,7 +363,7 @@ def _too_little(share, others, small):
 SHOWN_STEPS = 3  # steps of the path back shown in the text (--json has every step: at most path.MAX_PATH_STEPS)
 
 
-def _shown(char):
+def token_shown(char):
     """A token's character as a report's line shows it: ␣ ⏎ ⇥, else its escape ('\\x00') if it cannot show."""
     return TOKEN_SHOWN.get(char, char) if char.isprintable() or char in TOKEN_SHOWN else repr(char)
 
@@ -377,8 +377,8 @@ def miss_said(miss):
     )
     return line.format(
         context=repr(miss["context"]),
-        expected=_shown(miss["expected"]),
-        predicted=_shown(miss["predicted"]),
+        expected=token_shown(miss["expected"]),
+        predicted=token_shown(miss["predicted"]),
         margin=fmt(miss["margin"]),
     )
 
@@ -399,7 +399,7 @@ def report_lines(data):
         ).format(
             margin=fmt_apart(data["margin"], data["threshold"]),
             context=repr(smallest["context"]),
-            expected=_shown(smallest["expected"]),
+            expected=token_shown(smallest["expected"]),
             threshold=fmt(data["threshold"]),
         ),
         _("  non-zero weights: {n}").format(n=data["nonzero"]),

@@ -46,15 +46,19 @@ class TaskScore:
         self.revealed = None  # what the last grade said of the answer (reveal on, a model that fails), or None
 
     def __call__(self, params):
-        from ..course.explain import SHOWN_STEPS, shares_listed
+        from ..course.explain import SHOWN_STEPS, shares_listed, token_shown
         from ..course.grader import handed_in
 
         report = handed_in(self.task, params, reveal=self.reveal)  # the learner's work: a pass is recorded
         self.revealed = None if report.passed else report.revealed  # a pass has no diagnosis to show them in
-        summary = _("{correct} / {total} right, margin {margin} (a pass needs all and more than {threshold})").format(
+        summary = _(
+            "{correct} / {total} right, margin {margin} (smallest at {context} → {expected}; a pass needs all and more than {threshold})"
+        ).format(
             correct=report.correct,
             total=report.total,
             margin=fmt_apart(report.margin, report.threshold, 3),
+            context=repr(report.smallest_at.context),
+            expected=token_shown(report.smallest_at.expected),
             threshold=fmt(report.threshold),
         )
         if report.passed and report.recorded:
