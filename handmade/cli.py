@@ -409,8 +409,9 @@ def _argparse_speaks():
 
 def _write(output, status):
     """Print ``output`` (None: only flush what is printed) and return ``status``: PIPE_CLOSED, quietly,
-    when the reader went away; CANNOT_WRITE, in one line, when the output could not be written (or
-    there is no standard output at all: started with it closed, ``>&-``)."""
+    when the reader went away (BAD_INPUT still, whose line is on stderr: a script learns of the bad input);
+    CANNOT_WRITE, in one line, when the output could not be written (or there is no standard output at all:
+    started with it closed, ``>&-``)."""
     try:
         if sys.stdout is None:
             raise OSError(_("the standard output is closed"))
@@ -419,7 +420,7 @@ def _write(output, status):
         sys.stdout.flush()
     except BrokenPipeError:
         _to_nowhere(sys.stdout)
-        return PIPE_CLOSED
+        return BAD_INPUT if status == BAD_INPUT else PIPE_CLOSED
     except OSError as error:
         _to_nowhere(sys.stdout)
         sentence = _("{prog}: error: could not write the output ({reason})")

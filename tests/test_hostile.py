@@ -651,6 +651,22 @@ def test_a_closed_pipe_ends_the_real_process_quietly_with_141(args):
         os.close(write)
 
 
+def test_bad_input_keeps_status_2_when_the_reader_of_the_pipe_has_gone(tmp_path):
+    """A teacher's file with one task that cannot be used lists the others and says why on stderr with 2: a reader
+    that went away (``| head -c0``) does not turn the bad input into the quiet 141 of a closed pipe."""
+    source = "import handmade\n\n"
+    for name, answer in (("good", "context[-1]"), ("bad", "5")):
+        source += f'@handmade.task(alphabet="abc", n_ctx=3, n_embd=3, n_layer=0)\ndef {name}(context):\n'
+        source += f'    """Say {name}."""\n    return {answer}\n\n\n'
+    (tmp_path / "mixed.py").write_text(source, encoding="utf-8")
+    write = closed_pipe()
+    try:
+        status, err = run_into(write, "tasks", "--tasks", "mixed.py", cwd=tmp_path)
+    finally:
+        os.close(write)
+    assert status == cli.BAD_INPUT and err.count("\n") == 1 and "bad" in err, err
+
+
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
 @pytest.mark.parametrize("args", FILLED)
 def test_a_full_device_is_one_line_and_status_3_in_the_real_process(args):
