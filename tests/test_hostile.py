@@ -301,6 +301,7 @@ VALID = {  # a valid value for each parameter name: what every other argument is
     "alphabet": lambda tmp: "ab",
     "names": lambda tmp: ["Ta", "Tb"],
     "letter": lambda tmp: "a",
+    "char": lambda tmp: "a",
     "n": lambda tmp: 3,
 }
 

@@ -16,7 +16,7 @@ from helpers import as_lists, reads_as_chinese
 import handmade
 from handmade import Basis, Example, Labels, WeightsError, parts, training, with_parts
 from handmade.arguments import MAX_MESSAGE
-from handmade.course import grader, solutions, task_options, tasks
+from handmade.course import grader, solutions, task_options, tasks, user_code
 from handmade.course.grader import MARGIN_THRESHOLD, grade
 from handmade.course.solutions import reference
 from handmade.course.tasks import TASKS, blank, examples, get_task
@@ -814,6 +814,48 @@ def test_a_rule_that_fails_is_one_line_naming_the_context(rule, phrase):
     with pytest.raises(ValueError) as error:
         examples(make(rule))
     assert str(error.value) == phrase
+
+
+def coin(context):
+    """Say a or b, by chance (a teacher's mistake)."""
+    import random
+
+    return random.Random().choice("ab")
+
+
+ANSWERED = []
+
+
+def counting(context):
+    """Say a, then b from the 15th question on (a rule that keeps something between calls)."""
+    ANSWERED.append(context)
+    return "a" if len(ANSWERED) < 15 else "b"
+
+
+@pytest.mark.parametrize("rule", [coin, counting])
+def test_a_rule_that_answers_a_text_two_ways_is_refused_naming_the_text_and_both_answers(rule):
+    """Asked again about texts spread over all it answered, a rule by chance or with a memory answers one of them
+    otherwise: refused in one line, before any grade (which would change from run to run, and a pass with it)."""
+    ANSWERED.clear()
+    task = make(rule, alphabet="ab", n_ctx=3, n_layer=0)
+    with pytest.raises(ValueError) as error:
+        examples(task)
+    said = str(error.value)
+    assert re.match(
+        rf"^task {rule.__name__}: its rule answered '[ab]' after '[ab]+', then '[ab]' when asked again", said
+    )
+    assert "a rule must give the same answer every time" in said and len(said) <= MAX_MESSAGE, said
+
+
+def test_a_rule_asked_again_answers_as_before_and_costs_a_few_questions_more():
+    asked = []
+
+    def last(context):
+        """Say the last letter again."""
+        asked.append(context)
+        return context[-1]
+
+    assert len(examples(make(last))) == 39 and 39 < len(asked) <= 39 + user_code.ASKED_AGAIN + 1
 
 
 def after_d(context):

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..arguments import fmt, fmt_apart
+from ..arguments import fmt, fmt_apart, text_of
 from ..basis import TOKEN_SHOWN
 from ..i18n import N_, _, listed, ngettext, then
 from ..model import Name, recording
@@ -365,6 +365,8 @@ SHOWN_STEPS = 3  # steps of the path back shown in the text (--json has every st
 
 def token_shown(char):
     """A token's character as a report's line shows it: ␣ ⏎ ⇥, else its escape ('\\x00') if it cannot show."""
+    if not isinstance(char, str):
+        text_of(char, "char", 1)  # its one line: a string is wanted
     return TOKEN_SHOWN.get(char, char) if char.isprintable() or char in TOKEN_SHOWN else repr(char)
 
 

@@ -40,7 +40,6 @@ over a limit is refused when it is used (described, blanked, graded), naming it 
 
 import functools
 import inspect
-import itertools
 import os
 import sys
 from collections import Counter
@@ -288,7 +287,7 @@ def examples(task):
 def _examples(task):
     if task.refused:
         raise ValueError(task.saying(task.refused))
-    enumerated = [Example(context, _answer(task, context, answer)) for context, answer in _asked(task)]
+    enumerated = [Example(context, _answer(task, context, answer)) for context, answer in user_code.rule_answers(task)]
     found = (*task.extra_examples, *(e for e in enumerated if e.expected is not None))
     answers = {}  # {the last n_ctx letters, all a model of the task's shape reads: (its place in found, example)}
     for i, e in enumerate(found):  # an extra example that contradicts the rule, or another one: no model could pass
@@ -306,31 +305,6 @@ def _examples(task):
     return found
 
 
-def _asked(task):
-    """[(text, the rule's answer)] for every text, the rule run as a teacher's code (``user_code``)."""
-    asked = []
-
-    def ask():  # every string over the alphabet of 1 to n_ctx characters, shortest first
-        for context in (
-            "".join(t) for n in range(1, task.n_ctx + 1) for t in itertools.product(task.alphabet, repeat=n)
-        ):
-            asked.append((context, None))  # where it was, should the rule fail there
-            asked[-1] = (context, task.next_token(context))
-
-    try:
-        user_code.run_bounded(ask)
-    except user_code.Failed as failed:
-        context = repr(asked[-1][0]) if asked else "''"
-        if isinstance(failed.error, user_code.Overtime):
-            problem = _("its rule took more than {seconds} s to answer every text (it was at {context})").format(
-                seconds=user_code.SECONDS, context=context
-            )
-        else:
-            problem = _("its rule {failed} after {context}").format(failed=failed.clause, context=context)
-        raise ValueError(task.saying(problem)) from failed.error
-    return asked
-
-
 def _answer(task, context, answer):
     """The rule's answer after ``context``: a character of the alphabet, or None; ValueError otherwise.
     Only str's own methods look at it: a subclass of the teacher's runs none of its code here."""
@@ -338,7 +312,7 @@ def _answer(task, context, answer):
         return None
     if isinstance(answer, str) and str.__len__(answer) == 1 and str.__contains__(task.alphabet, answer):
         return str.__add__("", answer)
-    shown = brief(answer) if type(answer) in (str, int, float, bool) else type(answer).__name__
+    shown = user_code.answer_shown(answer)
     problem = _("its rule answered {answer} after {context}; an answer is a character of {alphabet}, or None").format(
         answer=shown, context=repr(context), alphabet=repr(task.alphabet)
     )

@@ -22,18 +22,21 @@ A run inside a run (a file's ``@task`` reading its extra examples) is bounded by
 import contextlib
 import functools
 import io
+import itertools
 import os
 import signal
 import sys
 import threading
 import time
 
+from ..arguments import brief
 from ..i18n import _, language
 
 SECONDS = 10  # one run of a teacher's code: far more than a rule asked about 20,000 texts needs
 MEMORY = 2**30  # bytes of address space one run may add (on Linux): a gigabyte
 REPEAT = 0.1  # seconds between reminders once the time is up, for code that catches the first
 MAX_SHOWN = 120  # characters of an exception's message quoted in a one-line error
+ASKED_AGAIN = 64  # texts, spread over all, a rule is asked twice: the same answer each time (no chance, no state)
 
 _running = threading.local()  # .signals: those of the run under way in this thread, if any
 
@@ -68,6 +71,48 @@ def failures_remembered(function):
             raise
 
     return remembered
+
+
+def rule_answers(task):
+    """[(text, its rule's answer)] for every text over ``task``'s alphabet of 1 to n_ctx characters, shortest first,
+    the rule run bounded; ValueError naming the task when the rule fails, or answers a text asked again otherwise."""
+    asked, changed = [], []
+
+    def ask():  # every text, then ASKED_AGAIN of them again
+        texts = ("".join(t) for n in range(1, task.n_ctx + 1) for t in itertools.product(task.alphabet, repeat=n))
+        for context in texts:
+            asked.append((context, None))  # where it was, should the rule fail there
+            asked[-1] = (context, task.next_token(context))
+        for context, answer in asked[:: max(1, len(asked) // ASKED_AGAIN)]:
+            again = task.next_token(context)
+            if again != answer:
+                return changed.append((context, answer, again))
+
+    try:
+        run_bounded(ask)
+    except Failed as failed:
+        context = repr(asked[-1][0]) if asked else "''"
+        if isinstance(failed.error, Overtime):
+            problem = _("its rule took more than {seconds} s to answer every text (it was at {context})").format(
+                seconds=SECONDS, context=context
+            )
+        else:
+            problem = _("its rule {failed} after {context}").format(failed=failed.clause, context=context)
+        raise ValueError(task.saying(problem)) from failed.error
+    if changed:
+        context, first, then = changed[0]
+        problem = _(
+            "its rule answered {first} after {context}, then {then} when asked again: a rule must give the same answer every time (no random choice, nothing kept between calls)"
+        )
+        raise ValueError(
+            task.saying(problem.format(first=answer_shown(first), context=repr(context), then=answer_shown(then)))
+        )
+    return asked
+
+
+def answer_shown(answer):
+    """A rule's answer as a message quotes it: a value of a plain kind as written, else its kind (no teacher's code)."""
+    return brief(answer) if type(answer) in (str, int, float, bool, type(None)) else type(answer).__name__
 
 
 def run_bounded(function, *args, passing=()):
