@@ -176,8 +176,8 @@ PUNCTUATION = {
 
 
 def _without_code(text):
-    """``text`` with its placeholders and its formulas' arguments, f(梯度, 差), left out."""
-    return re.sub(r"(?<=[A-Za-z0-9_])\([^()]*\)", "(…)", re.sub(r"\{[^{}]*\}", "X", text))
+    """``text`` with its placeholders and its formulas' arguments, f(梯度, 差) and √(头的宽度), left out."""
+    return re.sub(r"(?<=[A-Za-z0-9_√])\([^()]*\)", "(…)", re.sub(r"\{[^{}]*\}", "X", text))
 
 
 @pytest.mark.parametrize("fault", PUNCTUATION)
@@ -199,7 +199,7 @@ def test_the_catalogue_is_typeset_as_chinese(fault):
 )
 def test_the_typesetting_rules_find_what_they_describe(text, fault):
     assert re.search(PUNCTUATION[fault], _without_code(text))
-    clean = "续写 (aab)*：softmax(缩放后的分数 + 掩码)，返回 (inputs, targets)，cosine(梯度, 差)，温度（temperature）"
+    clean = "续写 (aab)*：softmax(缩放后的分数 + 掩码)，返回 (inputs, targets)，cosine(梯度, 差)，var(q·k / √(头的宽度))，温度（temperature）"
     assert not re.search(PUNCTUATION[fault], _without_code(clean))
 
 
