@@ -207,6 +207,23 @@ def test_a_reference_lines_label_is_covered_by_nothing_in_either_language(langua
         handmade.set_language("en")
 
 
+def test_a_folded_outputs_plain_text_is_its_summary_in_the_languages_brackets():
+    """A viewer without HTML shows a folded output as its summary in brackets: (…) in English, （…） in Chinese,
+    whose sentence takes full-width brackets."""
+    from handmade.display import folded
+    from handmade.i18n import set_language
+
+    table = text_table(["a", "b"], [(1, 2)])
+    assert repr(folded(table)) == "(this holds the answer to the Try it below: open it after you have tried)"
+    assert repr(folded(table, "the answer")) == "(the answer)"
+    try:
+        set_language("zh")
+        assert repr(folded(table)) == "（这里有下面“动手试试”的答案：先自己试过再打开）"
+        assert "<summary>这里有下面“动手试试”的答案：先自己试过再打开</summary>" in str(folded(table))
+    finally:
+        set_language("en")
+
+
 def test_a_listings_notes_are_in_its_text_too_escaped_in_its_page_and_said_in_the_language():
     """A listing's table of notes: the page escapes a note (it is text, not markup); the plain text that
     a viewer without HTML shows has each note beside its line, in the current language."""

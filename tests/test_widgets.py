@@ -193,6 +193,25 @@ def test_a_context_longer_than_the_models_positions_says_which_letters_the_model
     assert "reads only its last" not in blog_playground().summary["prediction"].value  # aabaa: 5 letters, all read
 
 
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_a_scores_label_and_its_summary_are_kept_apart_in_either_language(language):
+    """The bar's score reads "label: summary", "label：summary" in Chinese (whose sentence puts no space after
+    the label's own colon): the blog's label as well as a task's, never glued to the summary, "(aab)*准确率"."""
+    from handmade.i18n import set_language
+
+    set_language(language)
+    try:
+        bars = {"(aab)*": accuracy_text(blog_playground()), "seen_b": accuracy_text(Playground(task="seen_b"))}
+    finally:
+        set_language("en")
+    separator = {"en": ": ", "zh": "："}[language]
+    for label, bar in bars.items():
+        head = re.sub(r"<[^>]*>", "", bar.split("<b>")[0])
+        assert head == label + separator, bar
+    said = re.sub(r"<[^>]*>", "", bars["(aab)*"])
+    assert said == {"en": "(aab)*: ACCURACY: 100.0% (27 / 27)", "zh": "(aab)*：准确率：100.0%（27 / 27）"}[language]
+
+
 def test_lg_takes_any_exact_value_and_the_slider_follows():
     p = blog_playground()
     p.strength.box.value = "1.0"

@@ -81,7 +81,8 @@ def folded(part, summary=None):
     summary = _("this holds the answer to the Try it below: open it after you have tried") if summary is None else (
         text_of(summary, "summary", 1000))  # fmt: skip
     markup = f"<details><summary>{html.escape(summary)}</summary>{_markup(part)}</details>"
-    return Html(markup, f"({summary})")
+    # TRANSLATORS: the plain-text stand-in for a folded output: its summary, a sentence, in brackets
+    return Html(markup, _("({summary})").format(summary=summary))
 
 
 def text_table(header, rows, title=""):

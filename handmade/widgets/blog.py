@@ -15,7 +15,11 @@ from .playground import Playground, Strength
 class BlogScore:
     """The blog's accuracy on (aab)*: the score the playground shows for the blog's model."""
 
-    label = "(aab)*"
+    @property
+    def label(self):
+        """The score's label, ending with its own separator as a task's does ("aab:"), in the language of the moment."""
+        # TRANSLATORS: the label before the blog's accuracy in the playground's bar, "(aab)*: ACCURACY: 100.0% (27 / 27)"
+        return _("{pattern}:").format(pattern="(aab)*")
 
     def __call__(self, params):
         score = accuracy(params)
