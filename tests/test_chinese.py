@@ -3,9 +3,10 @@ print and draw is Chinese too, but for code.
 
 Two kinds of check, both over the stored notebooks (no kernel is started):
 
-- the prose (markdown cells): no hard line break between two Chinese characters inside a paragraph
-  (it renders as a stray space), no half-width parentheses beside Chinese (full-width （） there),
-  no doubled brackets (键（key）（…）), no italics on Chinese (a fake slant: bold or “” instead);
+- the prose (markdown cells): no hard line break inside a paragraph with a Chinese character or
+  full-width punctuation on either side of it (it renders as a stray space: 。 GELU, 的 cos), no
+  half-width parentheses beside Chinese (full-width （） there), no doubled brackets (键（key）（…）),
+  no italics on Chinese (a fake slant: bold or “” instead);
 - the outputs (stream text, text/plain, HTML and SVG with their tags stripped, the widgets'
   snapshots, which are HTML): no English word that is not code.
 
@@ -72,7 +73,7 @@ def paragraphs(markdown):
 
 
 FAULTS = {
-    "a line break between two Chinese characters inside a paragraph (renders as a space)": None,
+    "a line break beside Chinese inside a paragraph (renders as a space)": None,
     # a gloss in half-width parentheses, (residual connection) or (*Coriolanus*), beside Chinese; not
     # a call (log(x), √(d)), a pattern ((aab)*) or a pair of numbers ((0, 0))
     "half-width parentheses around a term beside Chinese (use （）)": re.compile(
@@ -94,7 +95,8 @@ def faults(markdown):
         for before, after in zip(run, run[1:]):
             end, start = prose(before).rstrip(" *_")[-1:], prose(after).lstrip(" *_")[:1]  # through **bold**
             intended = before.endswith(("  ", "\\"))  # a hard break markdown keeps
-            if end and start and re.match(rf"[{CJK}]", end) and re.match(rf"[{CJK}]", start) and not intended:
+            beside = re.match(rf"[{CJK}]", end) or re.match(rf"[{CJK}]", start)  # next to Latin or code too
+            if end and start and beside and not intended:
                 found.append((list(FAULTS)[0], f"{before[-20:]}⏎{after[:20]}"))
     text = prose(markdown)
     for fault, pattern in list(FAULTS.items())[1:]:
@@ -110,6 +112,9 @@ def test_the_chinese_prose_is_typeset_as_chinese(path):
 
 def test_the_prose_checks_find_each_fault():
     assert faults("第一行\n第二行")  # a hard line break between Chinese characters
+    assert faults("恒等映射（identity）。\nGELU 不是线性的") and faults("满分的\ncos 72°")  # or beside Latin
+    assert faults("`handmade.two_head_model()`\n把每个位置") and faults("- 分毫不差：\n  `tests/x.py` 检查")
+    assert not faults("an English line\nand the next") and not faults("第一行\n\n`code` 第二段")
     assert not faults("第一行\n\n第二行") and not faults("- 一\n- 二") and not faults("第一行  \n第二行")
     assert faults("词元(token)") and faults("权重 (weights) 是") and not faults("词元（token）")
     assert faults("键（key）（见上）") and not faults("键（key）和值（value）")
