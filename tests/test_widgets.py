@@ -977,3 +977,31 @@ def test_a_task_playground_says_where_its_margin_is_when_the_miss_it_explains_is
     report = grade("induction", p.params)
     where = f"smallest at &#x27;{report.smallest_at.context}&#x27; → {report.smallest_at.expected};"
     assert report.smallest_at != report.diagnosed and where in accuracy_text(p), accuracy_text(p)
+
+
+def after_d(context):
+    """Say the letter that came after the last d before the current letter."""
+    i = context[:-1].rfind("d")
+    return context[i + 1] if i >= 0 else None
+
+
+def test_a_task_playground_whose_grade_at_each_edit_would_take_too_long_is_refused_before_it_is_built(monkeypatch):
+    """A playground grades at each edit: a teacher's task of thousands of contexts (seconds a grade) is refused in one
+    line with its estimate, before a widget is built or a pass run; every built-in task's playground is within it."""
+    from handmade.course import tasks
+    from handmade.widgets import options
+
+    homework = handmade.task(alphabet="abcd", n_ctx=6, n_embd=16, n_layer=2)(after_d)  # 4,004 contexts
+    cost = tasks.grading_cost(homework, homework.structure)[0]
+    assert cost > options.MAX_EDIT_GRADING
+    monkeypatch.setattr(W.Widget, "__init__", lambda *a, **k: pytest.fail("a widget was built"))
+    with pytest.raises(ValueError) as error:
+        Playground(task=homework)
+    said = str(error.value)
+    assert said == (
+        f"grading task after_d at each edit would take about {cost:.1e} operations; a playground grades at most"
+        " 1e+10 at each edit: grade a model of it in a cell, with grade(...)"
+    ), said
+    assert "\n" not in said and len(said) <= 200
+    monkeypatch.undo()
+    assert all(tasks.grading_cost(task, task.structure)[0] <= options.MAX_EDIT_GRADING for task in tasks.TASKS.values())

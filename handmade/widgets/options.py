@@ -4,7 +4,8 @@ Each option is refused in one line that names it and what it allows (a TypeError
 kind, a ValueError for a wrong value), before a widget is built. What a playground shows is bounded
 before it is drawn: a grid holds at most ``MAX_BOXES`` boxes, the views of one edit draw at most
 ``MAX_CELLS`` numbers (each table at most ``window.TABLE_SIDE`` rows and columns), and the pass an
-edit runs costs at most ``MAX_PASS_FLOPS`` operations; a refusal gives the estimate.
+edit runs costs at most ``MAX_PASS_FLOPS`` operations, and a task's grade at each edit ``MAX_EDIT_GRADING``; a
+refusal gives the estimate.
 """
 
 from dataclasses import dataclass
@@ -20,6 +21,9 @@ MAX_CONTEXT_CHARS = 10_000  # what the context box accepts (the model reads the 
 MAX_CELLS = 16_384  # numbers the views draw at each edit: four full tables, about 0.2 s here (13 µs a number)
 MAX_PASS_FLOPS = 10**8  # operations of the pass an edit runs: at most about half a second here (numpy runs a
 # pass over a long context at 0.2 to 0.8 GFLOP/s on 2 cores: softmax and exp, not only products)
+# operations of the grade a task's playground runs at each edit (tasks.grading_cost, explained): 0.4 to 1.7 s here,
+# at the rates benchmarks/bench_grader.py measures; the largest built-in task's (after_last_c) is 6.8e9
+MAX_EDIT_GRADING = 10**10
 CONTROLS = ("text", "reset", "strength", "break", "save")
 
 
@@ -163,6 +167,19 @@ def check_pass(structure, text):
             _(
                 "a pass of this model over {n} positions costs {cost} operations; a playground's edit may cost at most {limit}: a shorter text, please"
             ).format(n=positions, cost=f"{cost:.2g}", limit=f"{MAX_PASS_FLOPS:.0g}")
+        )
+
+
+def check_task_grading(task):
+    """Refuse a playground of ``task`` whose grade at each edit would cost more than MAX_EDIT_GRADING, with the estimate."""
+    from ..course.tasks import grading_cost
+
+    cost = grading_cost(task, task.structure)[0]
+    if cost > MAX_EDIT_GRADING:
+        raise ValueError(
+            _(
+                "grading {task} at each edit would take about {cost:.1e} operations; a playground grades at most {limit:.0e} at each edit: grade a model of it in a cell, with grade(...)"
+            ).format(task=task.called(), cost=cost, limit=MAX_EDIT_GRADING)
         )
 
 

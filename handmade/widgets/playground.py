@@ -42,6 +42,7 @@ class TaskScore:
         from ..course.tasks import get_task
 
         self.task = get_task(task)
+        O.check_task_grading(self.task)  # graded at each edit: within a playground's time, else refused here
         self.label, self.reveal = _("{task}:").format(task=self.task.name), False
         self.revealed = None  # what the last grade said of the answer (reveal on, a model that fails), or None
 
