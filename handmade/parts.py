@@ -19,7 +19,7 @@ from .arguments import brief, few, number_array
 from .i18n import _
 from .model import Name
 from .structure import Part, part_name
-from .weights import WeightsError, check_weights, copied, first_not_finite, not_finite
+from .weights import WeightsError, check_weights, copied, first_not_finite
 
 
 def parts(params):
@@ -94,7 +94,7 @@ def with_parts(params, changes):
 
 def _values_for(part, name, values, params):
     """``values`` as the float64 array ``part`` (called ``name``) of ``params`` takes; WeightsError naming
-    what does not fit, or the first entry that is not finite by its index in them."""
+    what does not fit, or the first entry that is not finite by ``name`` and its directions (``v[Ta, Tb]``)."""
     meaning = _("{rows}x{cols} numbers for {name}").format(rows=part.shape[0], cols=part.shape[1], name=name)
     values = number_array(values, "values", 2, meaning, WeightsError)
     if values.shape not in (part.shape, part.shape[1:] if part.shape[0] == 1 else part.shape):
@@ -108,9 +108,12 @@ def _values_for(part, name, values, params):
                 shape=values.shape,
             )
         )
-    problem = not_finite(values, name)
-    if problem:
-        raise WeightsError(problem)
+    grid = values.reshape(part.shape)  # [rows, cols]: an entry not finite named by the name given and its directions
+    bad = np.argwhere(~np.isfinite(grid))
+    if len(bad):
+        i, j = (int(k) for k in bad[0])
+        said = _("{entry} is {value}; every weight must be a finite number")
+        raise WeightsError(said.format(entry=params.structure.entry(part, params.labels, i, j, name), value=grid[i, j]))
     return values
 
 

@@ -267,6 +267,12 @@ class Structure:
             return Basis({x: [f"{x}·{n}" for n in heads] for x in "qkv"}, longest=MAX_DIRECTION_NAME + 2)  # "q·" added
         return _head_slice(heads, space.head, space.size)  # kind == "head"
 
+    def entry(self, part, labels, i, j, called=None):
+        """Entry (i, j) of ``part`` as its part (or ``called``, the name it was given) and its directions name it:
+        ``blocks[0].c_proj.w[V, Tb]``, a bias's ``blocks[0].c_proj.b[Tb]`` (its one row unsaid)."""
+        rows = "" if part.rows.kind == "one" else self.basis(part.rows, labels).names[i] + ", "
+        return f"{called or part.name}[{rows}{self.basis(part.cols, labels).names[j]}]"
+
     # ---- weights of this shape
 
     def weights(self, matrix, vector=None, gain=None):

@@ -489,9 +489,7 @@ def largest_weight(params):
             array = array if part.columns is None else array[:, slice(*part.columns)]  # q, k or v of c_attn
             i, j = np.unravel_index(int(np.argmax(np.abs(array))), array.shape)
             if not abs(array[i, j]) <= abs(best[1]):
-                cols = structure.basis(part.cols, params.labels).names
-                rows = "" if part.rows.kind == "one" else structure.basis(part.rows, params.labels).names[i] + ", "
-                best = (f"{part.name}[{rows}{cols[j]}]", float(array[i, j]))
+                best = (structure.entry(part, params.labels, i, j), float(array[i, j]))
     return best
 
 

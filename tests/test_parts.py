@@ -89,14 +89,17 @@ def test_a_part_may_be_rows_made_with_basis_vector_and_the_first_bad_entry_is_na
 
 
 def test_new_values_are_judged_by_the_name_they_were_given_and_one_part_is_given_once():
-    """A value that is not finite is named by the part and the index the learner wrote (v[0, 0], not the
-    column of c_attn.w it lands in); two names of one part in the same change are refused, not one kept."""
+    """A value that is not finite is named by the part the learner wrote and its directions, as its tables name
+    them (v[P0, Tb], not an index, nor the column of c_attn.w it lands in); two names of one part in the same change
+    are refused, not one kept."""
     blog = handmade.blog_model()
     v = np.zeros((8, 8))
-    v[0, 0] = np.nan
-    with pytest.raises(WeightsError, match=re.escape("v[0, 0] is nan; every weight must be a finite number")):
+    v[0, 6] = np.nan
+    with pytest.raises(WeightsError, match=re.escape("v[P0, Tb] is nan; every weight must be a finite number")):
         handmade.with_parts(blog, {"v": v})
-    with pytest.raises(WeightsError, match=re.escape("c_proj.b[7] is inf")):
+    with pytest.raises(WeightsError, match=re.escape("blocks[0].v[P0, Tb] is nan")):  # the name given
+        handmade.with_parts(blog, {"blocks[0].v": v})
+    with pytest.raises(WeightsError, match=re.escape("c_proj.b[V] is inf")):  # a bias: its one row unsaid
         handmade.with_part(blog, "c_proj.b", [0] * 7 + [np.inf])
     with pytest.raises(ValueError, match=re.escape("'q' and 'blocks[0].q' name the same part, blocks[0].q")):
         handmade.with_parts(blog, {"q": np.ones((8, 8)), "blocks[0].q": np.zeros((8, 8))})
