@@ -168,6 +168,40 @@ def test_a_model_without_blocks_that_writes_nothing_here_is_told_which_two_rows_
     assert some.focus.named == "wpe" if name == "alternate" else some.focus.named is None  # both kinds are met
 
 
+def digits_count(context):
+    """Say how many characters the context has, as a digit."""
+    return str(len(context))
+
+
+@pytest.mark.parametrize("name", ["abc", "xor", "induction"])
+def test_a_model_with_blocks_where_nothing_is_written_is_told_which_two_rows_are_0_as_without(name):
+    """With blocks too: where no part writes anything at the context's position (the blocks read a stream of 0s and
+    add nothing), the report names the two rows of the embedding that are 0, as a model without blocks is told;
+    where a block writes something (a bias), it is not said."""
+    empty = grade(name, blank(name))
+    context = empty.diagnosed.context[-get_task(name).n_ctx :]
+    rows = f"Here nothing is written into the stream: wte[{context[-1]}] and wpe[pos {len(context) - 1}]"
+    assert rows in empty.diagnosis, empty.diagnosis
+    bias = np.zeros_like(get(blank(name), "blocks[0].c_proj.b"))
+    bias[..., -1] = 1  # the block writes its last direction everywhere: something is written
+    written = grade(name, with_parts(blank(name), {"blocks[0].c_proj.b": bias}))
+    assert "nothing is written into the stream" not in written.diagnosis, written.diagnosis
+
+
+def test_a_teachers_model_whose_one_empty_position_row_hides_a_token_is_told_the_row(tmp_path):
+    """The teacher's case: say how long the context is; wte writes the token, wpe the position, but wpe's last row
+    was left 0, and the model has a block it does not use: after '000' the stream is 0, and the report says which rows."""
+    task = handmade.task(alphabet="0123", n_ctx=3, n_embd=7, n_layer=1)(digits_count)
+    wte, wpe = np.zeros((4, 7)), np.zeros((3, 7))
+    wte[1:4, 0:3] = np.eye(3)
+    wpe[[0, 1], [0, 1]] = 4  # wpe[pos 2] left 0: the fault
+    report = grade(task, with_parts(blank(task), {"wte": wte, "wpe": wpe}))
+    assert report.diagnosed.context == "000"
+    assert "nothing is written into the stream: wte[0] and wpe[pos 2], the rows the embedding adds up, are all 0" in (
+        report.diagnosis
+    ), report.diagnosis
+
+
 @pytest.mark.parametrize("emptied", [False, True])
 @pytest.mark.parametrize("name", sorted(TASKS))
 def test_two_tokens_whose_wte_rows_are_the_same_are_named_as_the_cause_with_no_path_into_the_blocks(name, emptied):

@@ -207,8 +207,9 @@ def explain(reading, position, params, example, right, threshold, prefer=None):
             sentence, named = _blocks_first(found, part, embedding, words), part  # the blocks are what a design sets
         else:
             sentence += _what_the_blocks_add(found, part, words)
-    if params.structure.n_layer == 0:  # no block: the margin is read through wte's rows, and that is the path
-        writer, at = named or _writing_most(vectors, everyone=True), (reading.tokens[position], position)
+    writer = named or _writing_most(vectors, everyone=True)  # None: no part writes anything here, blocks or not
+    if params.structure.n_layer == 0 or writer is None:  # the margin is read through wte's rows: that is the path
+        at = (reading.tokens[position], position)
         sentence += _read_through_wte(params, vectors, found, direction, writer, (right, wrong), at)
     if part is not None and not (part.kind is None or part.kind == "mlp"):  # a bias: nothing to follow back
         part = None
@@ -256,7 +257,8 @@ def _read_through_wte(params, vectors, found, direction, part, pair, at):
     """In a model without blocks, where wte writes the token and the logits read through it: a sentence on the
     direction ``part`` writes at ``at`` (token id, position) that carries most of its share (in ``found``: the push
     the sentence before spoke of; where it is 0, the direction it writes most), with the entries of wte's rows of
-    ``pair`` (right, wrong) that read it. Where ``part`` (None: every part) writes only zeros, a sentence saying so."""
+    ``pair`` (right, wrong) that read it. Where ``part`` (None: every part, blocks too) writes only zeros, a sentence
+    naming the rows of the embedding that are all 0."""
     if part is None:  # nothing writes anything here: the rows the stream is made of
         (token, wte), (position, wpe), (_b, shift) = (_row(params, Name(kind), at) for kind in ("wte", "wpe", "ln_f.b"))
         if wte.any() or wpe.any() or shift.any():  # they cancel, or a layer norm takes them away: not said here
