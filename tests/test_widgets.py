@@ -112,7 +112,8 @@ def test_zeroing_lg_in_c_proj_breaks_accuracy_and_reset_puts_back_every_control(
         ("1" * 3000, f"{'1' * 39}… is too large for a weight"),  # cut, and said to be: finite, too large
         ("1e-400", "1e-400 is too close to 0 for a weight (float64 would hold it as 0); the model keeps 1024"),
         ("－１e-400", "－１e-400 is too close to 0 for a weight"),  # as the grids read it: a number, not 0
-        ("", "'' is not a number"),
+        ("", "c_proj.w[V, Tb]: type a number to use it; the model keeps 1024"),
+        ("  ", "type a number to use it; the model keeps 1024"),
         ("x" * 5000, f"'{'x' * 37}…' is not a number"),  # cut inside its quotes, which close
     ],
 )

@@ -206,6 +206,8 @@ class MatrixEditor:
         """Take ``text`` typed at (i, j) into the model, or say why not (the model keeps its value): ""."""
         where = f"{self.name}[{self.matrix.rows[i]}, {self.matrix.cols[j]}]"
         keeps = exact(self.values[i, j])
+        if not text.strip():  # emptied by hand
+            return _("{where}: type a number to use it; the model keeps {keeps}").format(where=where, keeps=keeps)
         try:
             value = _typed_number(text)
         except _TooCloseToZero:
