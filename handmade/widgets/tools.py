@@ -91,7 +91,9 @@ class _SaveRow:
         buttons["replace"].on_click(lambda _button: self.save(replacing=True))
         buttons["keep"].on_click(lambda _button: self.keep())
         buttons["load"].on_click(lambda _button: self.load())
-        self.row = W.HBox([self.path, buttons["save"], buttons["load"], self.asking])
+        # the question right after the button that asked it: the next stop of the Tab key, where a screen reader
+        # that heard the question (in the status line) looks for its answers
+        self.row = W.HBox([self.path, buttons["save"], self.asking, buttons["load"]])
         self.row.layout.flex_flow = "row wrap"
 
     def say(self, sentence, ok=False):

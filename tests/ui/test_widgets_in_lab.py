@@ -376,3 +376,34 @@ def test_break_it_works_in_a_task_playground(notebook):
     nb.page.locator(".hm-break-go").first.click()
     nb.wait_for_text("hm-status", "is now 1")
     assert "wte[a, " in nb.text("hm-status")
+
+
+def test_the_question_before_saving_over_another_model_is_the_next_stop_of_the_tab_key(lab, notebook):
+    """17's first playground (one stage: its tools above the grids, no tabs): saving over a file that holds another model asks "replace it" or "keep
+    it"; the question's buttons came after "load weights", two presses of Tab away from "save weights", where focus
+    stays. Now the Tab key goes from "save weights" to "replace it", then "keep it"; keeping leaves the file as it was
+    and focus back on "save weights"."""
+    import handmade
+
+    other = lab.root / "hm_ui_another_model.json"
+    handmade.save_weights(handmade.blog_model(), other)
+    before = other.read_bytes()
+    nb = notebook("17_challenges_tokens_and_positions.ipynb")
+    page = nb.page
+    playground = page.locator(".hm-playground").first
+    path, save = playground.locator(".hm-file-path input"), playground.locator(".hm-file-save")
+    start = path.input_value()
+    try:
+        nb.type_into(path, other.name)
+        save.focus()
+        page.keyboard.press("Enter")
+        nb.wait_for_text("hm-status", "holds another model: replace it with this playground's weights?")
+        for answer in ("hm-file-replace", "hm-file-keep"):
+            page.keyboard.press("Tab")
+            assert page.evaluate(f"() => !!document.activeElement.closest('.{answer}')"), answer
+        page.keyboard.press("Enter")
+        nb.wait_for_text("hm-status", "nothing saved")
+        assert other.read_bytes() == before
+        page.wait_for_function("() => !!document.activeElement.closest('.hm-file-save')")
+    finally:
+        nb.type_into(path, start)
