@@ -31,6 +31,7 @@ VIEW_KINDS = {
     T.mlp_residual: (T.mlp_residual,),
     T.logits: (T.ln_f, T.logits, T.probabilities),
 }
+SCROLLS = "hm-scroll"  # a table's region that scrolls when the table is wider than its room (view_html)
 OUTCOMES = ("accuracy", "predictions", "completion")  # views of what the model says, not of a matrix
 LAYER_VIEWS = {  # a layer a person edits -> the views an edit of it changes
     T.embedding: (T.embedding,),
@@ -101,23 +102,28 @@ def changed_cells(before, after):
 
 
 def view_html(t, name, before=None, caption=True):
-    """One intermediate of a trace as an HTML table that scrolls inside itself when wide; the cells
-    that differ from the trace ``before`` are outlined."""
+    """One intermediate of a trace as an HTML table that scrolls inside itself when wide: a region named by the
+    table's title that the Tab key reaches (its arrow keys scroll it); the widgets' marks take that away while
+    the table fits. The cells that differ from the trace ``before`` are outlined."""
     name = t.name(name)
     matrix = t[name]
     changed = changed_cells(None if before is None or name not in before else before[name].values, matrix.values)
     table = matrix.html(heat=INTERMEDIATES[name.kind].heated, changed=changed, caption=caption)
-    return f'<div style="overflow-x:auto;max-width:100%">{table}</div>'
+    title = html.escape(matrix.title)
+    return (
+        f'<div class="{SCROLLS}" role="region" tabindex="0" aria-label="{title}" data-label="{title}" '
+        f'style="overflow-x:auto;max-width:100%">{table}</div>'
+    )
 
 
 def panel_html(t, names, before=None):
-    """Several intermediates side by side, each under its title."""
+    """Several intermediates side by side, each under its title; one wider than the room scrolls in its region."""
     tables = "".join(
-        "<div style='margin:0 16px 4px 0'><div style='font-size:12px;margin-top:4px'>"
+        "<div style='margin:0 0 4px 0;min-width:0;max-width:100%'><div style='font-size:12px;margin-top:4px'>"
         f"<b>{html.escape(t[name].title)}</b></div>{view_html(t, name, before, caption=False)}</div>"
         for name in names
     )
-    return f"<div style='display:flex;flex-wrap:wrap;align-items:flex-start'>{tables}</div>"
+    return f"<div style='display:flex;flex-wrap:wrap;align-items:flex-start;column-gap:16px'>{tables}</div>"
 
 
 # ---- what the model says --------------------------------------------------------------------------

@@ -22,6 +22,7 @@ STYLE = """<style>
 .hm-playground .hm-grid .widget-text {height: 22px; margin: 0; width: 46px}
 .hm-playground .hm-grid .widget-text input {font-size: 12px; padding: 0 3px; height: 22px}
 .hm-playground .hm-grid .widget-html, .hm-playground .hm-grid .widget-html-content {height: 22px; line-height: 22px; margin: 0}
+.hm-playground .hm-panel > .widget-html-content {min-width: 0}
 .hm-playground table.handmade-matrix th, .hm-playground table.handmade-matrix td {line-height: 18px; font-size: 12px}
 .hm-playground .hm-stages.jupyter-widgets > .lm-TabBar {height: auto; min-height: 0}
 .hm-playground .hm-stages.jupyter-widgets > .lm-TabBar .lm-TabBar-content {flex-wrap: wrap}
@@ -31,7 +32,8 @@ STYLE = """<style>
 .hm-playground .jupyter-button.mod-warning:hover:enabled {background-color: #8f3b00}
 </style>"""
 # Compact grids (a row of text boxes 23 px tall instead of 33; the focus ring is every widget's, in
-# marks.MARKS_CSS); every tab's title whole
+# marks.MARKS_CSS); a view's panel no wider than its column (a table wider than that scrolls in its own
+# region, which the keyboard reaches, not in the column, which it does not); every tab's title whole
 # (the tabs wrap onto a second line rather than cutting a title short), in text at 12:1; "break it"
 # in a darker orange, its white text at 5.4:1 (ipywidgets' warning orange gives 2.7:1).
 MESSAGE_LINES = "2.6em"  # room for two lines of what the last action said: a longer message is shown whole
@@ -184,7 +186,8 @@ def what_each_stage_shows(p, t):
 
 
 def _stage_box(p, screen, stage, grids, views):
-    """(the stage's box, a function that puts its grids in): views now, grids when first shown."""
+    """(the stage's box, a function that puts its grids in): views now, grids when first shown. The views take
+    the room beside the grids when their widest table fits there, else the line below them."""
     labels = [row for name in grids for row in p.editors[name].matrix.rows]
     label_width = 12 + 7 * max(map(text_width, labels), default=4)
     for k, name in enumerate(grids):  # a bias right under its weights, as one table
@@ -194,6 +197,7 @@ def _stage_box(p, screen, stage, grids, views):
     for view in views:
         panel = _html(f"hm-view-{view}", max_width="100%")
         panel.add_class(f"hm-view-{css(stage.key)}-{view}")
+        panel.add_class("hm-panel")
         screen.panels[(stage.key, view)] = panel
         panels.append(panel)
     left = W.VBox(layout=W.Layout(flex="0 1 auto", margin="0 16px 0 0", max_width="100%"))
@@ -203,7 +207,8 @@ def _stage_box(p, screen, stage, grids, views):
         here = [strength.widget] if strength is not None and p.strength_option.stage == stage.key else []
         left.children = here + [p.editors[name].widget for name in grids]
 
-    right = W.VBox(panels, layout=W.Layout(flex="1 1 300px", min_width="0", max_width="100%"))
+    # as wide as its widest table at least (min-content: the tables wrap beside each other), else on a line of its own
+    right = W.VBox(panels, layout=W.Layout(flex="1 1 auto", width="min-content", min_width="0", max_width="100%"))
     row = W.HBox([left, right], layout=W.Layout(flex_flow="row wrap", align_items="flex-start", max_width="100%"))
     row.add_class(f"hm-stage-{css(stage.key)}")
     return row, fill

@@ -9,11 +9,14 @@ is on the page; its ``_css`` is the style (quiet labels, the focus ring, a refus
 the element each HTML widget of class ``LIVE`` writes its value into a status region, kept from one value to the
 next, so that a screen reader reads out what an edit changed there; a tab list, named after the box's heading
 (a playground's, "playground: abc"), each of its tabs tied to the panel it shows (a tabpanel, named by its tab);
-and a tab chosen with the mouse the tab bar's stop of the Tab key.
+a tab chosen with the mouse the tab bar's stop of the Tab key; and a view's table wider than its room a named
+region the Tab key reaches, to scroll it from the keyboard (and no stop while it fits).
 """
 
 import anywidget
 import traitlets
+
+from ..display.views import SCROLLS
 
 QUIET_LABEL = "hm-quiet-label"  # a widget whose label a screen reader reads but the page does not show
 RINGED = "hm-ringed"  # a box of the package's widgets: each control in it shows the focus ring when focused
@@ -22,13 +25,15 @@ LIVE = "hm-live"  # an HTML widget whose words a screen reader reads out when th
 MARKS_CSS = f"""
 .{QUIET_LABEL}.jupyter-widgets > .widget-label {{position: absolute; width: 1px; height: 1px; overflow: hidden;
   clip: rect(0 0 0 0); clip-path: inset(50%); white-space: nowrap; margin: 0; padding: 0}}
-.{RINGED} :is(input, select, button, textarea, .lm-TabBar-tab):focus-visible {{
+.{RINGED} :is(input, select, button, textarea, .lm-TabBar-tab, .{SCROLLS}):focus-visible {{
   outline: 2px solid #1f5fbf !important; outline-offset: 1px; box-shadow: 0 0 0 1px #fff; position: relative; z-index: 1}}
+.{RINGED} .{SCROLLS}:focus-visible {{outline-offset: -2px}}
 .{REFUSED} input {{border: 2px solid #b3261e !important}}
 """
 # Quiet labels; and a focus ring that stands out from anything around it, on every control of every
 # widget the package makes (a blue line at 6:1 on white, a white line inside it; important, as
-# ipywidgets sets its inputs' outline to none with !important and gives its buttons a 1 px light blue).
+# ipywidgets sets its inputs' outline to none with !important and gives its buttons a 1 px light blue),
+# and on a table's region that scrolls (inside its edge, which the box around it may cut).
 
 MARKS_ESM = """
 function render({ model, el }) {
@@ -53,6 +58,23 @@ function watch(box) {
   new MutationObserver(chosen).observe(box, { attributeFilter: ["aria-selected"], subtree: true });
 }
 
+// A table's region (display.views) is a stop of the Tab key, named by its table, while the table is wider than its
+// room and scrolls (the arrow keys scroll it, not JupyterLab's cells); while it fits, it is no stop and no region,
+// one stop less per table. Looked at again whenever its size changes: a tab shown, the file browser closed.
+const sized = new ResizeObserver((entries) => entries.forEach((entry) => scrolls(entry.target)));
+
+function scrolls(region) {
+  if (!region.isConnected) return sized.unobserve(region);  // a view drawn again: its old table is gone
+  if (region.scrollWidth > region.clientWidth + 1) {
+    region.setAttribute("tabindex", "0");
+    region.setAttribute("role", "region");
+    region.setAttribute("aria-label", region.dataset.label || "");
+    region.setAttribute("data-lm-suppress-shortcuts", "");
+  } else {
+    for (const name of ["tabindex", "role", "aria-label"]) region.removeAttribute(name);
+  }
+}
+
 // An HTML widget of class LIVE writes each new value into the same element: that element is made the status
 // region, before any change, so that what changes in it is read out (a region put on the page together with its
 // words, as a new value's own markup would be, is not read by every screen reader). A tab list is named after the
@@ -63,6 +85,12 @@ function named(box) {
     region.setAttribute("aria-live", "polite");
   });
   box.querySelectorAll(".widget-tab").forEach(tied);
+  box.querySelectorAll(".SCROLLS").forEach((region) => {
+    if (region.hmSized) return;
+    region.hmSized = true;
+    scrolls(region);
+    sized.observe(region);
+  });
   const heading = box.querySelector("h1, h2, h3, h4, h5, h6");
   if (!heading) return;
   box.querySelectorAll("[role=tablist]:not([aria-label])").forEach((tabs) => {
@@ -95,7 +123,7 @@ function chosen(changes) {
   }
 }
 export default { render };
-""".replace("LIVE", LIVE)
+""".replace("LIVE", LIVE).replace("SCROLLS", SCROLLS)
 
 
 class Marks(anywidget.AnyWidget):

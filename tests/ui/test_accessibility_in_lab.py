@@ -565,3 +565,104 @@ JS_CLIPPED = """(e) => {
   }
   return found;
 }"""
+
+
+# ---- at 1280 x 800, JupyterLab's default layout: every view whole, or in a region the keyboard scrolls ----
+
+
+def each_tab_of_each_playground(nb):
+    """Open every tab of every playground of the page in turn; yield (the playground, the tab's title)."""
+    for playground in nb.page.locator(".hm-playground").all():
+        playground.evaluate("e => e.scrollIntoView({block: 'start'})")
+        for tab in playground.locator(".hm-stages .lm-TabBar-tab").all():
+            tab.click()
+            nb.page.wait_for_function(JS_KERNEL_IDLE)
+            nb.page.wait_for_timeout(100)  # the marks look at the shown tables' sizes as they are laid out
+            yield playground, tab.text_content()
+
+
+@pytest.mark.parametrize("name", [WIDE, TASK])
+def test_at_1280_by_800_with_the_file_browser_open_no_view_is_cut_off_and_none_scrolls_unreachable(notebook, name):
+    """A learner's laptop, JupyterLab as it opens (the file browser open): in every tab of every playground,
+    each view's table is whole, its last column in sight (the views go below the grids when their widest
+    table does not fit beside them: 19's first_not_last v showed 339 px of 453), and nothing scrolls that the
+    Tab key cannot reach (axe's scrollable-region-focusable, serious, and the 11 px axe lets pass)."""
+    nb = with_axe(notebook(name))
+    page = nb.page
+    page.set_viewport_size({"width": 1280, "height": 800})
+    try:
+        assert page.locator(".jp-FileBrowser").first.is_visible()
+        cut, unreachable, flagged, tables = [], [], [], 0
+        for playground, title in each_tab_of_each_playground(nb):
+            shown, cut_here, unreachable_here = playground.evaluate(JS_CUT_OFF)
+            tables += shown
+            cut += [(title, *table) for table in cut_here]
+            unreachable += [(title, *region) for region in unreachable_here]
+            flagged += [(title, *rule) for rule in playground.evaluate(JS_AXE_SCROLLING)]
+        assert tables > 30 and cut == [] and unreachable == [] and flagged == [], (cut, unreachable, flagged)
+    finally:
+        page.set_viewport_size({"width": 1400, "height": 1000})
+
+
+# The visible tables of the views in root: how many; those whose last column ends past what the boxes around them show
+# ([title, its right edge, the shown part's]); and the elements that scroll sideways with no stop of the Tab key in or on
+# them ([class, their content's width, their own]).
+JS_CUT_OFF = """(root) => {
+  const tables = [...root.querySelectorAll('table.handmade-matrix')].filter(t => t.getClientRects().length > 0);
+  const cut = [];
+  for (const table of tables) {
+    const cells = table.tHead.rows[0].cells, last = cells[cells.length - 1].getBoundingClientRect().right;
+    let shown = Infinity;
+    for (let e = table.parentElement; e && e !== root.parentElement; e = e.parentElement) {
+      const style = getComputedStyle(e);
+      if (style.overflowX !== 'visible') shown = Math.min(shown, e.getBoundingClientRect().left + e.clientLeft + e.clientWidth);
+    }
+    if (last > shown + 1) cut.push([table.closest('[data-label]')?.dataset.label, last, shown]);
+  }
+  const reachable = (e) => e.tabIndex >= 0 || e.querySelector('input, select, button, textarea, [tabindex="0"]');
+  const unreachable = [...root.querySelectorAll('*')].filter(e => e.getClientRects().length > 0
+      && ['auto', 'scroll'].includes(getComputedStyle(e).overflowX) && e.scrollWidth > e.clientWidth + 1 && !reachable(e))
+    .map(e => [e.className.slice(0, 60), e.scrollWidth, e.clientWidth]);
+  return [tables.length, cut, unreachable];
+}"""
+JS_AXE_SCROLLING = """async (root) => (await axe.run(root, {runOnly: ['scrollable-region-focusable']})).violations
+  .map(v => [v.id, v.impact, v.nodes.map(n => n.target.join(' '))])"""
+
+
+def test_a_table_wider_than_its_room_scrolls_in_a_named_region_the_tab_key_reaches_and_the_arrows_scroll(notebook):
+    """In a window too narrow for 19's first_not_last v tables (800 px, the file browser open), each table that
+    does not fit scrolls in a region that is a stop of the Tab key, named by its table, with the focus ring, and
+    ArrowRight scrolls it; a table that fits is no stop (the marks follow the window's width)."""
+    nb = notebook(WIDE)
+    page = nb.page
+    playground = page.locator(".hm-playground").nth(1)  # first_not_last
+    try:
+        playground.locator(".hm-stages .lm-TabBar-tab", has_text="v").first.click()
+        page.wait_for_function(JS_KERNEL_IDLE)
+        page.set_viewport_size({"width": 800, "height": 800})
+        regions = playground.locator(".hm-view-v .hm-scroll")
+        page.wait_for_function(JS_ALL_SCROLLING_REACHED, arg=regions.first.element_handle())
+        region = regions.first
+        title = region.locator("xpath=../div").first.text_content()  # the title shown above the table
+        assert region.get_attribute("role") == "region" and region.get_attribute("aria-label") == title, title
+        region.scroll_into_view_if_needed()
+        page.keyboard.press("Shift")  # the keyboard was used last: focus from here on is shown, as for Tab
+        region.focus()
+        assert_ringed(region.evaluate(JS_RING), title)
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function("e => e.scrollLeft > 0", arg=region.element_handle())
+        page.set_viewport_size({"width": 1400, "height": 1000})  # room again: no stop, no region
+        page.wait_for_function(
+            "e => !e.hasAttribute('tabindex') && !e.hasAttribute('role')", arg=region.element_handle()
+        )
+    finally:
+        page.set_viewport_size({"width": 1400, "height": 1000})
+        playground.locator(".hm-stages .lm-TabBar-tab").first.click()
+
+
+# The regions of the panel that holds the region e: some scroll, and each that scrolls is a stop of the Tab key.
+JS_ALL_SCROLLING_REACHED = """(e) => {
+  const regions = [...e.closest('.hm-view-v').querySelectorAll('.hm-scroll')];
+  const scrolls = regions.filter(r => r.scrollWidth > r.clientWidth + 1);
+  return scrolls.length > 0 && regions.every(r => (r.scrollWidth > r.clientWidth + 1) === (r.getAttribute('tabindex') === '0'));
+}"""
