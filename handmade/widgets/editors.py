@@ -20,6 +20,8 @@ from .slider import LogSlider
 
 CELL = "46px"
 CELL_WIDTHS = (46, 8, 12, 140)  # px: a box's least width, per character of its number, padding, most
+SPLIT = "2px solid #555"  # the line between two heads (a matrix's col_splits), down its column of boxes too
+SPLIT_ROOM = 4  # px: that line and the gap after it, added to a box's width
 MESSAGE_WIDTH = 360  # px: the least a grid's message may take, a sentence in two or three lines
 MAX_BOXES = 512  # boxes in one grid: 16 x 32, about a screen, built in 0.8 s here (1.5 ms a box: three widgets)
 NARROW = {"description_width": "initial"}  # a widget's label takes only the room it needs
@@ -124,6 +126,7 @@ class MatrixEditor:
         self.message = W.HTML()
         self.message.add_class(f"hm-message-{css(name)}")
         self.label_width, self.heading = label_width, heading
+        self.under = ()  # editors whose rows this grid shows under its own, in its columns (a bias under its weights)
 
     @property
     def boxes(self):  # [n_rows][n_cols] of text boxes
@@ -138,10 +141,11 @@ class MatrixEditor:
         return self._widget
 
     def _build(self):
-        """The grid, its label column ``label_width`` px wide, with or without its heading."""
+        """The grid, its label column ``label_width`` px wide, with or without its heading; the rows of the
+        editors ``under`` it below its own, in the same columns, and their messages below its own."""
         matrix, name, label_width, heading = self.matrix, self.name, self.label_width, self.heading
         header = [W.HTML("")] + [self._label(c, j) for j, c in enumerate(matrix.cols)] if heading else []
-        rows = [[self._label(r)] + self.boxes[i] for i, r in enumerate(matrix.rows)]
+        rows = [row for editor in (self, *self.under) for row in editor._rows()]
         grid = W.GridBox(
             [cell for row in [header, *rows] for cell in row],
             layout=W.Layout(
@@ -152,9 +156,10 @@ class MatrixEditor:
             ),
         )
         grid.add_class("hm-grid")
-        # below, as wide as the grid, and wide enough for a sentence beside a narrow one (two columns)
-        self.message.layout = W.Layout(max_width=f"{max(label_width + matrix.shape[1] * 48, MESSAGE_WIDTH)}px")
-        parts = [W.Box([grid], layout=W.Layout(overflow="auto", max_width="100%")), self.message]
+        messages = [editor.message for editor in (self, *self.under)]
+        for message in messages:  # below, as wide as the grid, and wide enough for a sentence beside a narrow one
+            message.layout = W.Layout(max_width=f"{max(label_width + matrix.shape[1] * 48, MESSAGE_WIDTH)}px")
+        parts = [W.Box([grid], layout=W.Layout(overflow="auto", max_width="100%")), *messages]
         if heading:
             title = f"<b style='font-size:12px'>{html.escape(matrix.title)}</b>"
             parts.insert(0, W.HTML(title))
@@ -162,8 +167,12 @@ class MatrixEditor:
         widget.add_class(f"hm-editor-{css(name)}")
         return _ringed(widget)
 
+    def _rows(self):
+        """Each row of the grid: its label, then its boxes."""
+        return [[self._label(r)] + self.boxes[i] for i, r in enumerate(self.matrix.rows)]
+
     def _label(self, text, j=None):
-        edge = "border-left:2px solid #555;padding-left:2px;" if j in self.matrix.col_splits else ""
+        edge = f"border-left:{SPLIT};padding-left:2px;" if j in self.matrix.col_splits else ""
         edge += "padding-right:4px;" if j is not None else ""  # a heading wider than its box keeps apart from the next
         return W.HTML(
             f'<div style="font-family:monospace;font-size:11px;white-space:nowrap;{edge}">{html.escape(text)}</div>'
@@ -175,12 +184,18 @@ class MatrixEditor:
             continuous_update=False,
             description=self.box_name(i, j),  # its label, for a screen reader only (see QUIET_LABEL)
             placeholder="",  # not ipywidgets' zero-width space, which a checker would take for a name
-            layout=W.Layout(width=_fitting(self.values[i, j]), height="24px", margin="0"),
+            layout=W.Layout(width=self._box_width(j, self.values[i, j]), height="24px", margin="0"),
         )
+        if j in self.matrix.col_splits:  # the heads' line, from the heading down to the last row (a bias's too)
+            box.layout.border_left, box.layout.padding = SPLIT, "0 0 0 2px"
         box.add_class(f"hm-cell-{css(self.name)}-{i}-{j}")
         box.add_class(QUIET_LABEL)
         box.observe(lambda change: self._typed(i, j, change["new"]), names="value")
         return box
+
+    def _box_width(self, j, value):
+        """The width of the box in column ``j`` that shows ``value`` whole, and the heads' line before it if any."""
+        return f"{_fitting(value) + (SPLIT_ROOM if j in self.matrix.col_splits else 0)}px"
 
     def box_name(self, i, j):
         """What the box at row ``i``, column ``j`` is called: "q, row P3, column P2"."""
@@ -244,7 +259,7 @@ class MatrixEditor:
 
     def _show_in(self, i, j, value):  # every digit of the number the model runs, in a box wide enough to show them
         box = self._boxes[i][j]
-        box.value, box.layout.width = exact(value), _fitting(value)
+        box.value, box.layout.width = exact(value), self._box_width(j, value)
         marked(box, self.box_name(i, j), refused=False)
 
     def show(self, text):
@@ -421,9 +436,9 @@ class NumberControl:
 
 
 def _fitting(value):
-    """The width of a box that shows ``value`` with every digit (``exact``): at least CELL, at most CELL_WIDTHS[-1]."""
+    """The width in px of a box that shows ``value`` with every digit (``exact``): at least CELL, at most CELL_WIDTHS[-1]."""
     least, per_character, padding, most = CELL_WIDTHS
-    return f"{min(most, max(least, per_character * len(exact(value)) + padding))}px"
+    return min(most, max(least, per_character * len(exact(value)) + padding))
 
 
 def _typed_shown(text, limit=40):

@@ -188,11 +188,7 @@ def what_each_stage_shows(p, t):
 def _stage_box(p, screen, stage, grids, views):
     """(the stage's box, a function that puts its grids in): views now, grids when first shown. The views take
     the room beside the grids when their widest table fits there, else the line below them."""
-    labels = [row for name in grids for row in p.editors[name].matrix.rows]
-    label_width = 12 + 7 * max(map(text_width, labels), default=4)
-    for k, name in enumerate(grids):  # a bias right under its weights, as one table
-        p.editors[name].label_width = label_width
-        p.editors[name].heading = not (k > 0 and _layer(name) == _layer(grids[k - 1]))
+    heads = _joined([p.editors[name] for name in grids])
     panels = []
     for view in views:
         panel = _html(f"hm-view-{view}", max_width="100%")
@@ -205,13 +201,31 @@ def _stage_box(p, screen, stage, grids, views):
     def fill():
         strength = p.strength
         here = [strength.widget] if strength is not None and p.strength_option.stage == stage.key else []
-        left.children = here + [p.editors[name].widget for name in grids]
+        left.children = here + [editor.widget for editor in heads]
 
     # as wide as its widest table at least (min-content: the tables wrap beside each other), else on a line of its own
     right = W.VBox(panels, layout=W.Layout(flex="1 1 auto", width="min-content", min_width="0", max_width="100%"))
     row = W.HBox([left, right], layout=W.Layout(flex_flow="row wrap", align_items="flex-start", max_width="100%"))
     row.add_class(f"hm-stage-{css(stage.key)}")
     return row, fill
+
+
+def _joined(editors):
+    """The editors whose grids a stage shows, each with the label column of the widest row label; an editor of the
+    layer of the one before it, with its columns (a bias under its weights), shown in that one's grid, as one table
+    (``MatrixEditor.under``): each box of a bias under its column."""
+    labels = [row for editor in editors for row in editor.matrix.rows]
+    label_width = 12 + 7 * max(map(text_width, labels), default=4)
+    heads = []
+    for editor in editors:
+        editor.label_width = label_width
+        head = heads[-1] if heads else None
+        if head is not None and _layer(editor.name) == _layer(head.name) and editor.matrix.cols == head.matrix.cols:
+            head.under = (*head.under, editor)
+        else:
+            editor.under, editor.heading = (), True
+            heads.append(editor)
+    return heads
 
 
 def _layer(part):

@@ -666,3 +666,47 @@ JS_ALL_SCROLLING_REACHED = """(e) => {
   const scrolls = regions.filter(r => r.scrollWidth > r.clientWidth + 1);
   return scrolls.length > 0 && regions.every(r => (r.scrollWidth > r.clientWidth + 1) === (r.getAttribute('tabindex') === '0'));
 }"""
+
+
+def test_each_box_of_a_bias_sits_under_its_column_and_the_heads_line_runs_down_to_it(notebook):
+    """19's first_not_last q: a heading wider than a box (h0·first) widened the matrix's column, not the bias's, so
+    each bias box after the first sat between two columns, and the line between the heads stopped at the headings.
+    In every tab of every playground: each box of a bias has its column's left and right edges (within 1 px), and
+    in a column after the heads' line, that line (the heading's left edge) is drawn beside it too."""
+    nb = notebook(WIDE)
+    askew, found = [], 0
+    for _playground, title in each_tab_of_each_playground(nb):
+        here, askew_here = nb.page.evaluate(JS_BIAS_UNDER_ITS_COLUMN)
+        found += here
+        askew += [(title, *box) for box in askew_here]
+    assert found > 100 and askew == [], (found, askew)
+
+
+# Each visible box of a bias (hm-cell-X-b-0-j, of the weights X or X-w) beside its weights' box in the same column: how
+# many; and those off their column ([its class, its input's left and right, the weights' box's]), or, after the heads'
+# line (a heading with a left edge), without that line at the heading's place ([its class, its left, the heading's]).
+JS_BIAS_UNDER_ITS_COLUMN = """() => {
+  const boxes = {};
+  for (const w of document.querySelectorAll('.hm-playground [class*="hm-cell-"]')) {
+    const found = [...w.classList].map(c => c.match(/^hm-cell-(.+)-(\\d+)-(\\d+)$/)).find(Boolean);
+    if (found && w.getClientRects().length > 0) boxes[found.slice(1).join('/')] = w;
+  }
+  const askew = [];
+  let count = 0;
+  for (const [key, bias] of Object.entries(boxes)) {
+    const [name, i, j] = key.split('/');
+    const weights = name.endsWith('-b') && [name.slice(0, -2), name.slice(0, -2) + '-w'].map(n => boxes[`${n}/0/${j}`]).find(Boolean);
+    if (!weights || i !== '0') continue;
+    count++;
+    const [a, b] = [bias, weights].map(w => w.querySelector('input').getBoundingClientRect());
+    if (Math.abs(a.left - b.left) > 1 || Math.abs(a.right - b.right) > 1) askew.push([bias.className.match(/hm-cell-\\S+/)[0], a.left, a.right, b.left, b.right]);
+    const grid = weights.closest('.hm-grid');
+    const heading = grid.children[1 + Number(j)].querySelector('.widget-html-content > div');
+    if (heading && parseFloat(getComputedStyle(heading).borderLeftWidth) >= 2) {
+      const edge = parseFloat(getComputedStyle(bias).borderLeftWidth), left = bias.getBoundingClientRect().left;
+      const there = heading.getBoundingClientRect().left;
+      if (edge < 2 || Math.abs(left - there) > 1) askew.push([bias.className.match(/hm-cell-\\S+/)[0], 'line', edge, left, there]);
+    }
+  }
+  return [count, askew];
+}"""
