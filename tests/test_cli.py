@@ -11,7 +11,6 @@ import pytest
 from helpers import a_task, one_line, posix_only
 
 import handmade
-from handmade.arguments import MAX_MESSAGE
 
 
 def run(*args, cwd=None, timeout=60, env=None):
@@ -691,13 +690,3 @@ def test_accuracy_of_weights_of_another_alphabet_says_what_it_scores(tmp_path):
     code, out, err = run("accuracy", "--weights", str(tmp_path / "xor.json"))
     _assert_one_short_line(code, out, err, "accuracy scores the blog's (aab)* contexts, over 'ab'")
     assert "these weights' alphabet is '01'" in err and "'aa'" not in err
-
-
-def test_a_solution_asked_by_a_name_that_has_none_lists_the_solutions_and_says_where_a_teachers_task_is_revealed():
-    """``solution echo`` (a teacher's task, or a typo): the solutions there are, and that a teacher's task has no
-    written solution, its reference's shares shown by ``grade --reveal``; in one line, status 2."""
-    status, out, err = run("solution", "echo")
-    assert status == 2 and out == "" and err.count("\n") == 1, err
-    assert len(err.removeprefix("python -m handmade: error: ").rstrip("\n")) <= MAX_MESSAGE, err
-    assert "there is no solution called 'echo'; the solutions are alternate, repeat," in err
-    assert "(a teacher's task has none: see grade --reveal)" in err

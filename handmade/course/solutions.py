@@ -102,9 +102,7 @@ def solution(name):
     if not isinstance(name, str):
         raise TypeError(_("name must be the name of a challenge; found {value}").format(value=brief(name)))
     if name not in every:
-        sentence = _(
-            "there is no solution called {name}; the solutions are {names} (a teacher's task has none: see grade --reveal)"
-        )
+        sentence = _("there is no solution called {name}; the solutions are {names}")
         raise UnknownName(with_names(sentence, every, name=brief(name, 40)))
     return every[name]
 
