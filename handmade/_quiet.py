@@ -12,6 +12,15 @@ import _signal
 import os
 import sys
 
+stops = []  # SIGTERMs whose exception the command line's handler raised: one that a C call dropped (compile) is ended
+# by ``again`` where Python code runs next (a teacher's code about to run, the command's end); cleared once handled
+
+
+def again():
+    """Deliver once more a SIGTERM noted in ``stops`` and not yet handled: its handler raises it here."""
+    if stops:
+        _signal.raise_signal(stops.pop())
+
 
 def quiet_interrupts():
     _signal.signal(_signal.SIGINT, _stop)

@@ -25,6 +25,7 @@ from functools import partial
 
 import numpy as np
 
+from . import _quiet
 from .arguments import MAX_MESSAGE, clip, shown_path
 from .blog import ALPHABET, blog_model
 from .files import (
@@ -334,6 +335,7 @@ def _language(argv):
 def main(argv=None):
     """Run the command line on ``argv`` (default: the process's arguments); returns the exit status."""
     saved = {}  # the signal handlers there were, put back for a caller that goes on (a test)
+    _quiet.stops.clear()
     try:
         try:
             _as_a_command(saved)
@@ -343,7 +345,9 @@ def main(argv=None):
                 args = build_parser().parse_args(argv)
             with np.errstate(all="ignore"):  # overflow is reported as an error below, not as warnings
                 run = _task_command if args.command in TASK_COMMANDS else _model_command
-                return _write(*run(args))
+                output, status = run(args)
+            _quiet.again()  # a SIGTERM that came while a module compiled ends the command here
+            return _write(output, status)
         except HelpShown as shown:  # --help: its output may meet a closed pipe or a full disk too
             return _write(shown.args[0].rstrip("\n"), 0)
         except NotWeightsFile as error:
@@ -356,6 +360,7 @@ def main(argv=None):
     except KeyboardInterrupt:  # here too while the handlers go back: the same line
         return _say(_("{prog}: interrupted").format(prog=PROG), INTERRUPTED)
     except Terminated:
+        _quiet.stops.clear()
         return _say(_("{prog}: terminated").format(prog=PROG), TERMINATED)
 
 
@@ -393,6 +398,7 @@ def _as_a_command(saved):
 
 
 def _terminated(signum, frame):
+    _quiet.stops.append(signum)  # a C call that drops what this raises (compiling a module) does not end it: again()
     raise Terminated
 
 

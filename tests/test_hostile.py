@@ -2853,6 +2853,46 @@ def test_a_real_signal_in_a_teachers_endless_rule_stops_everything_as_ever(tmp_p
 
 
 @posix_only
+def test_a_sigterm_whose_exception_a_c_call_dropped_ends_the_command_before_a_teachers_code_runs(tmp_path):
+    """compile() drops what a signal's handler raises while it parses a module (the first import of a lazily loaded
+    one): the SIGTERM is noted, and raised again before a teacher's code runs and when the command ends, so that a
+    rule that never returns does not run to its bound, and a command that ends by itself says it was terminated."""
+    from handmade import _quiet
+
+    previous = signal.signal(signal.SIGTERM, cli._terminated)
+    try:
+        with contextlib.suppress(cli.Terminated):  # raised, and dropped as compile() drops it
+            cli._terminated(signal.SIGTERM, None)
+        with pytest.raises(cli.Terminated):
+            user_code.run_bounded(lambda: pytest.fail("the teacher's code ran"))
+        assert _quiet.stops == [signal.SIGTERM]  # noted again as it is raised again, until the command handles it
+        _quiet.stops.clear()
+        with contextlib.suppress(cli.Terminated):
+            cli._terminated(signal.SIGTERM, None)
+        with pytest.raises(cli.Terminated):
+            _quiet.again()
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        _quiet.stops.clear()
+
+
+def test_a_command_that_ends_after_a_dropped_sigterm_says_it_was_terminated(monkeypatch, capsys):
+    """The command's end is the other place a dropped SIGTERM is raised again: predict runs no teacher's code."""
+    real = cli._model_command
+
+    def dropped(args):  # the handler ran while a module compiled, and compile() dropped its exception
+        with contextlib.suppress(cli.Terminated):
+            cli._terminated(signal.SIGTERM, None)
+        return real(args)
+
+    monkeypatch.setattr(cli, "_model_command", dropped)
+    assert cli.main(["predict", "aab"]) == cli.TERMINATED
+    assert capsys.readouterr() == ("", "python -m handmade: terminated\n")
+    monkeypatch.undo()
+    assert cli.main(["predict", "aab"]) == 0  # handled: nothing left to raise in the next command
+
+
+@posix_only
 def test_the_real_bound_ends_a_rule_that_never_returns_in_one_line(tmp_path):
     """The bound as shipped (10 s), in a real process: one line and status 2, the rule named."""
     teachers_file(tmp_path, "never returns", "rule")
