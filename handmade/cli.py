@@ -346,7 +346,7 @@ def main(argv=None):
             with np.errstate(all="ignore"):  # overflow is reported as an error below, not as warnings
                 run = _task_command if args.command in TASK_COMMANDS else _model_command
                 output, status = run(args)
-            _quiet.again()  # a SIGTERM that came while a module compiled ends the command here
+            _quiet.again()  # a SIGTERM that came while a module compiled: said before any output (and below, for errors)
             return _write(output, status)
         except HelpShown as shown:  # --help: its output may meet a closed pipe or a full disk too
             return _write(shown.args[0].rstrip("\n"), 0)
@@ -355,8 +355,12 @@ def main(argv=None):
         except (UsageError, ValueError, TypeError, FloatingPointError, OSError, RecursionError, MemoryError) as error:
             return _fail(_("{prog}: error: {error}"), error)
         finally:
-            for number, handler in saved.items():
-                signal.signal(number, handler)
+            try:
+                _quiet.again()  # however the command ended: an error's status, an exception on its way
+            finally:
+                for number, handler in saved.items():
+                    signal.signal(number, handler)
+                _quiet.stops.clear()
     except KeyboardInterrupt:  # here too while the handlers go back: the same line
         return _say(_("{prog}: interrupted").format(prog=PROG), INTERRUPTED)
     except Terminated:

@@ -387,7 +387,7 @@ def _finite(text):
     value = float(text)
     if abs(value) == math.inf:
         raise _TooLarge(text)
-    if value == 0 and rounds_to_zero(text):
+    if value == 0 and text.strip("-0.") and rounds_to_zero(text):  # 0.0 and -0.0 at once: most weights of a blank
         raise _TooSmall(text)
     return value
 

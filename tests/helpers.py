@@ -117,11 +117,12 @@ def bounded(seconds, what="a call"):
     if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
         yield
         return
-    started = time.monotonic()
+    started, outer_rang = time.monotonic(), []
     outer_left = signal.getitimer(signal.ITIMER_REAL)[0]  # 0: no bound around this one
 
     def stop(signum, frame):
         if outer_left and outer_left < seconds and callable(previous):  # the outer bound's time came first: its words
+            outer_rang.append(True)
             previous(signum, frame)
         raise Hang(f"{what} took more than {seconds} s")
 
@@ -132,5 +133,5 @@ def bounded(seconds, what="a call"):
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
-        if outer_left:  # the outer bound goes on with what it had left (at once, when nothing)
+        if outer_left and not outer_rang:  # the outer bound goes on with what it had left (at once, when nothing)
             signal.setitimer(signal.ITIMER_REAL, max(outer_left - (time.monotonic() - started), 1e-3))

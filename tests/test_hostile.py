@@ -2890,6 +2890,18 @@ def test_a_command_that_ends_after_a_dropped_sigterm_says_it_was_terminated(monk
     assert capsys.readouterr() == ("", "python -m handmade: terminated\n")
     monkeypatch.undo()
     assert cli.main(["predict", "aab"]) == 0  # handled: nothing left to raise in the next command
+    capsys.readouterr()
+
+    def dropped_then_refused(args):  # the same, on a command that then ends with an error
+        with contextlib.suppress(cli.Terminated):
+            cli._terminated(signal.SIGTERM, None)
+        raise ValueError("no such thing")
+
+    monkeypatch.setattr(cli, "_model_command", dropped_then_refused)
+    assert cli.main(["predict", "aab"]) == cli.TERMINATED and capsys.readouterr().err.endswith("terminated\n")
+    from handmade import _quiet
+
+    assert _quiet.stops == []  # nothing left for a teacher's code run later in this process
 
 
 @posix_only

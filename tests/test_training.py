@@ -595,9 +595,22 @@ def test_a_task_with_more_contexts_than_training_takes_is_refused_naming_it_befo
 
     many = handmade.task(alphabet="ab", n_ctx=15, n_embd=2, n_layer=0)(last_again)  # 65,534 contexts
     with pytest.raises(
-        ValueError, match=r"^task last_again grades 65534 different contexts; training learns from at most 32768"
+        ValueError,
+        match=r"^task last_again grades 65534 different contexts; training draws its batches from at most 32768",
     ):
         training.train_task(many, steps=1, progress=False)
+
+
+def batches_drawn(monkeypatch):
+    """[(inputs, targets)] of every batch train_task draws from here on, in order."""
+    drawn, real = [], training.loop.example_batches
+
+    def watched(examples, batch_size, n_ctx, rng, alphabet=None):
+        next_batch = real(examples, batch_size, n_ctx, rng, alphabet)
+        return lambda: drawn.append(next_batch()) or drawn[-1]
+
+    monkeypatch.setattr(training.loop, "example_batches", watched)
+    return drawn
 
 
 def test_a_task_with_more_contexts_than_one_batch_trains_on_random_batches_as_large_as_fit(monkeypatch):
@@ -607,14 +620,7 @@ def test_a_task_with_more_contexts_than_one_batch_trains_on_random_batches_as_la
 
     # 40 letters, contexts of 1 or 2: 1,640 graded, more than one batch's 1,024 sequences
     wide = handmade.task(alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN", n_ctx=2, n_embd=4, n_layer=0)(last_again)
-    drawn = []
-    real = training.loop.example_batches
-
-    def watched(examples, batch_size, n_ctx, rng, alphabet=None):
-        next_batch = real(examples, batch_size, n_ctx, rng, alphabet)
-        return lambda: drawn.append(next_batch()) or drawn[-1]
-
-    monkeypatch.setattr(training.loop, "example_batches", watched)
+    drawn = batches_drawn(monkeypatch)
     trained, history = training.train_task(wide, steps=3, progress=False)
     assert len(drawn) == 3 and all(inputs.shape == (training.MAX_BATCH, 2) for inputs, _targets in drawn)
     assert not np.array_equal(drawn[0][0], drawn[1][0])  # a new draw at each step
@@ -623,12 +629,14 @@ def test_a_task_with_more_contexts_than_one_batch_trains_on_random_batches_as_la
     assert np.array_equal(again["wte"], trained["wte"])  # seeded: the same model each time
 
 
-def test_a_task_of_long_contexts_trains_on_batches_that_fit_the_positions_allowed():
+def test_a_task_of_long_contexts_trains_on_batches_that_fit_the_positions_allowed(monkeypatch):
     def first_letter(context):
         """Say the first letter."""
         return context[0]
 
-    # 2,046 contexts of up to 10 letters: 1,024 sequences would be 10,240 positions, within 32,768
+    # 2,046 contexts of up to 10 letters; with 5,000 positions a batch, 500 sequences of 10 fit, fewer than 1,024
     long = handmade.task(alphabet="ab", n_ctx=10, n_embd=4, n_layer=0)(first_letter)
+    monkeypatch.setattr(training.loop, "MAX_BATCH_TOKENS", 5_000)
+    drawn = batches_drawn(monkeypatch)
     trained, _history = training.train_task(long, steps=1, progress=False)
-    assert trained["wte"].shape == (2, 4)
+    assert [inputs.shape for inputs, _targets in drawn] == [(500, 10)] and trained["wte"].shape == (2, 4)

@@ -1006,3 +1006,11 @@ def test_a_task_playground_whose_grade_at_each_edit_would_take_too_long_is_refus
     assert "\n" not in said and len(said) <= 200
     monkeypatch.undo()
     assert all(tasks.grading_cost(task, task.structure)[0] <= options.MAX_EDIT_GRADING for task in tasks.TASKS.values())
+    task = tasks.get_task("after_last_c")  # within it as designed; a far larger model of it is not
+    big = handmade.training.init_params(len(task.alphabet), task.n_ctx, 32, rng=0, n_layer=8, alphabet=task.alphabet)
+    cost = tasks.grading_cost(task, big.structure)[0]
+    assert cost > options.MAX_EDIT_GRADING
+    with pytest.raises(
+        ValueError, match=re.escape(f"grading task after_last_c at each edit would take about {cost:.1e}")
+    ):
+        Playground(big, task=task)

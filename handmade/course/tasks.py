@@ -400,7 +400,8 @@ def _window_lengths(followed, n_ctx):
 
 
 def check_grading(task, structure, explained=True, designed=False, every_path=False, followed=None):
-    """ValueError with the estimate, when grading ``structure`` on ``task`` costs over MAX_GRADING (``designed``: its shape)."""
+    """ValueError with the estimate, when grading ``structure`` on ``task`` costs over MAX_GRADING (``designed``: its shape;
+    ``every_path``, ``followed``: as ``grading_cost`` counts them)."""
     yes_or_no(designed, "designed")
     cost, runs, longest = grading_cost(task, structure, explained, every_path, followed)
     if cost <= MAX_GRADING:

@@ -37,7 +37,9 @@ SECONDS = 10  # one run of a teacher's code: far more than a rule asked about 20
 MEMORY = 2**30  # bytes of address space one run may add (on Linux): a gigabyte
 REPEAT = 0.1  # seconds between reminders once the time is up, for code that catches the first
 MAX_SHOWN = 120  # characters of an exception's message quoted in a one-line error
-ASKED_AGAIN = 64  # texts, spread over all, a rule is asked twice: the same answer each time (no chance, no state)
+ASKED_AGAIN = (
+    64  # texts, spread over all, a rule is asked twice (at most): the same answer each time (no chance, no state)
+)
 
 _running = threading.local()  # .signals: those of the run under way in this thread, if any
 
@@ -76,29 +78,30 @@ def failures_remembered(function):
 
 def rule_answers(task):
     """[(text, its rule's answer)] for every text over ``task``'s alphabet of 1 to n_ctx characters, shortest first,
-    the rule run bounded; ValueError naming the task when the rule fails, or answers a text asked again otherwise."""
-    asked, changed = [], []
+    the rule run bounded; ValueError naming the task when the rule fails, or answers a text asked again otherwise
+    (answers of a kind a rule may give alone compared: ``tasks`` words the others)."""
+    asked, changed, at = [], [], ["''"]  # at: the text being asked, for a failure there
 
-    def ask():  # every text, then ASKED_AGAIN of them again
+    def ask():  # every text, then ASKED_AGAIN of them, spread over all, again
         texts = ("".join(t) for n in range(1, task.n_ctx + 1) for t in itertools.product(task.alphabet, repeat=n))
         for context in texts:
-            asked.append((context, None))  # where it was, should the rule fail there
-            asked[-1] = (context, task.next_token(context))
-        for context, answer in asked[:: max(1, len(asked) // ASKED_AGAIN)]:
+            at[0] = repr(context)
+            asked.append((context, task.next_token(context)))
+        for context, answer in asked[:: -(-len(asked) // ASKED_AGAIN)]:
+            at[0] = repr(context)
             again = task.next_token(context)
-            if again != answer:
+            if _plain(answer) and _plain(again) and again != answer:
                 return changed.append((context, answer, again))
 
     try:
         run_bounded(ask)
     except Failed as failed:
-        context = repr(asked[-1][0]) if asked else "''"
         if isinstance(failed.error, Overtime):
             problem = _("its rule took more than {seconds} s to answer every text (it was at {context})").format(
-                seconds=SECONDS, context=context
+                seconds=SECONDS, context=at[0]
             )
         else:
-            problem = _("its rule {failed} after {context}").format(failed=failed.clause, context=context)
+            problem = _("its rule {failed} after {context}").format(failed=failed.clause, context=at[0])
         raise ValueError(task.saying(problem)) from failed.error
     if changed:
         context, first, then = changed[0]
@@ -109,6 +112,11 @@ def rule_answers(task):
             task.saying(problem.format(first=answer_shown(first), context=repr(context), then=answer_shown(then)))
         )
     return asked
+
+
+def _plain(answer):
+    """An answer of a kind a rule may give (None, or exactly a str), compared without a teacher's code."""
+    return answer is None or type(answer) is str
 
 
 def answer_shown(answer):

@@ -103,8 +103,9 @@ def changed_cells(before, after):
 
 def view_html(t, name, before=None, caption=True):
     """One intermediate of a trace as an HTML table that scrolls inside itself when wide: a region named by the
-    table's title that the Tab key reaches (its arrow keys scroll it); the widgets' marks take that away while
-    the table fits. The cells that differ from the trace ``before`` are outlined."""
+    table's title that the Tab key reaches (its arrow keys scroll it); in a live playground the widgets' marks take
+    that away while the table fits, and in a snapshot (plain HTML, no marks) every table stays a stop. The cells that
+    differ from the trace ``before`` are outlined."""
     name = t.name(name)
     matrix = t[name]
     changed = changed_cells(None if before is None or name not in before else before[name].values, matrix.values)

@@ -220,7 +220,7 @@ def train_task(task, steps=300, *, seed=0, lr=3e-2, progress=True):
     if len(windows) > MAX_BATCH_TOKENS:  # learned from, all of them: said before anything is drawn
         raise ValueError(
             _(
-                "{task} grades {n} different contexts; training learns from at most {limit} at once: design it by hand, or train on a task with fewer"
+                "{task} grades {n} different contexts; training draws its batches from at most {limit}: design it by hand, or train on a task with fewer"
             ).format(task=task.called(), n=len(windows), limit=MAX_BATCH_TOKENS)
         )
     n_seq = max(len(context) for context, _expected in windows)

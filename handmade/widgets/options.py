@@ -170,11 +170,12 @@ def check_pass(structure, text):
         )
 
 
-def check_task_grading(task):
-    """Refuse a playground of ``task`` whose grade at each edit would cost more than MAX_EDIT_GRADING, with the estimate."""
+def check_task_grading(task, structure):
+    """Refuse a playground of ``task`` whose grade at each edit, of a model of ``structure``, would cost more than
+    MAX_EDIT_GRADING, with the estimate."""
     from ..course.tasks import grading_cost
 
-    cost = grading_cost(task, task.structure)[0]
+    cost = grading_cost(task, structure)[0]
     if cost > MAX_EDIT_GRADING:
         raise ValueError(
             _(

@@ -42,7 +42,6 @@ class TaskScore:
         from ..course.tasks import get_task
 
         self.task = get_task(task)
-        O.check_task_grading(self.task)  # graded at each edit: within a playground's time, else refused here
         self.label, self.reveal = _("{task}:").format(task=self.task.name), False
         self.revealed = None  # what the last grade said of the answer (reveal on, a model that fails), or None
 
@@ -58,7 +57,7 @@ class TaskScore:
             correct=report.correct,
             total=report.total,
             margin=fmt_apart(report.margin, report.threshold, 3),
-            context=repr(report.smallest_at.context),
+            context=brief(report.smallest_at.context, 40),
             expected=token_shown(report.smallest_at.expected),
             threshold=fmt(report.threshold),
         )
@@ -110,6 +109,8 @@ class Playground:
         self.text = self._start_text = _first_context(task, self.params) if text is None else O.context(text)
         self.save_path = O.save_path(save_path, _save_name(task))
         O.check_pass(self.params.structure, self.text)  # before the layout's first pass
+        if isinstance(self.score, TaskScore):  # graded at each edit: the model's grade, within a playground's time
+            O.check_task_grading(self.score.task, self.params.structure)
         tables = weight_tables(self.params)
         shapes = {name: tables[name].shape for name in P.parts(self.params)}
         self.edit, self.view_names, self.controls, left_out = O.choices(

@@ -53,6 +53,19 @@ def test_an_outer_bound_that_comes_first_speaks_for_itself_inside_a_longer_one()
     assert time.monotonic() - started < 2
 
 
+def test_an_outer_bound_that_came_first_rings_once_and_lets_the_clean_up_between_them_run():
+    cleaned = []
+    with pytest.raises(Hang, match="the test took more than 0.3 s"), bounded(0.3, "the test"):
+        try:
+            with bounded(10, "a page's script"):
+                time.sleep(5)
+        finally:
+            time.sleep(0.05)  # a page closed, say: not cut short by the outer bound ringing again
+            cleaned.append(True)
+    assert cleaned == [True]
+    time.sleep(0.1)  # and no timer left running
+
+
 def test_a_bound_inside_another_that_returns_in_time_gives_the_outer_one_its_time_back():
     with bounded(0.8, "the test"):
         with bounded(0.2, "a page's script"):
