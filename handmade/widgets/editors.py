@@ -23,7 +23,7 @@ CELL_WIDTHS = (46, 8, 12, 140)  # px: a box's least width, per character of its 
 SPLIT = "2px solid #555"  # the line between two heads (a matrix's col_splits), down its column of boxes too
 SPLIT_ROOM = 4  # px: that line and the gap after it, added to a box's width
 MESSAGE_WIDTH = 360  # px: the least a grid's message may take, a sentence in two or three lines
-MAX_BOXES = 512  # boxes in a part's grid (its bias, shown under it, adds a row): 16 x 32, built in 0.8 s here (1.5 ms a box)
+MAX_BOXES = 512  # boxes in a part's grid (a bias under it adds a row): 16 x 32, built in 0.8 s (1.5 ms a box)
 NARROW = {"description_width": "initial"}  # a widget's label takes only the room it needs
 
 
