@@ -576,7 +576,7 @@ def each_tab_of_each_playground(nb):
         playground.evaluate("e => e.scrollIntoView({block: 'start'})")
         for tab in playground.locator(".hm-stages .lm-TabBar-tab").all():
             tab.click()
-            nb.page.wait_for_function(JS_KERNEL_IDLE)
+            nb.page.wait_for_function(JS_KERNEL_IDLE, timeout=60_000)  # a tab draws its views: slower under load
             nb.page.wait_for_timeout(100)  # the marks look at the shown tables' sizes as they are laid out
             yield playground, tab.text_content()
 
