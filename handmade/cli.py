@@ -346,7 +346,8 @@ def main(argv=None):
             with np.errstate(all="ignore"):  # overflow is reported as an error below, not as warnings
                 run = _task_command if args.command in TASK_COMMANDS else _model_command
                 output, status = run(args)
-            _quiet.again()  # a SIGTERM that came while a module compiled: said before any output (and below, for errors)
+            if _quiet.stops:  # a SIGTERM that came while a module compiled: said before any output (and below)
+                _quiet.again()
             return _write(output, status)
         except HelpShown as shown:  # --help: its output may meet a closed pipe or a full disk too
             return _write(shown.args[0].rstrip("\n"), 0)
@@ -356,7 +357,8 @@ def main(argv=None):
             return _fail(_("{prog}: error: {error}"), error)
         finally:
             try:
-                _quiet.again()  # however the command ended: an error's status, an exception on its way
+                if _quiet.stops:  # however the command ended: an error's status, an exception on its way
+                    _quiet.again()
             finally:
                 for number, handler in saved.items():
                     signal.signal(number, handler)

@@ -130,7 +130,8 @@ def run_bounded(function, *args, passing=()):
     outer = getattr(_running, "signals", None)
     if outer is not None:  # inside a run already: its bounds hold
         return _own(function, args, passing, outer)
-    _quiet.again()  # a SIGTERM that came while a module compiled: ended before the teacher's code runs
+    if _quiet.stops:  # a SIGTERM that came while a module compiled: ended before the teacher's code runs
+        _quiet.again()
     signals = _running.signals = _Signals()
     try:
         with signals, _streams(), _memory_bound() as signals.memory, _deadline(SECONDS, signals):
