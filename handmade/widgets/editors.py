@@ -347,7 +347,7 @@ class NumberControl:
             return self._refuse(sentence.format(text=_typed_shown(text), kept=kept))
         except (ValueError, OverflowError):
             return self._refuse(_("{text} is not a number; keeping {kept}").format(text=brief(text, 40), kept=kept))
-        if math.isnan(value) or (math.isinf(value) and "inf" in unicodedata.normalize("NFKC", text).lower()):
+        if not math.isfinite(value) and not _too_large(value, text):
             return self._refuse(_("{text} is not finite; keeping {kept}").format(text=_typed_shown(text), kept=kept))
         if not abs(value) <= LARGEST:
             return self._refuse(
@@ -447,10 +447,15 @@ def _typed_shown(text, limit=40):
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _too_large(value, text):
+    """Whether ``value``, read from ``text``, is not finite only because the number typed is too large for
+    float64 (a long number, 1e400); inf and nan, typed as such, are not finite, which is said otherwise."""
+    return bool(np.isinf(value)) and "inf" not in unicodedata.normalize("NFKC", text).lower()
+
+
 def _unusable(value, text):
-    """The sentence for a typed number that is not finite: one too large for float64 (a long number, 1e400)
-    is said to be so; inf and nan are not finite."""
-    if np.isinf(value) and "inf" not in unicodedata.normalize("NFKC", text).lower():
+    """The sentence for a typed number that is not finite: one too large for float64 is said to be so."""
+    if _too_large(value, text):
         return _(
             "{where}: {text} is too large for a weight (float64 holds numbers up to about 1.8e308); the model keeps {keeps}"
         )

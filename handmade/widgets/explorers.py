@@ -2,7 +2,6 @@
 softmax turns into argmax as its input is scaled up."""
 
 import re
-import unicodedata
 
 import ipywidgets as W
 import numpy as np
@@ -12,7 +11,7 @@ from ..display.labelled import fmt
 from ..display.outputs import product_pair, scaled, softmax_story
 from ..i18n import _
 from .choice import Choice
-from .editors import Quiet, _TooCloseToZero, _typed_number, marked, message_html
+from .editors import Quiet, _too_large, _TooCloseToZero, _typed_number, marked, message_html
 from .slider import LogSlider
 
 
@@ -84,14 +83,15 @@ class SoftmaxExplorer:
         except (ValueError, OverflowError):
             said = _("{text} is not a list of 1 to {n} numbers like 1, 0, 0; keeping the last row")
             return self._refuse(said.format(text=brief(text, 40), n=self.MAX_NUMBERS))
-        unusable = [part.strip() for part, x in zip(parts, row) if not np.isfinite(x)]
+        unusable = [(part.strip(), x) for part, x in zip(parts, row) if not np.isfinite(x)]
         if unusable:  # a number, but one no row can hold: said as the grids say it
+            part, x = unusable[0]
             said = (
                 _("{text} is too large for a number (float64 holds numbers up to about 1.8e308); keeping the last row")
-                if not any(word in unicodedata.normalize("NFKC", unusable[0]).lower() for word in ("inf", "nan"))
+                if _too_large(x, part)
                 else _("{text} is not finite; keeping the last row")
             )
-            return self._refuse(said.format(text=brief(unusable[0], 40)))
+            return self._refuse(said.format(text=brief(part, 40)))
         self._try(row, self._scale)
 
     def _refuse(self, said):
