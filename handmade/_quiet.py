@@ -17,9 +17,9 @@ stops = []  # SIGTERMs whose exception the command line's handler raised: one th
 
 
 def again():
-    """Deliver once more a SIGTERM noted in ``stops`` and not yet handled: its handler raises it here."""
-    if stops:
-        _signal.raise_signal(stops.pop())
+    """Deliver once more the SIGTERM noted last in ``stops``, not yet handled: its handler raises it here.
+    Called only where ``stops`` holds one (the caller looks first): a command with none makes no call."""
+    _signal.raise_signal(stops.pop())
 
 
 def quiet_interrupts():
