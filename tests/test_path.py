@@ -33,6 +33,7 @@ def contradictions(report):
     """The sentences of a report's diagnosis whose number says the opposite of their words."""
     found = [line for line in report.diagnosis_lines() if CONTRADICTED.search(line)]
     found += [line for line in report.diagnosis_lines() if LOWER_AFTER_STOP.search(line)]  # a sentence begun small
+    found += [line for line in report.diagnosis_lines() if "  " in line.strip()]  # an empty sentence joined in
     focus = report.focus
     if focus.named is not None:
         share = focus.shares[focus.named]
@@ -328,6 +329,56 @@ def test_a_zeroed_entry_of_c_proj_ends_the_path_at_it(task, part, row, col):
     short = part.removeprefix("blocks[0].")
     assert [s.kind for s in steps] == ["value"] and dict(steps[0].entries) == {f"{short}[{row}, {col}]": 0}
     assert "c_proj.w sends none of it where it is read" in steps[0].text
+
+
+def softened(model, part, factor):
+    """``model`` with the query of the head ``part`` is in (q and q.b) scaled by ``factor``: softer attention."""
+    block = part[: part.index("]") + 2] if part.startswith("blocks") else ""
+    return with_parts(model, {f"{block}{name}": get(model, f"{block}{name}") * factor for name in ("q", "q.b")})
+
+
+ZEROED_ENTRIES = [  # an entry of v or c_proj.w that carries the token the head should copy, set to 0
+    ("first", "c_proj.w", "Ta", "Ta"),
+    ("first", "v", "Ta", "Ta"),
+    ("two_back", "c_proj.w", "Tb", "Tb"),
+    ("two_back", "v", "Tb", "Tb"),
+    ("induction", "blocks[1].v", "Tb", "Tb"),
+    ("after_last_c", "blocks[1].v", "Ta", "Ta"),
+]
+
+
+@pytest.mark.parametrize("task, part, row, col", [*ZEROED_ENTRIES, ("before_last_b", "blocks[1].v", "V1", "V1")])
+def test_a_head_that_reads_the_wrong_key_where_the_right_one_gives_nothing_either_names_the_entry_that_blocks_it(
+    task, part, row, col
+):
+    """Attention so soft that the path speaks of where the head looks, and the key it should read carried to
+    nothing by a zeroed entry of v or c_proj.w: reading it alone would not serve the reader either, and the
+    attention step says so, naming that entry, before why the attention is soft."""
+    task, model = before_last_b() if task == "before_last_b" else (task, reference(task))
+    factor = 0.1 if task == "before_last_b" else 0.003
+    report = grade(task, softened(with_entry(model, part, row, col, 0), part, factor))
+    entry = f"{part.removeprefix('blocks[0].')}[{row}, {col}]"
+    attention = next(step for step in report.focus.path if step.kind == "attention")
+    assert dict(attention.entries)[entry] == 0, attention.text
+    assert "Yet even reading position" in attention.text and f"{entry} = 0" in attention.text
+    assert not contradictions(report)
+
+
+@pytest.mark.parametrize("factor", [0.03, 0.01])
+@pytest.mark.parametrize("task, part, row, col", ZEROED_ENTRIES)
+def test_a_head_whose_keys_give_nothing_is_named_by_the_entry_that_blocks_them_not_said_to_cancel(
+    task, part, row, col, factor
+):
+    """Attention a little soft, the key the head reads carried to nothing by a zeroed entry: what reaches the reader
+    is the residue of the weight left on the other keys, said apart, and the path ends at the zeroed entry; it
+    never says that what the head carries cancels (nothing is sent the other way)."""
+    model = softened(with_entry(reference(task), part, row, col, 0), part, factor)
+    report = grade(task, model)
+    entry = f"{part.removeprefix('blocks[0].')}[{row}, {col}]"
+    named = {name for step in report.focus.path for name, _value in step.entries}
+    assert entry in named, report.diagnosis_lines()
+    assert not any("cancel" in step.text for step in report.focus.path), report.diagnosis_lines()
+    assert not contradictions(report)
 
 
 @pytest.mark.parametrize(

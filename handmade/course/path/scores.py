@@ -24,7 +24,7 @@ from .stream import (
     reader_said,
     writer_said,
 )
-from .values import best_entry, carried_said, looked, value_step
+from .values import best_entry, carried_said, looked, unsent_alone, value_step
 
 FAULT_SHARE = 0.1  # a head's attention is at fault when looking elsewhere gains this share of what its keys span
 MAX_WRITERS = 48  # writers of a score kept apart in its terms; more are summed as one, OTHERS
@@ -169,9 +169,11 @@ def _attention(model, read, view, gains, wanted, amount):
         "gain": fmt(gains[wanted] - amount),
     }
     better = _("Reading position {wanted} ({token}) instead would serve {reader} better, by {gain}.").format(**said)
-    text = then(then(text, better), why) + norm_note(pairs.inputs[p], p)
+    text = then(text, better)
+    blocked, useless = unsent_alone(model, read, view, wanted) if gains[wanted] <= tolerance(gains) else ([], "")
+    text = then(then(text, useless) if useless else text, why) + norm_note(pairs.inputs[p], p)
     facts["gap"] = gap
-    return PathStep("attention", read.part, p, amount, facts, tuple(entries + named), text), after
+    return PathStep("attention", read.part, p, amount, facts, tuple(entries + named + blocked), text), after
 
 
 def _terms(pairs, limit=8):

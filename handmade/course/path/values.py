@@ -141,20 +141,51 @@ def carried_said(model, read, view, gains, amount, stops=False, both_ways=False,
         "entries": entries_said(named),
     }
     keys = attended(weights)  # what the keys it reads give: not a residue of the weight left on the others
+    read_only = np.where(np.isin(np.arange(p + 1), keys), weights, 0.0)  # [p+1]: the weights on those keys alone
+    from_keys = read_only @ view.v[: p + 1]  # [d_head]: the output they make, which a residue does not cancel
     if named and abs(weights[keys] @ gains[keys]) > tolerance([amount, *gains]):
         text = _(
             "At position {position}, {head} reads {places}; its output there, {output}, {effect}, through {entries}."
         )
-    elif np.abs(output * worth).max() > tolerance([*(output * worth), amount]):
+    elif np.abs(from_keys * worth).max() > tolerance([*(output * worth), amount]):
         named, text = _cancelled(model, view, weights, gains[: p + 1], worth, v_entries, said)
-    else:
-        cancelling, text = _not_carried(model, view, worth, c_entries, [amount, *gains], said)
-        unsent = [] if cancelling or not stops else _unsent(model, read, view, worth, output)
-        if unsent:  # the path ends here: the entries that kept the output from the reader
-            said["entries"] = entries_said(unsent)
-            text = _(_UNSENT[bool(np.abs(output).max() > tolerance(output))])
-        named = cancelling or unsent or named
+    else:  # what the keys it reads give does not reach the reader; what the others give is said apart
+        unreached, text = _unreached(model, read, view, gains, read_only, from_keys, stops, said)
+        return unreached or named, _with_residue(model, read, view, gains, amount, read_only, text.format(**said))
     return named, text.format(**said)
+
+
+def _unreached(model, read, view, gains, read_only, from_keys, stops, said):
+    """(the entries named, or [], the sentence) for a head whose keys it reads (``read_only``: [p+1], the weights on
+    them alone, ``from_keys``: [d_head], the output they make) give the reader nothing; ``said`` gains the
+    ``output`` and ``effect`` of those keys alone (a residue of the weight left on the others: ``_with_residue``)."""
+    p, worth = read.position, view.c_proj @ read.direction
+    c_entries = from_keys[:, None] * view.c_proj * read.direction  # [d_head, n_embd]
+    said.update(output=_output(model, view, from_keys), effect=effect_said(read, float(read_only @ gains)))
+    cancelling, text = _not_carried(model, view, worth, c_entries, gains, said)
+    read_in = read_only @ layer_read(model, view.block, "attn")[: p + 1]  # [n_embd]
+    unsent = [] if cancelling or not stops else _unsent(model, read, view, worth, from_keys, read_in)
+    if unsent:  # the path ends here: the entries that kept the output from the reader
+        said["entries"] = entries_said(unsent)
+        text = _(_UNSENT[bool(np.abs(from_keys).max() > tolerance(from_keys))])
+    return cancelling or unsent, text
+
+
+def _with_residue(model, read, view, gains, amount, read_only, text):
+    """``text`` (what the keys a head reads, ``read_only``, give), and after it, when the weight left on the
+    other positions gives the reader something, what it gives."""
+    p = read.position
+    residue = amount - float(read_only @ gains)
+    if abs(residue) <= tolerance([amount, *gains]):
+        return text
+    rest = view.weights[p, : p + 1] - read_only  # [p+1]
+    sentence = _("The weight of {weight} left on the other positions adds {output} to its output, which {effect}.")
+    said = {
+        "weight": fmt(rest.sum(), 2),
+        "output": _output(model, view, rest @ view.v[: p + 1]),
+        "effect": effect_said(read, residue),
+    }
+    return then(text, sentence.format(**said))
 
 
 def _cancelled(model, view, weights, gains, worth, v_entries, said):
@@ -228,12 +259,43 @@ _UNSENT = {  # whether the head's output there is anything -> the sentence, when
 }
 
 
-def _unsent(model, read, view, worth, output):
+def unsent_alone(model, read, view, key):
+    """(the entries that would keep the head's output from the reader were it to read ``key`` alone, the sentence
+    that says so), or ([], ""): for a head that reads the wrong key, where the right one would give the reader
+    nothing either, which is then the fault as much as where the head looks (``_unsent``)."""
+    worth = view.c_proj @ read.direction  # [d_head]: what one unit of each output column gives the reader
+    output, read_in = view.v[key], layer_read(model, view.block, "attn")[key]  # [d_head], [n_embd]
+    named = _unsent(model, read, view, worth, output, read_in)
+    if not named:
+        return [], ""
+    columns = model.direction_names(worth, model.structure.space("head", view.block, view.head))
+    said = {
+        "key": key,
+        "token": model.tokens[model.reading.tokens[key]],
+        "output": _output(model, view, output),
+        "columns": listed(columns),
+        "entries": entries_said(named),
+        "reader": reader_said(read.reader),
+    }
+    return named, _(_UNSENT_ALONE[bool(np.abs(output).max() > tolerance(output))]).format(**said)
+
+
+_UNSENT_ALONE = {  # whether the head's output, reading that key alone, would be anything -> the sentence
+    True: N_(
+        "Yet even reading position {key} ({token}) alone, its output, {output}, would do nothing for {reader}: c_proj.w sends none of it where it is read ({entries})."
+    ),
+    False: N_(
+        "Yet even reading position {key} ({token}) alone, its output would be 0, doing nothing for {reader}: v carries nothing of what is there into {columns}, the columns c_proj.w sends where it is read ({entries})."
+    ),
+}
+
+
+def _unsent(model, read, view, worth, output, read_in):
     """The entries that keep a head's output from the reader, where the path ends at the head: when it has an
     output whose largest column's row of c_proj.w is all 0, the entry of that row that would send it where the
     reader reads most (none when the row sends it elsewhere: the reader may read the wrong place), else
-    the entries of v that would carry what it reads (its largest directions) into the column c_proj.w sends
-    where it is read most."""
+    the entries of v that would carry what it reads (``read_in``: [n_embd], its largest directions) into the
+    column c_proj.w sends where it is read most."""
     if np.abs(output).max() > tolerance(output):
         row = int(np.argmax(np.abs(output)))
         if np.abs(view.c_proj[row]).max() > tolerance(view.c_proj.ravel()):
@@ -246,8 +308,6 @@ def _unsent(model, read, view, worth, output):
     if np.abs(worth).max() <= tolerance(worth):
         return []
     column = int(np.argmax(worth) if worth.max() > tolerance(worth) else np.argmax(-worth))
-    p = read.position
-    read_in = view.weights[p, : p + 1] @ layer_read(model, view.block, "attn")[: p + 1]  # [n_embd]: what it reads
     order = np.argsort(-np.abs(read_in), kind="stable")[:SHOWN_DIRECTIONS]
     rows = sorted(int(r) for r in order if abs(read_in[r]) > tolerance(read_in))
     return [model.entry("v", view.block, (r, view.offset + column), view.wv[r, column]) for r in rows]
