@@ -7,6 +7,7 @@ built matrices line up exactly with hand-written ones, and every table can carry
 stream, of each block's attention and of each MLP); they travel with the weights.
 """
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -163,6 +164,8 @@ class Labels:
     residual: Basis  # the n_embd directions of the residual stream: columns of wte, wpe, c_proj
     attention: tuple = ()  # per block: a Basis for the n_attn directions of q, k, v (None: residual's)
     hidden: tuple = ()  # per block: a Basis for the MLP's hidden units (None: h0, h1, ...)
+    # made by default_labels, for a model whose tokens nobody named: its alphabet states nothing (a file keeps none)
+    defaulted: bool = dataclasses.field(default=False, init=False, compare=False, repr=False)
 
     def __post_init__(self):
         if self.alphabet is not None:
@@ -224,4 +227,6 @@ def default_alphabet(n_vocab):
 def default_labels(structure):
     """Labels for a model of ``structure`` that nobody named: tokens a, b, c, ... (t0, t1, ... beyond
     26) and directions e0, e1, ..."""
-    return Labels(default_alphabet(structure.n_vocab), Basis.numbered(structure.n_embd))
+    labels = Labels(default_alphabet(structure.n_vocab), Basis.numbered(structure.n_embd))
+    object.__setattr__(labels, "defaulted", True)  # a change (dataclasses.replace) makes labels a person states
+    return labels

@@ -65,7 +65,8 @@ def weights_to_json(params):
     """JSON text for a weights dict (and its labels): one matrix row per line, numbers exact."""
     checked = check_weights(params)
     data = walk(_jsonable, dict(checked))
-    data["labels"] = checked.labels.to_json()
+    if not checked.labels.defaulted:  # labels nobody gave are left out: the file says no more than the model did
+        data["labels"] = checked.labels.to_json()
     return _format(data, 0) + "\n"
 
 

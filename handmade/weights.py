@@ -103,6 +103,13 @@ def labels_of(params):
     return getattr(params, "labels", None)
 
 
+def labels_stated(params):
+    """The labels a person gave ``params``, or None: for a plain dict, and for weights whose labels are the
+    defaults (``default_labels``: a weights file without labels), whose alphabet says nothing of their tokens."""
+    labels = labels_of(params)
+    return None if labels is None or labels.defaulted else labels
+
+
 def _checked(arrays, labels, structure):
     """Weights of ``arrays`` that are checked already, with ``labels`` that fit ``structure``, read off them."""
     made, kept = Weights(arrays, labels), []
@@ -125,7 +132,7 @@ def check_weights(params, labels=None):
     or a value that is not finite.
     """
     if isinstance(params, Weights) and params.checked:
-        if labels is None or labels == params.labels:
+        if labels is None or (labels == params.labels and labels.defaulted == params.labels.defaulted):
             return params
         return _checked(dict(params), check_labels(labels, params.structure), params.structure)
     arrays = _checked_arrays(params)

@@ -412,6 +412,52 @@ def test_a_task_that_grades_nothing_is_refused_in_one_line():
         grade(nothing, blank(nothing))
 
 
+def _unnamed_forms(params, folder):
+    """``params`` (a plain dict of numbers) in every form that names none of its tokens: the dict, checked
+    Weights with the default labels, a file without labels, a file saved from the dict."""
+    written = folder / "written.json"
+    handmade.save_weights(params, written)
+    unlabelled = folder / "unlabelled.json"
+    data = json.loads(written.read_text(encoding="utf-8"))
+    data.pop("labels", None)
+    unlabelled.write_text(json.dumps(data), encoding="utf-8")
+    return {
+        "dict": params,
+        "checked": handmade.check_weights(params),
+        "file without labels": handmade.load_weights(unlabelled),
+        "file saved from the dict": handmade.load_weights(written),
+    }
+
+
+@pytest.mark.parametrize("alphabet", ["ba", "01", "cab"])
+def test_weights_whose_tokens_nobody_named_are_graded_in_the_tasks_order_however_they_come(tmp_path, alphabet):
+    """Default labels (a, b, c, ...) state nothing of what the token ids mean: a plain dict, checked weights, a
+    file without labels and one saved from a dict are all read in the task's order, and graded alike; a file
+    that states an alphabet is still read in its own (its rows put in the task's order)."""
+
+    @handmade.task(alphabet=alphabet, n_ctx=3, n_embd=len(alphabet), n_layer=0)
+    def say_the_first_letter(context):
+        """Always say the alphabet's first letter."""
+        return alphabet[0]
+
+    wte = np.zeros((len(alphabet), len(alphabet)))
+    wte[:, 0] = [3] + [1] * (len(alphabet) - 1)  # logits x @ wte.T: token 0, the first letter, 3 times any other
+    model = {"wte": wte, "wpe": np.zeros((3, len(alphabet))), "blocks": []}
+    forms = _unnamed_forms(model, tmp_path)
+    assert "labels" not in json.loads((tmp_path / "written.json").read_text(encoding="utf-8"))
+    for form, params in forms.items():
+        assert grade(say_the_first_letter, params).passed, form
+    stated = handmade.Labels(alphabet[::-1], handmade.Basis.numbered(len(alphabet)))
+    named = handmade.check_weights(forms["checked"], stated)  # the same numbers, said to mean the letters reversed
+    assert not named.labels.defaulted and not grade(say_the_first_letter, named).passed
+    restated = handmade.check_weights(forms["checked"], handmade.Labels(*_defaults(len(alphabet))))
+    assert not restated.labels.defaulted  # the defaults, given by a person: stated
+
+
+def _defaults(n):
+    return "abcdefghij"[:n], handmade.Basis.numbered(n)
+
+
 # ---- weights are checked once, where they come in ------------------------------------------------
 
 

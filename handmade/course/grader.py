@@ -34,7 +34,7 @@ from ..weights import (
     check_weights,
     count_nonzero,
     finite_pass,
-    labels_of,
+    labels_stated,
     with_alphabet,
 )
 from . import progress
@@ -206,16 +206,16 @@ def submission(task, params):
                 "n_ctx, the rows of wpe, is {n}, but the task {task} grades contexts of up to {want} tokens: wpe needs at least {want} rows"
             ).format(n=n_ctx, task=task.name, want=task.n_ctx)
         )
-    for labels in (labels_of(params), task.labels):  # its own names if they fit, else the task's
+    own = labels_stated(params)  # none for a plain dict, or a file without labels: the task's are taken
+    for labels in (own, task.labels):  # its own names if they fit, else the task's
         if labels is not None:
             try:
                 checked = check_weights(checked, labels)
                 break
             except WeightsError:  # names that no longer fit (a part was removed): set them aside
                 continue
-    stated = getattr(labels_of(params), "alphabet", None)
-    if stated is not None and stated != task.alphabet:
-        return _in_task_order(checked, stated, task)
+    if own is not None and own.alphabet not in (None, task.alphabet):  # its ids mean other letters: put in order
+        return _in_task_order(checked, own.alphabet, task)
     if checked.labels.alphabet != task.alphabet:
         checked = with_alphabet(checked, task.alphabet)
     return checked
