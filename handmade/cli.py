@@ -236,12 +236,10 @@ def _task_command(args):
     task = tasks.get_task(args.task, {**tasks.TASKS, **loaded})
     tasks.usable(task)  # a task that cannot be used (or graded) says so before anything else is read or written
     if args.command == "blank":
-        check_fits_a_file(task.structure, BLANK_CHARACTERS, task.name)  # before the weights are made
+        check_fits_a_file(task.structure, BLANK_CHARACTERS, task.called())  # before the weights are made
         return save_weights(tasks.blank(task), new_file(args.path, args.force, args.tasks), force=args.force), 0
     if args.command == "train":
-        check_fits_a_file(
-            task.structure, TRAINED_CHARACTERS, task.name
-        )  # a file it could not write is said now, not after
+        check_fits_a_file(task.structure, TRAINED_CHARACTERS, task.called())  # a file it could not write: said now
         check_can_save(new_file(args.out, args.force, args.tasks), args.force)  # training, and one it may not write
         params, history = train_task(task, args.steps, seed=args.seed, progress=sys.stderr.isatty())
         saved = save_weights(params, args.out, force=args.force)

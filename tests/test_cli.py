@@ -404,7 +404,8 @@ def test_weights_whose_file_would_be_too_large_are_refused_before_they_are_made_
     """A teacher's task may have a shape whose weights no file holds: blank and train say so first, naming the
     weights and the characters, instead of making them (gigabytes) and failing at the save."""
     (tmp_path / "big.py").write_text(WIDE, encoding="utf-8")
-    _assert_one_short_line(*run(*args, "--tasks", "big.py", cwd=tmp_path), f"has {n} weights, whose file would take")
+    said = f"of the shape of task {args[1]} in 'big.py' has {n} weights, whose file would take"  # named as others
+    _assert_one_short_line(*run(*args, "--tasks", "big.py", cwd=tmp_path), said)
     assert not (tmp_path / "w.json").exists()
     assert run("blank", "middling", "m.json", "--tasks", "big.py", cwd=tmp_path)[0] == 0
 

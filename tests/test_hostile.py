@@ -2808,6 +2808,10 @@ BROKEN_REFERENCES = {  # a teacher's reference that cannot be used: a phrase of 
         "tokens are 'xy'",
     ),
     "overflows": ("w = blank(hostile); w['wte'][:] = 1e200; return w", "fails on its task"),
+    "another n_vocab": (
+        "w = dict(blank(hostile)); w['wte'] = np.zeros((3, w['wte'].shape[1])); return w",
+        "n_vocab, the token rows of wte, is 3",
+    ),
 }
 
 
@@ -2826,6 +2830,9 @@ def test_a_broken_reference_is_said_and_never_blamed_on_the_learners_weights(tmp
     out, err = capsys.readouterr()
     assert status in (0, 1) and err == "" and "cannot be shown" in out and phrase in out, (status, out, err)
     assert "no reference solution to show" not in out
+    said = next(line for line in out.splitlines() if "cannot be shown" in line)
+    assert "task hostile in 'teacher.py': its reference solution" in said, said  # named as every other refusal
+    assert "…" not in said, said  # whole, or said shorter: never cut through the middle of its reason
 
 
 def test_a_file_that_is_not_utf8_is_said_in_the_learners_language(tmp_path, capsys, monkeypatch):

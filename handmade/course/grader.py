@@ -439,9 +439,14 @@ def _reference_built(task, build, hidden, _language):  # once per reference writ
         return None, None
     try:
         built = teachers_reference(task)  # None for a built-in task: its reference, if this install shows it
-        model = submission(task, reference(task) if built is None else built)
-    except ValueError as error:  # it raises, returns no weights, or weights that do not fit the task
+    except ValueError as error:  # it raises, or returns no weights: said after the task's name already
         return None, str(error)
+    try:
+        model = submission(task, reference(task) if built is None else built)
+    except ValueError as error:  # weights that do not fit the task: said after its name, as the rest, whole
+        said = (_("its reference solution does not fit it: {error}"), _("its reference solution: {error}"))
+        short = _("its reference solution does not fit the task's alphabet or shape")
+        return None, task.saying(*(sentence.format(error=error) for sentence in said), short)
     failing = _reference_fails(task, model)
     return (None, failing) if failing else (model, None)
 
@@ -451,7 +456,10 @@ def _reference_fails(task, model):
     try:
         report = grade(task, model, diagnose=False)
     except WeightsError as error:  # its own pass overflows: its fault, not the learner's weights'
-        return task.saying(_("its reference solution fails on its task: {error}").format(error=error))
+        return task.saying(  # the whole sentence, or said shorter, never cut through where it overflowed
+            _("its reference solution fails on its task: {error}").format(error=error),
+            _("its reference solution fails on its task: its forward pass produces inf or nan, too large for float64"),
+        )
     if report.passed:
         return None
     problem = _("its reference solution does not pass it: it gets {right} of {total} right, smallest margin {margin}")

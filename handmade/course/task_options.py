@@ -238,7 +238,9 @@ def _extra_examples(pairs, alphabet):
         )
     found = tuple(found)
     if len(found) > MAX_EXTRA:
-        return found[:MAX_EXTRA], _("it has more than {limit} extra examples").format(limit=MAX_EXTRA)
+        return found[:MAX_EXTRA], _("it has more than {limit} extra examples; at most {limit} are allowed").format(
+            limit=MAX_EXTRA
+        )
     long = next((i for i, e in enumerate(found) if len(e.context) > MAX_EXTRA_LENGTH), None)
     if long is not None:
         return found, _(
