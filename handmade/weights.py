@@ -99,15 +99,10 @@ def _skeleton(tree, kept=None):
 
 
 def labels_of(params):
-    """The labels that travel with ``params``, or None for a plain dict."""
-    return getattr(params, "labels", None)
-
-
-def labels_stated(params):
-    """The labels a person gave ``params``, or None: for a plain dict, and for weights whose labels are the
-    defaults (``default_labels``: a weights file without labels), whose alphabet says nothing of their tokens."""
-    labels = labels_of(params)
-    return None if labels is None or labels.defaulted else labels
+    """The labels a person gave ``params``, or None: for a plain dict, and for the defaults ``check_weights`` gives
+    weights nobody named (a file without labels), whose alphabet states nothing of what their token ids mean."""
+    labels = getattr(params, "labels", None)
+    return None if getattr(labels, "defaulted", False) else labels
 
 
 def _checked(arrays, labels, structure):

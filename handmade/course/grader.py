@@ -34,7 +34,7 @@ from ..weights import (
     check_weights,
     count_nonzero,
     finite_pass,
-    labels_stated,
+    labels_of,
     with_alphabet,
 )
 from . import progress
@@ -206,7 +206,7 @@ def submission(task, params):
                 "n_ctx, the rows of wpe, is {n}, but the task {task} grades contexts of up to {want} tokens: wpe needs at least {want} rows"
             ).format(n=n_ctx, task=task.name, want=task.n_ctx)
         )
-    own = labels_stated(params)  # none for a plain dict, or a file without labels: the task's are taken
+    own = labels_of(params)  # none for a plain dict, or a file without labels: its defaults state nothing
     for labels in (own, task.labels):  # its own names if they fit, else the task's
         if labels is not None:
             try:
@@ -439,14 +439,13 @@ def _reference_built(task, build, hidden, _language):  # once per reference writ
         return None, None
     try:
         built = teachers_reference(task)  # None for a built-in task: its reference, if this install shows it
-    except ValueError as error:  # it raises, or returns no weights: said after the task's name already
-        return None, str(error)
-    try:
         model = submission(task, reference(task) if built is None else built)
-    except ValueError as error:  # weights that do not fit the task: said after its name, as the rest, whole
+    except WeightsError as error:  # weights that do not fit the task: said after its name, as the rest, whole
         said = (_("its reference solution does not fit it: {error}"), _("its reference solution: {error}"))
         short = _("its reference solution does not fit the task's alphabet or shape")
         return None, task.saying(*(sentence.format(error=error) for sentence in said), short)
+    except ValueError as error:  # it raises, or returns no weights: said after the task's name already
+        return None, str(error)
     failing = _reference_fails(task, model)
     return (None, failing) if failing else (model, None)
 
