@@ -133,6 +133,15 @@ def test_task_descriptions_name_the_shape():
     assert "no blocks" in TASKS["alternate"].shape() and "an MLP" in TASKS["xor"].shape()
 
 
+@pytest.mark.parametrize(
+    "typed, meant", [("ABC", "abc"), ("Xor", "xor"), ("TWO_BACK", "two_back"), ("After_Last_C", "after_last_c")]
+)
+def test_a_task_name_in_other_letter_cases_is_told_the_name_it_means(typed, meant):
+    """A name that is a task's in capitals (as a shell's caps lock types it): the task is suggested, as a typo's is."""
+    with pytest.raises(ValueError, match=f"there is no task '{typed}'; did you mean {meant}\\? "):
+        get_task(typed)
+
+
 def test_unknown_task_is_one_line():
     with pytest.raises(
         ValueError, match="there is no task 'abcd'; did you mean abc\\? The tasks are alternate, "

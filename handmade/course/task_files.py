@@ -64,7 +64,7 @@ def not_among(name, tasks, builtin):
     if there is one, that a teacher's task is read from its file, and the tasks there are, a teacher's first."""
     theirs = [n for n, t in tasks.items() if builtin.get(n) is not t]
     names = [*theirs, *(n for n in tasks if n not in theirs)]
-    close = difflib.get_close_matches(name, names, n=1)
+    close = [n for n in names if n.casefold() == name.casefold()][:1] or difflib.get_close_matches(name, names, n=1)
     sentence = {  # (a close name, a file was read): a file that was read does not hold the name
         (True, True): _("there is no task {name}; did you mean {close}? The tasks are {names}"),
         (True, False): _(
