@@ -470,6 +470,46 @@ def test_the_acb_checker_answers_a_turn_under_the_wrong_names_with_the_names_it_
     assert_hint(checks.check_acb({"Ta": "c", "Tb": "a", "Tc": "b"}), "maps Ta to 'c'; each value should be one of Ta")
 
 
+# ---- how a verdict shows numbers: in their shape ---------------------------------------------
+
+
+def test_numbers_are_shown_in_their_shape():
+    assert row([1, 0.5, -0.25]) == "[1, 0.5, -0.25]"
+    assert row(np.arange(6).reshape(2, 3)) == "[[0, 1, 2], [3, 4, 5]]"
+    assert row(np.ones((2, 1, 2))) == "[[[1, 1]], [[1, 1]]]"
+
+
+def bracketed(message):
+    """Every outermost [...] of ``message``, read back as nested lists."""
+    found, depth, start = [], 0, 0
+    for i, char in enumerate(message):
+        if char == "[":
+            depth, start = depth + 1, i if depth == 0 else start
+        elif char == "]":
+            depth -= 1
+            if depth == 0:
+                found.append(ast.literal_eval(message[start : i + 1]))
+    return found
+
+
+SECOND_CASE = matmul.matmul_cases()[1]
+GIVEN = {  # a checker, a function that fails on what the checker gives it, and the arrays the verdict shows
+    "softmax raises": (checks.check_softmax, lambda x: 1 / 0, [softmax.SOFTMAX_INPUT]),
+    "matmul wrong on its second case": (
+        checks.check_matmul,
+        lambda a, b: a @ b + (a.shape != matmul.BLOG_A.shape),
+        list(SECOND_CASE),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(GIVEN))
+def test_the_arrays_a_learners_function_was_given_are_shown_in_their_shape(name):
+    checker, fn, given = GIVEN[name]
+    verdict = checker(fn)
+    assert not verdict and bracketed(verdict.message) == [a.tolist() for a in given], verdict
+
+
 # ---- answers around the right one: the verdict fits an oracle, the explanation fits the numbers --
 
 NUMBER = r"(-?[\d.]+(?:e[+-]?\d+)?|≈0|-?∞|nan)"  # a number as a verdict writes it

@@ -104,8 +104,10 @@ def describe(value):
 
 
 def row(values, digits=4):
-    """A row of numbers for a sentence: [1, 0.5, -0.25]."""
-    return "[" + ", ".join(fmt(v, digits) for v in np.ravel(values)) + "]"
+    """Numbers for a sentence, in their shape: a row [1, 0.5, -0.25], a matrix as its rows [[1, 0], [0, 1]]."""
+    values = np.asarray(values)
+    inner = [row(v, digits) for v in values] if values.ndim > 1 else [fmt(v, digits) for v in np.ravel(values)]
+    return "[" + ", ".join(inner) + "]"
 
 
 def right(score):
