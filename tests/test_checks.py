@@ -510,6 +510,22 @@ def test_the_arrays_a_learners_function_was_given_are_shown_in_their_shape(name)
     assert not verdict and bracketed(verdict.message) == [a.tolist() for a in given], verdict
 
 
+NOT_FINITE = {  # every checker that reads an array, given one with nan or inf where it reads it
+    "check_matmul": (lambda: checks.check_matmul(lambda a, b: (a @ b) * np.inf), "inf", "the result of your function"),
+    "check_embedding": (lambda: checks.check_embedding("ab", np.full((2, 8), np.nan)), "nan", "your embedding"),
+    "check_window_q": (lambda: checks.check_window_q(np.full((8, 8), -np.inf)), "-inf", "the q block"),
+    "check_undo_layer_norm": (lambda: checks.check_undo_layer_norm(np.nan, 0.25), "nan", "gamma"),
+    "check_row_query": (lambda: checks.check_row_query([1, np.inf, 1]), "inf", "your query"),
+    "check_averaging_weights": (lambda: checks.check_averaging_weights(np.full((4, 4), np.nan)), "nan", "the weights"),
+}
+
+
+@pytest.mark.parametrize("name", list(NOT_FINITE))
+def test_a_number_that_is_not_finite_is_named_in_a_sentence_that_fits_a_singular_or_a_plural(name):
+    verdict, value, what = NOT_FINITE[name]
+    assert_hint(verdict(), f"there is {value} in {what}; every entry must be a finite number")
+
+
 # ---- answers around the right one: the verdict fits an oracle, the explanation fits the numbers --
 
 NUMBER = r"(-?[\d.]+(?:e[+-]?\d+)?|≈0|-?∞|nan)"  # a number as a verdict writes it

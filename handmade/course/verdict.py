@@ -187,7 +187,10 @@ def array(answer, what, shape=None, *, finite=True, wrong_shape=None):
             )
         )
     if finite and not np.isfinite(values).all():
-        raise Unreadable(_("{what} contains nan or inf; every entry must be a finite number").format(what=what))
+        found = values[~np.isfinite(values)][0]  # nan, inf or -inf: a sentence that fits "the weights" and "gamma"
+        raise Unreadable(
+            _("there is {value} in {what}; every entry must be a finite number").format(value=brief(found), what=what)
+        )
     return values
 
 
