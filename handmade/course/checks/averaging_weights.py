@@ -41,28 +41,27 @@ AVERAGING_MISTAKES = (
     Mistake(
         _proportional,
         lambda f: _("row {t} should be {want}; yours is {got}: each row must sum to 1, and yours sum to {sums}").format(
-            t=_worst_row(f),
-            want=np.round(f.want[_worst_row(f)], 3).tolist(),
-            got=np.round(f.got[_worst_row(f)], 3).tolist(),
-            sums=row(f.got.sum(axis=1)),
+            sums=row(f.got.sum(axis=1)), **_worst(f)
         ),
     ),
 )
 
 
-def _rounded_row(f):
+def _worst(f):
+    """The row of the learner's weights furthest from the running mean's, and both of them as a sentence shows them."""
     t = _worst_row(f)
     want, got = rows_apart(f.want[t], f.got[t])
+    return {"t": t, "want": want, "got": got}
+
+
+def _rounded_row(f):
     return _(
         "close, but rounded: row {t} is {got}, not {want}; write fractions such as 1/3, which Python computes to full precision"
-    ).format(t=t, got=got, want=want)
+    ).format(**_worst(f))
 
 
 def _averaging_row(f):
-    t = _worst_row(f)
-    return _("row {t} should be {want}; yours is {got}").format(
-        t=t, want=np.round(f.want[t], 3).tolist(), got=np.round(f.got[t], 3).tolist()
-    )
+    return _("row {t} should be {want}; yours is {got}").format(**_worst(f))
 
 
 @checker

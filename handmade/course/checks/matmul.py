@@ -7,7 +7,7 @@ import numpy as np
 
 from ...arguments import fmt
 from ...i18n import _
-from ..verdict import Mistake, apart, call, checker, diagnose, ok, returned
+from ..verdict import Mistake, apart, call, checker, diagnose, ok, returned, row
 
 BLOG_A = np.arange(1, 9).reshape(2, 4)  # notebook 01's a and b
 BLOG_B = np.arange(1, 13).reshape(4, 3)
@@ -35,7 +35,7 @@ def _matmul_entry(f):
         return _("entry ({i}, {j}) should be row {i} of A · column {j} of B = {want}; yours is {got}").format(**entry)
     return _(
         "with A = {a} and B = {b}, entry ({i}, {j}) should be row {i} of A · column {j} of B = {want}; yours is {got}"
-    ).format(a=f.a.tolist(), b=f.b.tolist(), **entry)
+    ).format(a=row(f.a), b=row(f.b), **entry)
 
 
 MATMUL_MISTAKES = (

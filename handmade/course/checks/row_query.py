@@ -6,7 +6,7 @@ from types import SimpleNamespace as Found
 import numpy as np
 
 from ...i18n import _
-from ..verdict import Mistake, Unreadable, apart, array, checker, close, diagnose, ok
+from ..verdict import Mistake, Unreadable, apart, array, checker, close, diagnose, ok, row
 from ..worked_example import SENTENCE, TOKEN_IDS, VOCABULARY, E, K, Q, V
 
 
@@ -43,7 +43,7 @@ def _row_query_entry(f):
     want, got = apart(f.want[i], f.flat[i])
     return _(
         "expected fox's embedding {x} times Q.T; yours differs at entry {i}, where {x} · row {i} of Q is {want}, and yours is {got}"
-    ).format(x=f.x.tolist(), i=i, want=want, got=got)
+    ).format(x=row(f.x), i=i, want=want, got=got)
 
 
 @checker
@@ -62,7 +62,7 @@ def check_row_query(answer):
     if got.shape in (want.shape, (1, want.size)) and close(found.flat, want):
         return ok(
             _("x @ Q.T = {want}: column {position} of the source's Q_x, written as a row").format(
-                want=want.tolist(), position=position
+                want=row(want), position=position
             )
         )
     return diagnose(found, ROW_QUERY_MISTAKES, _row_query_entry)

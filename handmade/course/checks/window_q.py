@@ -12,7 +12,7 @@ from ...i18n import _
 from ...names import T
 from ...parts import with_qkv
 from ...weights import NonFiniteError, WeightsError
-from ..verdict import Mistake, array, checker, diagnose, hint, ok, whole_number
+from ..verdict import Mistake, array, checker, diagnose, hint, ok, rows_apart, whole_number
 
 WINDOW_TEXT = "aabaa"  # the context the checker runs: every position of the model's window
 WINDOW_TOLERANCE = 1e-3  # how far an attention weight may be from the even split over the window
@@ -89,9 +89,10 @@ WINDOW_MISTAKES = (
 
 def _window_row(f):
     i = int(np.abs(f.got - f.want).sum(axis=1).argmax())
+    want, got = rows_apart(f.want[i], f.got[i])
     return _(
         "position {i} attends {got}, but should attend {want}; remember row Pi of q says what the token at position i looks for"
-    ).format(i=i, got=np.round(f.got[i], 2).tolist(), want=np.round(f.want[i], 2).tolist())
+    ).format(i=i, got=got, want=want)
 
 
 @checker
