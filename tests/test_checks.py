@@ -526,6 +526,27 @@ def test_a_number_that_is_not_finite_is_named_in_a_sentence_that_fits_a_singular
     assert_hint(verdict(), f"there is {value} in {what}; every entry must be a finite number")
 
 
+MATRIX = "a matrix of shape {}, a list of rows of numbers"
+ALLOWED = {  # every checker that reads numbers, where it reads them, and what it allows there
+    "check_matmul": (lambda a: checks.check_matmul(lambda x, y: a), MATRIX.format((2, 3))),
+    "check_embedding": (lambda a: checks.check_embedding("abab", a), MATRIX.format((4, 8))),
+    "check_window_q": (lambda a: checks.check_window_q(a), MATRIX.format((8, 8))),
+    "check_softmax": (lambda a: checks.check_softmax(lambda x: a), MATRIX.format((4, 3))),
+    "check_undo_layer_norm (gamma)": (lambda a: checks.check_undo_layer_norm(a, 0), "one number, or one per direction (8 numbers)"),
+    "check_undo_layer_norm (beta)": (lambda a: checks.check_undo_layer_norm(STD, a), "one number, or one per direction (8 numbers)"),
+    "check_row_query": (lambda a: checks.check_row_query(a), "a list of 3 numbers"),
+    "check_averaging_weights": (lambda a: checks.check_averaging_weights(a), MATRIX.format((4, 4))),
+}  # fmt: skip
+NOT_NUMBERS = {"1j": 1j, "True": True, "text": "abc", "a dict": {}, "booleans": [True, False], "complex rows": [[1j]]}
+
+
+@pytest.mark.parametrize("answer", list(NOT_NUMBERS))
+@pytest.mark.parametrize("checker", list(ALLOWED))
+def test_an_answer_that_is_not_numbers_is_told_what_is_allowed_where_it_was_given(checker, answer):
+    check, allowed = ALLOWED[checker]
+    assert_hint(check(NOT_NUMBERS[answer]), f" should be {allowed}; yours is ")
+
+
 # ---- answers around the right one: the verdict fits an oracle, the explanation fits the numbers --
 
 NUMBER = r"(-?[\d.]+(?:e[+-]?\d+)?|≈0|-?∞|nan)"  # a number as a verdict writes it

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..arguments import NUMBER_KINDS, brief, fmt, fmt_apart, is_whole
 from ..arguments import exact as typed  # a number as the learner typed it, never rounded: 1, 0.99
-from ..i18n import _, listed, tag
+from ..i18n import _, listed, ngettext, tag
 from ..reasons import reason as said
 
 
@@ -162,22 +162,29 @@ def whole_number(answer, what, low, high):
     return int(value)
 
 
-def array(answer, what, shape=None, *, finite=True, wrong_shape=None):
+def shaped(shape):
+    """What an answer of ``shape``, a row or a matrix, is in words: "a list of 3 numbers", "a matrix of shape
+    (4, 4), a list of rows of numbers"."""
+    if len(shape) == 1:
+        return ngettext("a list of {n} number", "a list of {n} numbers", shape[0]).format(n=shape[0])
+    return _("a matrix of shape {shape}, a list of rows of numbers").format(shape=shape)
+
+
+def array(answer, what, shape=None, *, allowed=None, finite=True, wrong_shape=None):
     """``answer`` (an array, or nested lists of real numbers) as a float array of ``shape`` if given;
-    ``wrong_shape(found_shape)`` says what a wrong shape means, where a plain sentence would not."""
+    ``allowed`` says what the answer may be where ``shape`` does not ("one number, or 8"), and
+    ``wrong_shape(found_shape)`` what a wrong shape means, where a plain sentence would not."""
+    allowed = shaped(shape) if allowed is None else allowed
+    not_numbers = _("{what} should be {allowed}; yours is {found}")
     if answer is None or isinstance(answer, (str, bytes, Mapping)) or callable(answer):
-        raise Unreadable(_("{what} should be numbers; yours is {found}").format(what=what, found=describe(answer)))
+        raise Unreadable(not_numbers.format(what=what, allowed=allowed, found=describe(answer)))
     try:
         values = np.asarray(answer)
         if values.dtype.kind not in NUMBER_KINDS:
             raise TypeError(values.dtype)
         values = values.astype(float)
     except (TypeError, ValueError, OverflowError):
-        raise Unreadable(
-            _("{what} should be numbers (in a list of rows); yours is {found}").format(
-                what=what, found=describe(answer)
-            )
-        ) from None
+        raise Unreadable(not_numbers.format(what=what, allowed=allowed, found=describe(answer))) from None
     if shape is not None and values.shape != shape:
         if wrong_shape is not None:
             raise Unreadable(wrong_shape(values.shape))
@@ -251,8 +258,8 @@ def call(fn, *args, on, index_advice=None):
         ) from None
 
 
-def returned(value, what, shape=None, *, finite=True, wrong_shape=None):
+def returned(value, what, shape=None, *, allowed=None, finite=True, wrong_shape=None):
     """What a learner's function returned, read as ``array`` reads an answer; None gets its own sentence."""
     if value is None:
         raise Unreadable(_("your function returned None: does it end with return and its result?"))
-    return array(value, what, shape, finite=finite, wrong_shape=wrong_shape)
+    return array(value, what, shape, allowed=allowed, finite=finite, wrong_shape=wrong_shape)

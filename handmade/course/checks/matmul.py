@@ -7,7 +7,7 @@ import numpy as np
 
 from ...arguments import fmt
 from ...i18n import _
-from ..verdict import Mistake, apart, call, checker, diagnose, ok, returned, row
+from ..verdict import Mistake, apart, call, checker, diagnose, ok, returned, row, shaped
 
 BLOG_A = np.arange(1, 9).reshape(2, 4)  # notebook 01's a and b
 BLOG_B = np.arange(1, 13).reshape(4, 3)
@@ -67,7 +67,8 @@ def check_matmul(matmul):
     for a, b in matmul_cases():
         on = _("A of shape {a} and B of shape {b}").format(a=a.shape, b=b.shape)
         result = call(matmul, a.copy(), b.copy(), on=on, index_advice=_index_advice)
-        found = Found(a=a, b=b, want=a @ b, got=returned(result, _("the result of your function")))
+        got = returned(result, _("the result of your function"), allowed=shaped((a @ b).shape))
+        found = Found(a=a, b=b, want=a @ b, got=got)
         if found.got.shape != found.want.shape or not np.allclose(found.got, found.want):
             return diagnose(found, MATMUL_MISTAKES, _matmul_entry)
     product = BLOG_A @ BLOG_B

@@ -6,7 +6,7 @@ from types import SimpleNamespace as Found
 import numpy as np
 
 from ...i18n import _
-from ..verdict import Mistake, Unreadable, apart, array, checker, close, diagnose, ok, row
+from ..verdict import Mistake, Unreadable, apart, array, checker, close, diagnose, ok, row, shaped
 from ..worked_example import SENTENCE, TOKEN_IDS, VOCABULARY, E, K, Q, V
 
 
@@ -53,7 +53,7 @@ def check_row_query(answer):
     fox = TOKEN_IDS[position]
     x = E[fox]
     want = x @ Q.T
-    got = array(answer, _("your query"))
+    got = array(answer, _("your query"), allowed=shaped(want.shape))
     if got.size != want.size:
         raise Unreadable(
             _("a query has {n} numbers, one per row of Q; yours has {found}").format(n=want.size, found=got.size)

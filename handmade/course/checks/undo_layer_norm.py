@@ -19,11 +19,12 @@ LN_CONTEXTS = ("aabaa", "bbbbb", "ab")
 
 
 def _per_direction(value, name):
-    values = array(value, name)
+    allowed = _("one number, or one per direction ({n} numbers)").format(n=N_EMBD)
+    values = array(value, name, allowed=allowed)
     if values.shape not in ((), (1,), (N_EMBD,)):
         raise Unreadable(
-            _("{name} is one number, or one per direction ({n} numbers); yours has shape {shape}").format(
-                name=name, n=N_EMBD, shape=values.shape
+            _("{what} should be {allowed}; yours has shape {shape}").format(
+                what=name, allowed=allowed, shape=values.shape
             )
         )
     return np.broadcast_to(values, (N_EMBD,))
