@@ -35,6 +35,18 @@ def tokenize(text, alphabet="ab"):  # "aabaa" -> [0, 0, 1, 0, 0]
         ) from None
 
 
+def _fold(text, alphabet):
+    """``text`` with each character that is not in ``alphabet`` but whose NFKC form is one that is (the full-width
+    letters of a Chinese input method: ａａｂ) as that letter, as the number boxes read full-width digits; the
+    others as typed, for the refusal to name. The playground's context box and ``example_batches`` read text so."""
+    if alphabet is None or set(text) <= set(alphabet):
+        return text
+    import unicodedata  # loaded here, for a text that needs it, not on every import
+
+    folded = (unicodedata.normalize("NFKC", c) for c in text)
+    return "".join(c if c in alphabet or not (len(f) == 1 and f in alphabet) else f for c, f in zip(text, folded))
+
+
 def _around(text, position, width=12):
     """``text`` itself when short; else the characters around ``position``, with … for the rest."""
     if len(text) <= 2 * width:

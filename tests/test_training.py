@@ -365,6 +365,41 @@ def test_example_batches_pad_after_the_context_and_count_only_its_last_position(
         np.testing.assert_allclose(grad, mean, rtol=1e-9, atol=1e-14, err_msg=path)
 
 
+MY_WINDOWS = {  # notebook 20's Try it: my_windows as a learner types it, and what the refusal must say
+    "an empty context": (
+        [("", "a")],
+        "the example ('', 'a') has an empty context: a context needs at least one character",
+    ),
+    "a next token outside the alphabet": (
+        [("aabaa", "c")],
+        "the next token of the example ('aabaa', 'c') is 'c', which is not in the alphabet 'ab'",
+    ),
+    "a context outside the alphabet": (
+        [("c", "a")],
+        "the context of the example ('c', 'a') cannot be read: cannot tokenize 'c' at position 0",
+    ),
+    "a next token of two letters": ([("aab", "ab")], "the next token of an example is one token; found 'ab'"),
+    "an empty context of ids": ([([], 1)], "a context must be token ids, a list of at least one whole number"),
+    "a context of ids in two rows": ([([[0, 1]], 1)], "a context must be token ids, a list of at least one"),
+}
+
+
+@pytest.mark.parametrize("name", list(MY_WINDOWS))
+def test_a_refused_example_is_told_which_part_of_it_is_wrong_in_the_learners_terms(name):
+    windows, said = MY_WINDOWS[name]
+    alphabet = "ab" if isinstance(windows[0][0], str) else None
+    with pytest.raises(ValueError) as refused:
+        training.example_batches(windows, None, 5, rng=0, alphabet=alphabet)
+    assert said in str(refused.value) and "[batch, n_seq]" not in str(refused.value)
+
+
+def test_full_width_letters_are_read_as_the_playground_reads_them():
+    """A Chinese input method's ａａｂ: the playground's context box reads it as aab, and so does training."""
+    typed = training.example_batches([("ａａｂ", "ａ"), ("ｂａ", "a")], None, 5, rng=0, alphabet="ab")()
+    plain = training.example_batches([("aab", "a"), ("ba", "a")], None, 5, rng=0, alphabet="ab")()
+    assert all(np.array_equal(t, p) for t, p in zip(typed, plain))
+
+
 def test_example_batches_draw_random_examples_from_a_seed():
     examples = handmade.prefix_examples()
     draw = training.example_batches(examples, 4, 5, rng=1, alphabet="ab")

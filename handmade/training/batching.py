@@ -11,6 +11,7 @@ import numpy as np
 
 from ..arguments import brief, check_alphabet, is_whole, token_ids
 from ..i18n import _
+from ..tokenizer import _fold as fold
 from ..tokenizer import tokenize
 from ..weights import MAX_N_CTX
 from .limits import MAX_BATCH_TOKENS, check_batch_size, check_whole, generator, token_array
@@ -54,7 +55,7 @@ def example_batches(examples, batch_size, n_ctx, rng, alphabet=None):
     """A function that returns a batch of (context, next token) examples at each call.
 
     ``examples`` are pairs ``(context, next)`` (or ``handmade.Example``s): strings when
-    ``alphabet`` is given, else token ids. Each context is cut to its last ``n_ctx`` tokens, as
+    ``alphabet`` is given (a full-width ａ read as a, as the playground reads it), else token ids. Each context is cut to its last ``n_ctx`` tokens, as
     ``predict`` does, and only its last position has a target; shorter contexts are padded after
     their end, where the causal mask keeps the padding from changing the counted position.
     ``batch_size=None`` gives every example at every call; else ``batch_size`` drawn at random.
@@ -106,13 +107,52 @@ def _example(example, alphabet, n_ctx):  # -> (context ids, next id), the contex
                 kind=_("characters") if alphabet is not None else _("token ids"), value=brief(example)
             )
         )
-    context, following = pair
-    if alphabet is not None:  # characters: ("aab", "a")
-        context, following = tokenize(context, check_alphabet(alphabet)), tokenize(following, alphabet)
-    context, following = token_array(context, _("a context"))[0], token_ids(following, _("next tokens"))
+    context, following = pair if alphabet is None else _characters(pair, check_alphabet(alphabet))
+    context, following = _context_ids(context), token_ids(following, _("next tokens"))
     if following is None or following.size != 1 or following.ravel()[0] < 0:
-        raise ValueError(_("the next token of an example is one token; found {value}").format(value=brief(pair[1])))
+        raise _not_one_token(pair)
     return context[-n_ctx:], int(following.ravel()[0])
+
+
+def _characters(pair, alphabet):  # ("aab", "a") -> ([0, 0, 1], [0])
+    """A pair of characters as token ids, each character read as the playground's context box reads it (ａ as a);
+    a refusal says which of the two, the context or the next token, it cannot read."""
+    context, following = (fold(part, alphabet) if isinstance(part, str) else part for part in pair)
+    if context == "":
+        raise ValueError(
+            _(
+                "the example {example} has an empty context: a context needs at least one character, which the next token follows"
+            ).format(example=brief(pair))
+        )
+    if isinstance(following, str) and len(following) != 1:
+        raise _not_one_token(pair)
+    if isinstance(following, str) and following not in alphabet:
+        raise ValueError(
+            _("the next token of the example {example} is {char}, which is not in the alphabet {alphabet}").format(
+                example=brief(pair), char=repr(following), alphabet=brief(alphabet)
+            )
+        )
+    try:
+        return tokenize(context, alphabet), tokenize(following, alphabet)
+    except ValueError as error:  # a character of the context, with its place
+        raise ValueError(
+            _("the context of the example {example} cannot be read: {reason}").format(example=brief(pair), reason=error)
+        ) from None
+
+
+def _context_ids(context):  # -> [n_seq] int64
+    ids = token_ids(context, _("contexts"))
+    if ids is None or ids.ndim != 1 or ids.size == 0:
+        raise ValueError(
+            _("a context must be token ids, a list of at least one whole number; found {value}").format(
+                value=brief(context)
+            )
+        )
+    return ids
+
+
+def _not_one_token(pair):
+    return ValueError(_("the next token of an example is one token; found {value}").format(value=brief(pair[1])))
 
 
 def _sized(part):  # a context or next token as given: text, a list or array of ids, or one id

@@ -14,8 +14,6 @@ so each notebook also shows ``playground.snapshot()``: the same views as static 
 and titled as the state saved with the notebook.
 """
 
-import unicodedata
-
 import numpy as np
 
 from .. import parts as P
@@ -27,6 +25,7 @@ from ..display.trace import trace, weight_tables
 from ..i18n import _, listed
 from ..inference import prepare
 from ..names import T
+from ..tokenizer import _fold as fold
 from ..weights import NonFiniteError, WeightsError, arrays_of, copied, iter_matrices
 from . import layout, tools
 from . import options as O
@@ -299,7 +298,7 @@ class Playground:
         return len(ruled) == len(mine) and all(np.array_equal(a, b) for (_p, a), (_q, b) in zip(ruled, mine))
 
     def _use_text(self, text):
-        folded = _folded(text, self.params.labels.alphabet)
+        folded = fold(text, self.params.labels.alphabet)
         if folded != text:  # the box shows what is used: the observer comes back here with it
             self.text_box.value = folded
             return
@@ -426,13 +425,3 @@ def _shape_summary(shapes, limit=4):
     if len(items) <= limit:
         return listed(items)
     return _("{parts}, … ({n} parts)").format(parts=listed(items[:limit]), n=len(items))
-
-
-def _folded(text, alphabet):
-    """``text`` with each character that is not in ``alphabet`` but whose NFKC form is one that is (the full-width
-    letters of a Chinese input method: ａａｂ) as that letter, as the number boxes read full-width digits; the
-    others as typed, for the refusal to name."""
-    if alphabet is None:
-        return text
-    folded = (unicodedata.normalize("NFKC", c) for c in text)
-    return "".join(c if c in alphabet or not (len(f) == 1 and f in alphabet) else f for c, f in zip(text, folded))
