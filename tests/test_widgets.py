@@ -10,6 +10,7 @@ from helpers import random_params
 
 import handmade
 from handmade import parts
+from handmade.arguments import exact
 from handmade.display import views
 from handmade.display.colours import CHANGED
 from handmade.display.labelled import fmt
@@ -1014,3 +1015,70 @@ def test_a_task_playground_whose_grade_at_each_edit_would_take_too_long_is_refus
         ValueError, match=re.escape(f"grading task after_last_c at each edit would take about {cost:.1e}")
     ):
         Playground(big, task=task)
+
+
+# ---- every digit of a box's text shows, however it got there ----------------------------------------------------
+
+ARIAL_12 = {"-": 4.0, ".": 3.4, "+": 7.1}  # px: a grid box's characters in Chromium's Arial 12px; a digit or e, 6.7
+
+
+def _needed(text, edges=8):  # px: the width of a grid box (padding and border: ``edges``) that shows ``text`` whole
+    return edges + sum(ARIAL_12.get(c, 13.4 if ord(c) > 0x2E7F else 6.7) for c in text)
+
+
+def _cut_boxes(p):
+    """[(box name, its text, its width)] of every grid box of ``p`` too narrow for the text it shows (a box after a
+    heads' line gives that line 4 px)."""
+    from handmade.widgets.editors import SPLIT_ROOM
+
+    cut = []
+    for editor in p.editors.values():
+        for i, row in enumerate(editor.boxes):
+            for j, box in enumerate(row):
+                room = int(box.layout.width.removesuffix("px")) - (SPLIT_ROOM if j in editor.matrix.col_splits else 0)
+                if len(box.value) <= 24 and room < _needed(box.value):  # a longer text is no number: it scrolls
+                    cut.append((editor.box_name(i, j), box.value, box.layout.width))
+    return cut
+
+
+LONG_TEXTS = ["-0.00123", "-1024.75", "1.7e308", "-1.2345678901234567e-300", "1e400", "abc def ghi", "－１２３４．５"]
+
+
+@pytest.mark.parametrize("text", LONG_TEXTS)
+def test_a_grid_box_shows_every_character_of_what_was_typed_taken_or_refused(text):
+    """A text typed into a grid box, whether the model takes it or not (it stays in the box to mend), shows whole: the
+    box grows to it, from any width it had (a 0 before it, or a long number)."""
+    p = blog_playground()
+    editor, (i, j) = p.editors["c_proj.w"], (7, 6)  # c_proj.w[V, Tb], 1024
+    for before in ("0", "-1.2345678901234567e-300", "0"):
+        type_into(p, "c_proj.w", i, j, before)
+        type_into(p, "c_proj.w", i, j, text)
+        assert editor.boxes[i][j].value == text and not _cut_boxes(p), _cut_boxes(p)
+
+
+def test_every_grid_box_shows_every_digit_of_a_value_the_model_writes():
+    """Values written into the grids by the strength's rule, a load (replace), a reset, or a refused text put back:
+    every digit of each shows, the longest float64 number too (24 characters)."""
+    p = blog_playground()
+    for lg in (-1.23456789012345e-300, 1e-5, -1.2345678901234567e-300, 9.999999999999999e299):
+        p.strength.box.value = exact(lg)
+        assert p.editors["c_proj.b"].boxes[0][5].value == exact(lg) and not _cut_boxes(p), (lg, _cut_boxes(p))
+    p.reset()
+    assert not _cut_boxes(p), _cut_boxes(p)
+    long = with_lg(p.params, -1.2345678901234567e-300)
+    p.replace(long)
+    assert len(p.editors["c_proj.w"].boxes[7][5].value) == 23 and not _cut_boxes(p), _cut_boxes(p)  # 1.23…e-300
+    type_into(p, "c_proj.w", 0, 0, "1e400")  # refused, and kept in its box
+    type_into(p, "c_proj.w", 0, 1, "-0.000123456789")  # taken: the refused text is put back as the model's 0
+    assert p.editors["c_proj.w"].boxes[0][0].value == "0" and not _cut_boxes(p), _cut_boxes(p)
+
+
+@pytest.mark.parametrize("text", ["-1.2345678901234567e-300", "-0.00123", "1e400", "１２３４５６７８９０"])
+def test_the_strength_box_grows_to_what_it_shows(text):
+    """The Lg box, as wide as its label and the number it shows, typed (taken or refused) or set (a reset, the slider)."""
+    p = blog_playground()
+    box = p.strength.box
+    room = len(box.description) * 7.3 + 8  # its label at 13 px, and the gap after it
+    for step in (lambda: setattr(box, "value", text), p.reset, lambda: setattr(box, "value", text)):
+        step()
+        assert int(box.layout.width.removesuffix("px")) - room >= _needed(box.value) * 13 / 12, box.layout.width

@@ -19,7 +19,9 @@ from .marks import QUIET_LABEL, REFUSED, RINGED, Marks
 from .slider import LogSlider
 
 CELL = "46px"
-CELL_WIDTHS = (46, 8, 12, 140)  # px: a box's least width, per character of its number, padding, most
+CELL_WIDTHS = (46, 8, 12)  # px: a grid box's least width, per character of its text (a wide one: two), padding
+LONGEST_NUMBER = len("-1.2345678901234567e-300")  # characters: the longest text ``exact`` writes for a float64
+LABEL_ROOM = 8  # px: the gap after a number box's label
 SPLIT = "2px solid #555"  # the line between two heads (a matrix's col_splits), down its column of boxes too
 SPLIT_ROOM = 4  # px: that line and the gap after it, added to a box's width
 MESSAGE_WIDTH = 360  # px: the least a grid's message may take, a sentence in two or three lines
@@ -82,6 +84,7 @@ def say_in(region, markup):
     region.value = markup
 
 
+NUMBER_BOX = 160  # px: the least width of a number box, its label included
 LARGEST = 1e300  # what a number box takes: beyond it, the weights it sets overflow at once
 
 
@@ -184,7 +187,7 @@ class MatrixEditor:
             continuous_update=False,
             description=self.box_name(i, j),  # its label, for a screen reader only (see QUIET_LABEL)
             placeholder="",  # not ipywidgets' zero-width space, which a checker would take for a name
-            layout=W.Layout(width=self._box_width(j, self.values[i, j]), height="24px", margin="0"),
+            layout=W.Layout(width=self._box_width(j, exact(self.values[i, j])), height="24px", margin="0"),
         )
         if j in self.matrix.col_splits:  # the heads' line, from the heading down to the last row (a bias's too)
             box.layout.border_left, box.layout.padding = SPLIT, "0 0 0 2px"
@@ -193,9 +196,9 @@ class MatrixEditor:
         box.observe(lambda change: self._typed(i, j, change["new"]), names="value")
         return box
 
-    def _box_width(self, j, value):
-        """The width of the box in column ``j`` that shows ``value`` whole, and the heads' line before it if any."""
-        return f"{_fitting(value) + (SPLIT_ROOM if j in self.matrix.col_splits else 0)}px"
+    def _box_width(self, j, text):
+        """The width of the box in column ``j`` that shows ``text`` whole, and the heads' line before it if any."""
+        return f"{_fitting(text) + (SPLIT_ROOM if j in self.matrix.col_splits else 0)}px"
 
     def box_name(self, i, j):
         """What the box at row ``i``, column ``j`` is called: "q, row P3, column P2"."""
@@ -207,6 +210,7 @@ class MatrixEditor:
     def _typed(self, i, j, text):
         if self._quiet:
             return
+        self.boxes[i][j].layout.width = self._box_width(j, text)  # what was typed stays, used or not: all of it shown
         problem = self._refusal(i, j, text)
         if problem:  # the box keeps what was typed, to mend, and the message says what the model keeps
             self._refused.add((i, j))
@@ -259,7 +263,7 @@ class MatrixEditor:
 
     def _show_in(self, i, j, value):  # every digit of the number the model runs, in a box wide enough to show them
         box = self._boxes[i][j]
-        box.value, box.layout.width = exact(value), self._box_width(j, value)
+        box.value, box.layout.width = exact(value), self._box_width(j, exact(value))
         marked(box, self.box_name(i, j), refused=False)
 
     def show(self, text):
@@ -314,7 +318,7 @@ class NumberControl:
         self.label = label
         self.box = W.Text(
             value=exact(self.value), description=label, continuous_update=False,
-            placeholder=_("a number"), layout=W.Layout(width="160px"), style=NARROW,
+            placeholder=_("a number"), layout=W.Layout(width=self._box_width(exact(self.value))), style=NARROW,
         )  # fmt: skip
         self.box.tooltip = tooltip
         self.slider = LogSlider(
@@ -337,6 +341,7 @@ class NumberControl:
     def _typed(self, text):
         if self._quiet:
             return
+        self.box.layout.width = self._box_width(text)  # what was typed stays, used or not: all of it shown
         kept = _("the empty box") if self._forgotten else exact(self.value)  # what stays: the value, or no value
         if not text.strip():  # emptied by hand
             return self._refuse(_("type a number to use it; keeping {kept}").format(kept=kept))
@@ -356,6 +361,12 @@ class NumberControl:
                 )
             )
         self._use(value)
+
+    def _box_width(self, text):
+        """The width of the box, its label and the gap after it included, that shows ``text`` whole: at least
+        NUMBER_BOX px, as the layout beside it expects."""
+        label = _fitting(self.label, least=0, padding=LABEL_ROOM, most=None)
+        return f"{max(NUMBER_BOX, label + _fitting(text))}px"
 
     def _refuse(self, said):
         """Say why the text in the box is not used, and mark the box so (``marked``) until a value is shown there."""
@@ -424,6 +435,7 @@ class NumberControl:
         try:
             self.value = value
             self.box.value = exact(self.value)
+            self.box.layout.width = self._box_width(self.box.value)
             marked(self.box, self.label, refused=False)
             self.slider.value = self._on_slider(self.value)
             self._say_value()
@@ -435,10 +447,14 @@ class NumberControl:
         say_in(self.message, message_html(text_of(text, "text", 1000), ok=ok))
 
 
-def _fitting(value):
-    """The width in px of a box that shows ``value`` with every digit (``exact``): at least CELL, at most CELL_WIDTHS[-1]."""
-    least, per_character, padding, most = CELL_WIDTHS
-    return min(most, max(least, per_character * len(exact(value)) + padding))
+def _fitting(text, least=CELL_WIDTHS[0], padding=CELL_WIDTHS[2], most=LONGEST_NUMBER):
+    """The width in px of a box that shows ``text`` whole (a character of East Asian width as two): at least ``least``
+    px, and at most as wide as for ``most`` characters, the longest number (None: no most); a longer text that
+    is no number scrolls inside its box."""
+    per_character = CELL_WIDTHS[1]
+    columns = sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+    columns = columns if most is None else min(columns, most)
+    return max(least, per_character * columns + padding)
 
 
 def _typed_shown(text, limit=40):

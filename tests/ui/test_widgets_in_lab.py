@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 
 import pytest
+from lab import JS_KERNEL_IDLE
 
 from handmade.display.colours import CHANGED
 
@@ -177,6 +178,42 @@ def test_lg_takes_exactly_1_then_1_01_and_reset_puts_every_control_back(notebook
     nb.wait_for_text("hm-view-accuracy", "(27 / 27)")
     assert box.input_value() == "1024" and nb.cell_box("c-proj-b", 0, 5).input_value() == "1024"
     assert nb.page.locator(".hm-context input").input_value() == "aabaa"
+
+
+JS_CUT_BOXES = """() => [...document.querySelectorAll("[class*='hm-cell-c-proj'] input, .hm-lg-box input")]
+  .filter(e => e.scrollWidth > e.clientWidth).map(e => e.value)"""
+
+
+def no_box_cut(nb):
+    """Wait until every c_proj grid box and the Lg box shows all of its text; else fail naming the texts cut."""
+    try:
+        nb.page.wait_for_function(f"() => ({JS_CUT_BOXES})().length === 0", timeout=5_000)
+    except Exception:
+        pytest.fail(f"boxes that cut their text: {nb.page.evaluate(JS_CUT_BOXES)}")
+
+
+def test_at_1280_by_800_every_box_shows_every_character_of_its_value_however_it_got_there(notebook):
+    """A weight typed (taken, or refused and kept to mend), written by the Lg rule, or put back by a reset: every box
+    shows all of its characters, none cut by the box's edge, at the learner's 1280 x 800."""
+    nb = notebook("07_projection_and_residual.ipynb")
+    page, lg = nb.page, nb.page.locator(".hm-lg-box input")
+    page.set_viewport_size({"width": 1280, "height": 800})
+    try:
+        cell = nb.cell_box("c-proj-w", 7, 6)  # c_proj.w[V, Tb], 1024
+        for text in ("-0.00123", "-1024.75", "1.7e308", "1e400", "-1.2345678901234567e-300"):
+            nb.type_into(cell, text)
+            page.wait_for_function(JS_KERNEL_IDLE)
+            no_box_cut(nb)
+        nb.type_into(lg, "-1.23456789012345e-300")  # written into the grids by the rule
+        page.wait_for_function("() => document.querySelector('.hm-cell-c-proj-b-0-5 input').value.length === 22")
+        no_box_cut(nb)
+        page.locator(".hm-reset").click()
+        nb.wait_for_text("hm-view-accuracy", "(27 / 27)")
+        no_box_cut(nb)
+    finally:
+        page.locator(".hm-reset").click()
+        nb.wait_for_text("hm-view-accuracy", "(27 / 27)")
+        page.set_viewport_size({"width": 1400, "height": 1000})
 
 
 # ---- 08: ask the model --------------------------------------------------------------------
