@@ -1082,3 +1082,51 @@ def test_the_strength_box_grows_to_what_it_shows(text):
     for step in (lambda: setattr(box, "value", text), p.reset, lambda: setattr(box, "value", text)):
         step()
         assert int(box.layout.width.removesuffix("px")) - room >= _needed(box.value) * 13 / 12, box.layout.width
+
+
+# ---- a message is never cut through its middle ------------------------------------------------------------------
+
+
+def _said(region):
+    return re.sub(r"<[^>]+>", "", region.value)
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_an_overflow_beside_a_grid_names_where_it_happened_and_the_largest_weight_whole(language):
+    """c_proj.w[V, Tb] = 1.7e308, then c_proj.b[bias, Tb] = 1.7e308: the pass overflows, and the message beside the
+    bias (longer than a library's line) says every word: where the pass first overflowed, the largest weight, what
+    the model keeps."""
+    p = blog_playground(edit=("c_proj.w", "c_proj.b"), views=("residual", "logits", "accuracy"))
+    handmade.set_language(language)
+    try:
+        type_into(p, "c_proj.w", 7, 6, "1.7e308")
+        type_into(p, "c_proj.b", 0, 6, "1.7e308")
+        said = _said(p.editors["c_proj.b"].message)
+    finally:
+        handmade.set_language("en")
+    assert "…" not in said and "blocks[0].c_proj_output" in said, said  # where the pass first overflowed
+    assert "1.7e+308" in said and "blocks[0].c_proj.w[V, Tb]" in said, said  # the largest weight
+    assert said.startswith("c_proj.b[") and said.endswith(" 0"), said
+
+
+LONG_SENTENCE = " ".join(f"word{k}" for k in range(80))  # 549 characters, more than a library's line (200)
+
+
+@pytest.mark.parametrize("place", ["grid", "strength", "status", "softmax"])
+def test_every_message_place_says_a_long_sentence_whole(place):
+    """Whatever says a sentence beside an editor or in the status line says all of it (it wraps), never a start and an
+    end around an ellipsis: the middle is where the reason is."""
+    p, explorer = blog_playground(), SoftmaxExplorer()
+    if place == "grid":
+        p.editors["q"].show(LONG_SENTENCE)
+        region = p.editors["q"].message
+    elif place == "strength":
+        p.strength.show(LONG_SENTENCE)
+        region = p.strength.message
+    elif place == "status":
+        p.replace(p.params, note=LONG_SENTENCE)
+        region = p.status
+    else:
+        explorer._refuse(LONG_SENTENCE)
+        region = explorer.message
+    assert _said(region) == LONG_SENTENCE, _said(region)

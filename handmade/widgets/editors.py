@@ -11,7 +11,7 @@ import unicodedata
 import ipywidgets as W
 import numpy as np
 
-from ..arguments import brief, clip, css_class, exact, function, number, real_array, text_of, whole
+from ..arguments import brief, css_class, exact, function, number, real_array, text_of, whole
 from ..display.labelled import LabelledMatrix
 from ..files import rounds_to_zero
 from ..i18n import _, tag
@@ -66,12 +66,13 @@ def marked(box, name, refused):
 
 def message_html(text, ok=False):
     """What an editor or the playground says, in a live region: a screen reader reads a refusal out
-    at once (an alert) and any other news when it is free (a status). Always one line of at most
-    MAX_MESSAGE characters: a character that cannot be shown (a new line in a file name) as its
-    escape, a longer sentence (a long file name in it) cut in its middle."""
+    at once (an alert) and any other news when it is free (a status). Always one line, a character that
+    cannot be shown (a new line in a file name) as its escape, and every word of it: a sentence cut in its
+    middle would lose what it says (where a pass overflowed); a long piece of it (a file name, what was
+    typed) is shortened where it is put in, and the line wraps in the room beside the editor."""
     if not text:
         return ""
-    text = clip("".join(c if c.isprintable() else repr(c)[1:-1] for c in text))
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
     colour, role, live = ("#1a7f37", "status", "polite") if ok else ("#b3261e", "alert", "assertive")
     return f'<span role="{role}" aria-live="{live}" style="color:{colour}">{html.escape(text, quote=False)}</span>'
 
