@@ -1130,3 +1130,30 @@ def test_every_message_place_says_a_long_sentence_whole(place):
         explorer._refuse(LONG_SENTENCE)
         region = explorer.message
     assert _said(region) == LONG_SENTENCE, _said(region)
+
+
+# ---- the status line says what the last action did, not one before it ------------------------------------------
+
+
+ACTIONS = {  # an action that writes its note in the status line, and the words of it
+    "reset": (lambda p: p.reset(), "reset to the starting weights"),
+    "Lg": (lambda p: setattr(p.strength.box, "value", "2"), "Lg = 2"),
+    "load": (lambda p: p.replace(p.params, note="loaded the weights from x.json"), "loaded the weights"),
+}
+LATER = {  # something else that happens after it
+    "another context": lambda p: setattr(p.text_box, "value", "ab"),
+    "a grid edit": lambda p: type_into(p, "c_proj.w", 0, 0, "0.5"),
+}
+
+
+@pytest.mark.parametrize("later", list(LATER))
+@pytest.mark.parametrize("action", list(ACTIONS))
+def test_a_note_of_an_action_goes_once_something_else_happens(action, later):
+    """Reset, then another context: "reset to the starting weights" stayed under the score through every context after
+    it, as if each were a reset. A note of an action (reset, Lg, a load) goes at the next change, a context or an edit."""
+    p = blog_playground()
+    do, words = ACTIONS[action]
+    do(p)
+    assert words in p.status.value, p.status.value
+    LATER[later](p)
+    assert p.status.value == "", p.status.value

@@ -268,9 +268,14 @@ class Playground:
             return str(error)
         self._params = _owned(candidate)
         self._show(rendered)
-        self.status.value = ""
+        self._news_past()
         self._strength_followed()
         return ""
+
+    def _news_past(self):
+        """Something else happened (an edit, another context): what the status line said of the action before it
+        (a reset, a break, a load) no longer tells what is shown, and goes."""
+        self.status.value = ""
 
     def _strength_followed(self):
         """After anything that changed the weights (an edit, a break, a load), the strength's box shows the value
@@ -316,6 +321,7 @@ class Playground:
         self.text_message.value = ""
         marked(self.text_box, _("context"), refused=False)
         self._show(rendered)
+        self._news_past()
 
     def _refuse_text(self, said):
         self.text_message.value = message_html(said)
