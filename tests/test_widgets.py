@@ -1157,3 +1157,30 @@ def test_a_note_of_an_action_goes_once_something_else_happens(action, later):
     assert words in p.status.value, p.status.value
     LATER[later](p)
     assert p.status.value == "", p.status.value
+
+
+# ---- a wide table scrolls by itself, and no number in it is broken ---------------------------------------------
+
+
+def test_a_softmax_row_of_12_numbers_scrolls_in_a_region_of_its_own():
+    """The explorer's table in a region named by its title that scrolls by itself (the Tab key reaches it while it is
+    wider than its room), so that the row box and the slider above it stay put."""
+    explorer = SoftmaxExplorer(list(range(1, 13)))
+    view = explorer.view.value
+    assert view.startswith(f'<div class="{views.SCROLLS}" role="region" tabindex="0" aria-label="softmax step by step"')
+    assert explorer.view.layout.max_width == "100%"
+
+
+@pytest.mark.parametrize(
+    "matrix",
+    [
+        handmade.display.labelled.LabelledMatrix([[1.67e-05, -1.2345678901234567e-300]], ["exp"], ["x0", "x1"], "t"),
+        SoftmaxExplorer(list(range(1, 13))),
+    ],
+    ids=["a table", "the softmax explorer's"],
+)
+def test_no_number_of_a_table_breaks_over_two_lines(matrix):
+    """Every table keeps each number on one line (1.67e- over 05 reads as two numbers): it scrolls instead."""
+    markup = matrix.view.value if isinstance(matrix, SoftmaxExplorer) else matrix.html()
+    table = re.search(r"<table[^>]*>", markup).group()
+    assert "white-space:nowrap" in table, table

@@ -252,7 +252,7 @@ class LabelledMatrix:
             title = f'<caption style="caption-side:top;text-align:left;white-space:nowrap">{esc(self.title)}</caption>'
         note = self.left_out()
         return (
-            '<table class="handmade-matrix" style="border-collapse:collapse;font-family:monospace">'
+            '<table class="handmade-matrix" style="border-collapse:collapse;font-family:monospace;white-space:nowrap">'
             f"{title}<thead><tr><td></td>{head}</tr></thead><tbody>{body}</tbody></table>"
         ) + (f'<p class="hm-left-out" style="margin:2px 0;font-size:12px">{esc(note)}</p>' if note else "")
 

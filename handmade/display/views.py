@@ -109,8 +109,13 @@ def view_html(t, name, before=None, caption=True):
     name = t.name(name)
     matrix = t[name]
     changed = changed_cells(None if before is None or name not in before else before[name].values, matrix.values)
-    table = matrix.html(heat=INTERMEDIATES[name.kind].heated, changed=changed, caption=caption)
-    title = html.escape(matrix.title)
+    return _scrolling(matrix.html(heat=INTERMEDIATES[name.kind].heated, changed=changed, caption=caption), matrix.title)
+
+
+def _scrolling(table, title):
+    """``table`` (HTML) in a region that scrolls sideways when it is wider than its room, named ``title``, that the
+    Tab key reaches (its arrow keys scroll it): what is beside and above it stays put."""
+    title = html.escape(title)
     return (
         f'<div class="{SCROLLS}" role="region" tabindex="0" aria-label="{title}" data-label="{title}" '
         f'style="overflow-x:auto;max-width:100%">{table}</div>'

@@ -9,6 +9,7 @@ import numpy as np
 from ..arguments import brief, exact, number, real_array, whole
 from ..display.labelled import fmt
 from ..display.outputs import product_pair, scaled, softmax_story
+from ..display.views import _scrolling
 from ..i18n import _
 from .choice import Choice
 from .editors import Quiet, _too_large, _TooCloseToZero, _typed_number, marked, message_html
@@ -58,7 +59,7 @@ class SoftmaxExplorer:
         scaled(self.row, self._scale, _("row"))  # the box's name, in the learner's language
         self.text = W.Text(value=_as_typed(self.row), description=_("row"), continuous_update=False, placeholder="")
         self.scale = LogSlider(value=self._scale, base=10, min=-2, max=3, step=0.05, label=_("scale"), readout=True)
-        self.message, self.view = W.HTML(), W.HTML()
+        self.message, self.view = W.HTML(), W.HTML(layout=W.Layout(max_width="100%"))  # never wider than the page
         self._quiet, self._in_use = False, True  # whether the box's text is the row in use
         for widget, name in ((self.text, "row"), (self.scale, "scale"), (self.message, "message"), (self.view, "view")):
             widget.add_class(f"hm-softmax-{name}")
@@ -132,7 +133,10 @@ class SoftmaxExplorer:
                 self._quiet, self._in_use = False, True
 
     def refresh(self):
-        self.view.value = softmax_story(self.row, self._scale).html()
+        story = softmax_story(
+            self.row, self._scale
+        )  # 12 columns may be wider than the page: they scroll, the box stays
+        self.view.value = _scrolling(story.html(), story.title)
 
     def _ipython_display_(self):
         from IPython.display import display

@@ -29,11 +29,13 @@ MARKS_CSS = f"""
   outline: 2px solid #1f5fbf !important; outline-offset: 1px; box-shadow: 0 0 0 1px #fff; position: relative; z-index: 1}}
 .{RINGED} .{SCROLLS}:focus-visible {{outline-offset: -2px}}
 .{REFUSED} input {{border: 2px solid #b3261e !important}}
+.{RINGED} .widget-html > .widget-html-content:has(> .{SCROLLS}) {{min-width: 0}}
 """
 # Quiet labels; and a focus ring that stands out from anything around it, on every control of every
 # widget the package makes (a blue line at 6:1 on white, a white line inside it; important, as
 # ipywidgets sets its inputs' outline to none with !important and gives its buttons a 1 px light blue),
-# and on a table's region that scrolls (inside its edge, which the box around it may cut).
+# and on a table's region that scrolls (inside its edge, which the box around it may cut). An HTML widget that is
+# such a region (the softmax explorer's table) is no wider than its room, so that its table scrolls and nothing else.
 
 MARKS_ESM = """
 function render({ model, el }) {

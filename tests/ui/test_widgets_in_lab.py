@@ -92,6 +92,52 @@ def test_softmax_scale_slider_and_bad_rows(notebook):
     assert nb.html("hm-softmax-view") == after
 
 
+JS_SOFTMAX_LAYOUT = """() => {
+  const view = document.querySelector('.hm-softmax-view'), box = view.closest('.hm-ringed');
+  const region = view.querySelector('.hm-scroll'), range = document.createRange();
+  const broken = [...view.querySelectorAll('td, th')].filter(cell => {
+    range.selectNodeContents(cell);
+    return new Set([...range.getClientRects()].map(r => Math.round(r.top))).size > 1;  // its text on two lines
+  }).map(cell => cell.textContent);
+  const right = e => e.getBoundingClientRect().right;
+  return {broken, widget: box.scrollWidth - box.clientWidth, output: right(box) <= window.innerWidth,
+          controls: [...box.querySelectorAll('.hm-softmax-row, .hm-softmax-scale')].every(e => right(e) <= window.innerWidth),
+          region: region && [region.scrollWidth > region.clientWidth, region.getAttribute('tabindex'),
+                             region.getAttribute('role'), region.getAttribute('aria-label')]};
+}"""
+
+
+def test_at_1280_by_800_a_row_of_12_numbers_scrolls_in_its_table_and_breaks_no_number(notebook):
+    """12 numbers, the most a row takes, at 1280 x 800 with the file browser open: no number is broken over two lines
+    (1.67e- over 05 read as two numbers), the row box and the slider stay on the screen, and only the table scrolls
+    sideways, in a region the Tab key reaches, whose arrow keys bring its last column into view."""
+    nb = notebook("05_softmax_and_mask.ipynb")
+    page, row = nb.page, nb.page.locator(".hm-softmax-row input")
+    page.set_viewport_size({"width": 1280, "height": 800})
+    try:
+        assert page.locator(".jp-FileBrowser").first.is_visible()
+        before = nb.html("hm-softmax-view")
+        nb.type_into(row, "1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12")
+        nb.wait_for_change("hm-softmax-view", before)
+        page.wait_for_timeout(500)  # the table laid out, and its region looked at (marks: a stop while it scrolls)
+        laid = page.evaluate(JS_SOFTMAX_LAYOUT)
+        assert laid["broken"] == [] and laid["widget"] <= 1 and laid["output"] and laid["controls"], laid
+        assert laid["region"] == [True, "0", "region", "softmax step by step"], laid
+        region = page.locator(".hm-softmax-view .hm-scroll")
+        region.focus()
+        for _ in range(40):  # the arrow keys scroll it (End goes down, not across)
+            page.keyboard.press("ArrowRight")
+        last = page.locator(".hm-softmax-view th", has_text="x11").first
+        page.wait_for_function(
+            "([r, c]) => c.getBoundingClientRect().right <= r.getBoundingClientRect().right + 1",
+            arg=[region.element_handle(), last.element_handle()],
+        )
+    finally:
+        nb.type_into(row, "1, 0, 0")
+        page.wait_for_function(JS_KERNEL_IDLE)
+        page.set_viewport_size({"width": 1400, "height": 1000})
+
+
 # ---- 06: values ---------------------------------------------------------------------------
 
 
