@@ -133,10 +133,8 @@ class SoftmaxExplorer:
                 self._quiet, self._in_use = False, True
 
     def refresh(self):
-        story = softmax_story(
-            self.row, self._scale
-        )  # 12 columns may be wider than the page: they scroll, the box stays
-        self.view.value = _scrolling(story.html(), story.title)
+        story = softmax_story(self.row, self._scale)
+        self.view.value = _scrolling(story.html(), story.title)  # 12 columns may be wider than the page: they scroll
 
     def _ipython_display_(self):
         from IPython.display import display
