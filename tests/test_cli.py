@@ -410,6 +410,14 @@ def test_weights_whose_file_would_be_too_large_are_refused_before_they_are_made_
     assert run("blank", "middling", "m.json", "--tasks", "big.py", cwd=tmp_path)[0] == 0
 
 
+def test_training_that_would_take_too_long_is_refused_in_one_line_before_it_starts(tmp_path):
+    """train --steps 100000 on a large built-in task: one line naming the most steps allowed (the README's 7,235),
+    nothing written."""
+    said = run("train", "induction", "--steps", "100000", "--out", "i.json", cwd=tmp_path)
+    _assert_one_short_line(*said, "are allowed: 7235 steps at most")
+    assert not (tmp_path / "i.json").exists()
+
+
 ESCAPES = r"""import handmade
 
 @handmade.task(alphabet="ab", n_ctx=2, n_embd=2, n_layer=0)

@@ -636,6 +636,27 @@ def test_a_task_with_more_contexts_than_training_takes_is_refused_naming_it_befo
         training.train_task(many, steps=1, progress=False)
 
 
+def test_training_a_task_for_more_than_it_may_cost_is_refused_before_it_starts_naming_the_most_steps(monkeypatch):
+    """Training is bounded in time as grading is: the estimate (every step's passes forward and back) is checked before
+    any weight is drawn, and the refusal names the most steps allowed, which are allowed; every built-in task trains
+    for the command line's default 300 steps."""
+    from handmade.training import loop
+
+    trained = []
+    monkeypatch.setattr(loop, "train", lambda params, batch_fn, steps, lr, progress: trained.append(steps) or (0, 0))
+    pattern = r"^training task after_last_c for 100000 steps would take about \S+ operations \(903 contexts a step, "
+    with pytest.raises(ValueError, match=pattern + r".*; at most 2e\+11 are allowed: (\d+) steps at most$") as refused:
+        training.train_task("after_last_c", 100_000, progress=False)
+    most = int(re.search(r"(\d+) steps at most$", str(refused.value)).group(1))
+    assert trained == [] and 1000 < most < 100_000
+    training.train_task("after_last_c", most, progress=False)
+    with pytest.raises(ValueError, match=f"for {most + 1} steps would take"):
+        training.train_task("after_last_c", most + 1, progress=False)
+    for name in TASKS:
+        training.train_task(name, 300, progress=False)
+    assert trained == [most] + [300] * len(TASKS)
+
+
 def batches_drawn(monkeypatch):
     """[(inputs, targets)] of every batch train_task draws from here on, in order."""
     drawn, real = [], training.loop.example_batches

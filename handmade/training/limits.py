@@ -19,6 +19,9 @@ MAX_SEED = 2**32 - 1  # the largest seed a random start takes
 MAX_BATCH = 1024  # sequences in one batch
 MAX_BATCH_TOKENS = 32_768  # positions in one batch (sequences x their length)
 MAX_LR = 1.0  # Adam moves each weight by about lr a step: beyond 1 nothing learns, it only diverges
+# what training a task may cost: its passes forward (cost.pass_flops) and back (counted as two passes more); at about
+# 3e8 a second on the development machine (a 2-block task of 16 wide), some ten minutes
+MAX_TRAINING = 2e11
 
 
 def check_batch_size(batch_size, n_seq):

@@ -9,11 +9,12 @@ import numpy as np
 
 from ..arguments import function, is_real
 from ..basis import Basis, Labels, brief
+from ..cost import pass_flops
 from ..i18n import _, ngettext
 from ..weights import NonFiniteError, check_weights, copied, map_arrays
 from .backward import loss_and_grads
 from .batching import example_batches
-from .limits import MAX_BATCH, MAX_BATCH_TOKENS, MAX_SEED, MAX_STEPS, check_whole, generator
+from .limits import MAX_BATCH, MAX_BATCH_TOKENS, MAX_SEED, MAX_STEPS, MAX_TRAINING, check_whole, generator
 from .optimizer import AdamW, leaves
 
 
@@ -199,6 +200,20 @@ def _is_terminal(stream):
 TASK_STD = 0.02  # GPT-2's start, which the tasks keep: the command line and notebook 20 were measured from it
 
 
+def _check_training_cost(task, steps, batch, n_seq):
+    """ValueError with the estimate, and the most steps allowed, before a task's model is trained for ``steps`` when
+    that would cost over MAX_TRAINING: ``batch`` contexts a step, padded to ``n_seq`` positions, forward and back."""
+    check_whole(steps, "steps", 0, MAX_STEPS)
+    per_step = 3 * batch * pass_flops(task.structure, n_seq)  # the pass back: about two passes more
+    if steps * per_step <= MAX_TRAINING:
+        return
+    sentence = _(
+        "training {task} for {steps} steps would take about {cost:.1e} operations ({batch} contexts a step, forward and back); at most {limit:.0e} are allowed: {most} steps at most"
+    )
+    said = {"task": task.called(), "steps": steps, "cost": steps * per_step, "batch": batch}
+    raise ValueError(sentence.format(**said, limit=MAX_TRAINING, most=int(MAX_TRAINING // per_step)))
+
+
 def train_task(task, steps=300, *, seed=0, lr=3e-2, progress=True):
     """(params, history): a model of the task's shape, trained from a seeded random start on the
     contexts the task grades, with AdamW and cross-entropy: all of them at each step when they fit
@@ -226,5 +241,6 @@ def train_task(task, steps=300, *, seed=0, lr=3e-2, progress=True):
     n_seq = max(len(context) for context, _expected in windows)
     fits = min(MAX_BATCH, MAX_BATCH_TOKENS // n_seq)  # contexts in one batch
     batch_size = None if len(windows) <= fits else fits  # None: all of them at each step
+    _check_training_cost(task, steps, batch_size or len(windows), n_seq)
     batch_fn = example_batches(list(windows.values()), batch_size, task.n_ctx, seed, alphabet=task.alphabet)
     return train(params, batch_fn, steps, lr, progress=progress)
