@@ -363,8 +363,7 @@ def main(argv=None):
                 _quiet.stops.clear()
     except KeyboardInterrupt:  # here too while the handlers go back: the same line
         return _say(_("{prog}: interrupted").format(prog=PROG), INTERRUPTED)
-    except Terminated:
-        _quiet.stops.clear()
+    except Terminated:  # the stops it noted are cleared above, however the command ended
         return _say(_("{prog}: terminated").format(prog=PROG), TERMINATED)
 
 

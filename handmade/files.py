@@ -186,8 +186,8 @@ TRAINED_CHARACTERS = 22  # one training wrote, most often: repr's 17 digits, a s
 
 
 def check_fits_a_file(structure, characters, name):
-    """WeightsError now, before weights of ``structure`` (the shape of the task ``name`` says, ``Task.called``) are made or trained,
-    when their file would be more than a weights file may hold (MAX_FILE_BYTES), at ``characters`` a weight
+    """WeightsError now, before weights of ``structure`` (the shape of the task ``name`` says: ``Task.called``) are
+    made or trained, when their file would be more than a weights file may hold (MAX_FILE_BYTES), at ``characters`` a weight
     (BLANK_CHARACTERS, TRAINED_CHARACTERS)."""
     n = sum(np.prod(shape) for shape in _shapes(structure))
     if n * characters > MAX_FILE_BYTES:

@@ -255,10 +255,9 @@ def _what_the_blocks_add(found, part, words):
 
 def _read_through_wte(params, vectors, found, direction, part, pair, at):
     """Where the logits read through wte what the parts write (a model without blocks, or one whose blocks write
-    nothing here): a sentence on the
-    direction ``part`` writes at ``at`` (token id, position) that carries most of its share (in ``found``: the push
-    the sentence before spoke of; where it is 0, the direction it writes most), with the entries of wte's rows of
-    ``pair`` (right, wrong) that read it. Where ``part`` (None: every part, blocks too) writes only zeros, a sentence
+    nothing here): a sentence on the direction ``part`` writes at ``at`` (token id, position) that carries most of
+    its share (in ``found``: the push the sentence before spoke of; where it is 0, the direction it writes most),
+    with the entries of wte's rows of ``pair`` (right, wrong) that read it. Where ``part`` (None: every part, blocks too) writes only zeros, a sentence
     naming the rows of the embedding that are all 0."""
     if part is None:  # nothing writes anything here: the rows the stream is made of
         (token, wte), (position, wpe), (_b, shift) = (_row(params, Name(kind), at) for kind in ("wte", "wpe", "ln_f.b"))
