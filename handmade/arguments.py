@@ -117,11 +117,14 @@ def exact(x):
 
 def few(names, between=None, limit=80):
     """``names`` joined for a message (by ``between``, else as the language lists), as many whole
-    names as fit in ``limit`` characters, then how many more there are: never a name cut in two."""
+    names as fit in ``limit`` characters, then how many more there are (never "and 1 more" after others: that
+    name would say as much): never a name cut in two."""
     every = [str(n) for n in names]
     names = [n for n in every if len(n) <= limit]  # a name longer than the line is counted, not shown
     for count in range(len(names), 0, -1):
         shown, more = (listed if between is None else between.join)(names[:count]), len(every) - count
+        if more == 1 and count > 1 and len(names) == len(every):  # never "and 1 more" for a name that could show
+            continue
         if more:
             shown = ngettext("{names} and {n} more", "{names} and {n} more", more).format(names=shown, n=more)
         if len(shown) <= limit:

@@ -8,12 +8,13 @@ stream, of each block's attention and of each MLP); they travel with the weights
 """
 
 import dataclasses
+import sys
 from dataclasses import dataclass
 
 import numpy as np
 
-from .arguments import UnknownName, brief, check_alphabet, few, is_real, whole, writable
-from .i18n import _
+from .arguments import UnknownName, brief, check_alphabet, few, is_real, number_array, whole, writable
+from .i18n import _, listed
 
 MAX_DIRECTION_NAME = 40  # characters in one direction's name
 MAX_NAMES = 4096  # names in one basis
@@ -58,7 +59,7 @@ class Basis:
     @classmethod
     def numbered(cls, n, prefix="e"):
         """``e0 .. e{n-1}``: labels for a space nobody has named."""
-        return cls([f"{prefix}{i}" for i in range(n)])
+        return cls([f"{prefix}{i}" for i in range(whole(n, "n", 0, MAX_NAMES))])
 
     def __len__(self):
         return len(self.names)
@@ -124,10 +125,21 @@ class Basis:
         return {group: list(names) for group, names in self.groups.items()}
 
 
+def _of_block(bases, block):
+    """The Basis of ``bases`` (a Basis or None per block) for ``block``, or None: a block's index, never counted from the end."""
+    block = whole(block, "block", 0, MAX_NAMES)
+    return bases[block] if block < len(bases) else None
+
+
 def _entries(entries, shape):
-    """``entries`` if it is a dict of real numbers (a weight each); TypeError naming the shape expected."""
+    """``entries`` if it is a dict of finite real numbers (a weight each); TypeError naming the shape expected,
+    ValueError naming the entry that is nan, infinite or too large for float64."""
     if not isinstance(entries, dict) or not all(is_real(value) for value in entries.values()):
         raise TypeError(_("entries must be {shape}; found {value}").format(shape=shape, value=brief(entries)))
+    for key, value in entries.items():
+        if not abs(value) <= sys.float_info.max:  # nan, inf, or a whole number too large for a float
+            said = _("{entry} is {value}; every weight must be a finite number")
+            raise ValueError(said.format(entry=f"entries[{brief(key)}]", value=brief(value)))
     return entries
 
 
@@ -136,14 +148,24 @@ def _entries(entries, shape):
 
 
 def qkv_weights(q, k, v):
-    """``c_attn`` from its three blocks: ``w`` is [q | k | v] side by side, ``b`` is zero."""
-    w = np.hstack([q, k, v])  # 3 of [n_embd, n_attn] -> [n_embd, 3*n_attn]
+    """``c_attn`` from its three blocks, each [n_embd, n_attn]: ``w`` is [q | k | v] side by side, ``b`` is zero."""
+    blocks = [number_array(x, name, 2, "[n_embd, n_attn]", TypeError) for x, name in ((q, "q"), (k, "k"), (v, "v"))]
+    if any(x.ndim != 2 for x in blocks) or len({x.shape for x in blocks}) > 1:
+        shapes = listed(f"{name} {x.shape}" for x, name in zip(blocks, "qkv"))
+        raise ValueError(
+            _("q, k and v must be matrices of one shape, [n_embd, n_attn]; found {shapes}").format(shapes=shapes)
+        )
+    w = np.hstack(blocks)  # 3 of [n_embd, n_attn] -> [n_embd, 3*n_attn]
     return {"w": w, "b": np.zeros(w.shape[1])}
 
 
 def split_qkv(c_attn_w):
-    """The q, k and v blocks of a ``c_attn`` weight matrix: 3 of [n_embd, n_attn]."""
-    return np.split(np.asarray(c_attn_w), 3, axis=-1)
+    """The q, k and v blocks of a ``c_attn`` weight matrix [n_embd, 3*n_attn]: 3 of [n_embd, n_attn]."""
+    w = number_array(c_attn_w, "c_attn_w", 2, "[n_embd, 3*n_attn]", TypeError)
+    if w.ndim != 2 or w.shape[1] % 3:
+        said = _("c_attn_w must be a matrix of 3*n_attn columns, [n_embd, 3*n_attn]; found the shape {shape}")
+        raise ValueError(said.format(shape=w.shape))
+    return np.split(w, 3, axis=-1)
 
 
 # ---- the names a model is read with ---------------------------------------------------------
@@ -198,13 +220,15 @@ class Labels:
         return [f"t{i}" for i in range(n_vocab)]
 
     def attention_basis(self, block, n_attn):
-        named = self.attention[block] if block < len(self.attention) else None
+        """The names of the n_attn directions of q, k and v in ``block``: as labelled, else the stream's (as wide), else a0, a1, ..."""
+        named = _of_block(self.attention, block)
         if named is not None:
             return named
         return self.residual if n_attn == len(self.residual) else Basis.numbered(n_attn, "a")
 
     def hidden_basis(self, block, n_hidden):
-        named = self.hidden[block] if block < len(self.hidden) else None
+        """The names of the n_hidden units of the MLP in ``block``: as labelled (as many), else h0, h1, ..."""
+        named = _of_block(self.hidden, block)
         return named if named is not None and len(named) == n_hidden else Basis.numbered(n_hidden, "h")
 
     def to_json(self):

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .arguments import SHOWN_PATH, file_name, is_whole, shown_path, text_of, whole, writable
+from .arguments import SHOWN_PATH, file_name, is_whole, shown_path, text_of, whole, writable, yes_or_no
 from .basis import Basis, Labels, brief
 from .i18n import _
 from .reasons import not_text
@@ -77,6 +77,7 @@ def save_weights(params, path, force=False):
     replaced (the sentence says so); any other existing file only with ``force=True``
     (NotWeightsFile otherwise, a WeightsError).
     """
+    force = yes_or_no(force, "force")  # "no" would be true: a file that is not weights replaced
     text = weights_to_json(params)
     if len(text) > MAX_FILE_BYTES:  # no file could be read back (a model trained wider than check_fits_a_file thought)
         raise WeightsError(
@@ -163,7 +164,7 @@ class NotWeightsFile(WeightsError):
 def may_replace(path, force=False):
     """True if ``path`` exists and may be replaced, False if it is not there; WeightsError if it may
     not be written (NotWeightsFile when it holds something else and ``force`` is False)."""
-    path = file_name(path)
+    path, force = file_name(path), yes_or_no(force, "force")
     try:
         info = path.stat()
     except FileNotFoundError:
@@ -356,7 +357,9 @@ def _weights_in(text, source):
     try:
         if not isinstance(raw, dict):
             raise WeightsError(
-                _("weights are a JSON object with wte, wpe and blocks; found {kind}").format(kind=type(raw).__name__)
+                _("weights are a JSON object with wte, wpe and blocks; found {value}").format(
+                    value=json.dumps(raw) if raw is None or isinstance(raw, bool) else brief(raw)  # as JSON says them
+                )
             )
         labels = labels_from_json(raw.pop("labels")) if "labels" in raw else None
         return check_weights(raw, labels)

@@ -18,7 +18,7 @@ from .cost import generation_flops
 from .i18n import _, ngettext
 from .model import KVCache, softmax
 from .tokenizer import tokenize, untokenize
-from .weights import WeightsError, check_weights, forward, with_alphabet
+from .weights import check_weights, forward, with_alphabet
 
 MAX_NEW_TOKENS = 10_000  # tokens one completion may write
 MAX_GENERATION_FLOPS = 10**11  # operations one completion may cost: a few seconds to a minute, never an hour
@@ -32,15 +32,7 @@ def prepare(params=None, alphabet=None):
     params = check_weights(blog_model() if params is None else params)
     if alphabet is None or alphabet == params.labels.alphabet:
         return params
-    check_alphabet(alphabet)
-    n_vocab = len(params["wte"])
-    if n_vocab != len(alphabet):
-        raise WeightsError(
-            _(
-                "n_vocab, the token rows of wte, is {n}, but the alphabet {alphabet} has length {chars}; they must match"
-            ).format(n=n_vocab, alphabet=brief(alphabet), chars=len(alphabet))
-        )
-    return with_alphabet(params, alphabet)
+    return with_alphabet(params, check_alphabet(alphabet))  # one that does not fit n_vocab: said by check_labels
 
 
 def context_tokens(text, params):
@@ -205,10 +197,12 @@ def prefix_examples(text=TASK_TEXT, start=2):
     Like the blog's loop, it stops one short of the end: "aab" * 10 gives 27 examples.
     """
     text = text_of(text, "text", MAX_PREFIX_TEXT)
-    if not is_whole(start) or not 1 <= start <= max(1, len(text)):
+    if not text:
+        raise ValueError(_("text is empty: it has no prefix, nor a character after one"))
+    if not is_whole(start) or not 1 <= start <= len(text):
         raise (ValueError if is_whole(start) else TypeError)(
             _("start must be a whole number from 1 to the length of the text, {high}; found {value}").format(
-                high=max(1, len(text)), value=brief(start)
+                high=len(text), value=brief(start)
             )
         )
     return [Example(text[:i], text[i]) for i in range(start, len(text) - 1)]

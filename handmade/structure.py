@@ -269,7 +269,9 @@ class Structure:
 
     def entry(self, part, labels, i, j, called=None):
         """Entry (i, j) of ``part`` as its part (or ``called``, the name it was given) and its directions name it:
-        ``blocks[0].c_proj.w[V, Tb]``, a bias's ``blocks[0].c_proj.b[Tb]`` (its one row unsaid)."""
+        ``blocks[0].c_proj.w[V, Tb]``, a bias's ``blocks[0].c_proj.b[Tb]`` (its one row unsaid). Indices count from 0,
+        never from the end."""
+        i, j = whole(i, "i", 0, part.rows.size - 1), whole(j, "j", 0, part.cols.size - 1)
         rows = "" if part.rows.kind == "one" else self.basis(part.rows, labels).names[i] + ", "
         return f"{called or part.name}[{rows}{self.basis(part.cols, labels).names[j]}]"
 

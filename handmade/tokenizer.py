@@ -35,10 +35,18 @@ def tokenize(text, alphabet="ab"):  # "aabaa" -> [0, 0, 1, 0, 0]
         ) from None
 
 
-def _fold(text, alphabet):
+def fold(text, alphabet):
     """``text`` with each character that is not in ``alphabet`` but whose NFKC form is one that is (the full-width
     letters of a Chinese input method: ａａｂ) as that letter, as the number boxes read full-width digits; the
     others as typed, for the refusal to name. The playground's context box and ``example_batches`` read text so."""
+    if alphabet is not None:
+        check_alphabet(alphabet)
+    if not isinstance(text, str) or len(text) > MAX_TEXT:
+        raise (TypeError if not isinstance(text, str) else ValueError)(
+            _("text must be a string of at most {limit} characters; found {value}").format(
+                limit=MAX_TEXT, value=brief(text)
+            )
+        )
     if alphabet is None or set(text) <= set(alphabet):
         return text
     import unicodedata  # loaded here, for a text that needs it, not on every import

@@ -177,14 +177,14 @@ def map_arrays(fn, params, *others):
 
 def _checked_arrays(params):
     """A fresh weights dict of float64 arrays from ``params``, every key, shape and number checked."""
-    _check_keys(params, _("weights"), required=("wte", "wpe", "blocks"), allowed=TOP_KEYS)
+    _check_keys(params, None, required=("wte", "wpe", "blocks"), allowed=TOP_KEYS)
     wte = _array(params["wte"], "wte", (None, None), "[n_vocab, n_embd]", limits=(MAX_N_VOCAB, MAX_WIDTH))
     n_embd = wte.shape[1]
     dims = _("n_embd = {n} from wte").format(n=n_embd)
     wpe = _array(params["wpe"], "wpe", (None, n_embd), "[n_ctx, n_embd]", dims, limits=(MAX_N_CTX, None))
     blocks = params["blocks"]
     if not isinstance(blocks, (list, tuple)):
-        raise WeightsError(_("blocks must be a list of blocks; found {kind}").format(kind=type(blocks).__name__))
+        raise WeightsError(_("blocks must be a list of blocks; found {value}").format(value=brief(blocks)))
     if len(blocks) > MAX_BLOCKS:
         raise WeightsError(
             _("blocks has {n} blocks; at most {limit} are allowed").format(n=len(blocks), limit=MAX_BLOCKS)
@@ -225,7 +225,7 @@ def _checked_block(block, path, n_embd, dims):
         }
     }
     if "n_head" in block:
-        checked["n_head"] = _checked_n_head(block["n_head"], f"{path}.n_head", n_attn)
+        checked["n_head"] = checked_n_head(block["n_head"], f"{path}.n_head", n_attn)
     for name in ("ln_1", "ln_2"):
         if block.get(name) is not None:
             checked[name] = _checked_norm(block[name], f"{path}.{name}", n_embd, dims)
@@ -264,7 +264,8 @@ def _checked_mlp(mlp, path, n_embd, dims):
     }
 
 
-def _checked_n_head(n_head, path, n_attn):
+def checked_n_head(n_head, path, n_attn):
+    """``n_head`` (called ``path`` in a message) as an int, if it splits ``n_attn`` into equal heads; else WeightsError."""
     divisors = [d for d in range(1, min(n_attn, MAX_HEADS) + 1) if n_attn % d == 0]
     allowed = listed(divisors)
     if not is_whole(n_head):
@@ -291,25 +292,19 @@ def _checked_n_head(n_head, path, n_attn):
     return int(n_head)
 
 
-def _check_keys(mapping, path, required, allowed):
+def _check_keys(mapping, path, required, allowed):  # path None: the weights themselves, said in sentences of their own
     if not isinstance(mapping, dict):
-        raise WeightsError(
-            _("{path} must be a dict with keys {keys}; found {kind}").format(
-                path=path, keys=listed(required), kind=type(mapping).__name__
-            )
-        )
-    for key in mapping:
-        if key not in allowed:
-            raise WeightsError(
-                _("{path} has an unknown key {key}; allowed keys are {keys}").format(
-                    path=path, key=brief(key), keys=listed(allowed)
-                )
-            )
-    for key in required:
-        if key not in mapping:
-            raise WeightsError(
-                _("{path} is missing {key}; it needs {keys}").format(path=path, key=repr(key), keys=listed(required))
-            )
+        sentence = _("{path} must be a dict with keys {keys}; found {value}")
+        raise WeightsError(sentence.format(path=path, keys=listed(required), value=brief(mapping)))
+    unknown, missing = [k for k in mapping if k not in allowed], [k for k in required if k not in mapping]
+    if unknown:
+        top = _("the weights have an unknown key {key}; allowed keys are {keys}")
+        sentence = _("{path} has an unknown key {key}; allowed keys are {keys}") if path else top
+        raise WeightsError(sentence.format(path=path, key=brief(unknown[0]), keys=listed(allowed)))
+    if missing:
+        top = _("the weights are missing {key}; they need {keys}")
+        sentence = _("{path} is missing {key}; it needs {keys}") if path else top
+        raise WeightsError(sentence.format(path=path, key=repr(missing[0]), keys=listed(required)))
 
 
 def _array(value, path, shape, names, dims=None, limits=()):

@@ -109,7 +109,7 @@ def c_attn(data):
 
 WEIGHTS_FILES = {  # name: (content, a phrase the message must contain)
     "empty": ("", "is not valid JSON"),
-    "a list": ("[1, 2]", "weights are a JSON object with wte, wpe and blocks; found list"),
+    "a list": ("[1, 2]", "weights are a JSON object with wte, wpe and blocks; found [1, 2]"),
     "nested 100000 deep": ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
     "a 400-digit weight": (
         with_edit(lambda d: d["wte"][0].__setitem__(0, "BIG")).replace('"BIG"', "9" * 400),
@@ -127,7 +127,7 @@ WEIGHTS_FILES = {  # name: (content, a phrase the message must contain)
         with_edit(lambda d: None).replace("1024", "1e-400", 1),
         "holds the number 1e-400, too close to 0 for a weight (float64 would hold it as 0)",
     ),
-    "missing wpe": (with_edit(lambda d: d.pop("wpe")), "weights is missing 'wpe'"),
+    "missing wpe": (with_edit(lambda d: d.pop("wpe")), "the weights are missing 'wpe'"),
     "an unknown key": (with_edit(lambda d: d.update(wtf=1)), "unknown key 'wtf'"),
     "c_attn 23 wide": (
         with_edit(lambda d: [row.pop() for row in c_attn(d)["w"]]),
@@ -208,7 +208,7 @@ ARGUMENTS = {  # name: (arguments, a phrase the message must contain)
     "2 MB of text": (["predict", "a" * 2_000_000], "the text has 2000000 characters; at most 1000000"),
     "an empty alphabet": (["predict", "a", "--alphabet", ""], "an alphabet is a string of 1 to 1024"),
     "a repeating alphabet": (["predict", "a", "--alphabet", "aa"], "the alphabet 'aa' repeats 'a'"),
-    "an alphabet of the wrong size": (["predict", "a", "--alphabet", "abc"], "has length 3; they must match"),
+    "an alphabet of the wrong size": (["predict", "a", "--alphabet", "abc"], "has length 3, but n_vocab, the token rows of wte, is 2"),
     "export into a folder that is not there": (["export", "/nonexistent/dir/w.json"], "cannot write weights to"),
 }
 

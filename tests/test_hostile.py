@@ -473,6 +473,27 @@ def _adam():
     return arrays, AdamW().init(arrays)
 
 
+SWITCHES = [  # every parameter of a public function whose default is True or False: a switch
+    (name, p.name)
+    for name in FUNCTIONS
+    for p in _signature(name).parameters.values()
+    if isinstance(p.default, bool) and (name, p.name) != ("course.tasks.task", "mlp")  # True, False or a width
+]
+NOT_SWITCHES = ["no", "False", 1, 0, 0.0, None, []]
+
+
+@pytest.mark.parametrize("name, param", SWITCHES, ids=[f"{name}({param})" for name, param in SWITCHES])
+def test_a_switch_takes_true_or_false_and_refuses_what_only_looks_like_one(tmp, name, param):
+    """A switch given "no", 1 or None is refused, naming it: never read as its truth (``save_weights(force="no")``
+    replaced a file that was not weights)."""
+    assert len(SWITCHES) >= 18
+    for value in NOT_SWITCHES:
+        arguments = valid_arguments(name, tmp)
+        arguments[param] = value
+        with pytest.raises(TypeError, match=f"{param} must be True or False"):
+            call(FUNCTIONS[name](), arguments)
+
+
 ISSUE_CASES = {  # issue 19's examples: each raises the kind promised, naming what it should
     "AdamW().step(p, {}, state)": (lambda: AdamW().step(_adam()[0], {}, _adam()[1]), ValueError, "grads must be"),
     "sample(..., rng='x')": (lambda: handmade.sample("aab", 3, rng="x"), TypeError, "rng must be a seed"),
@@ -1680,7 +1701,8 @@ def _public_of(module):
         obj = getattr(module, name)
         home = getattr(obj, "__module__", None) or ""
         exported = getattr(module, "__all__", None) is not None
-        if callable(obj) and home.startswith("handmade") and (exported or home == module.__name__):
+        error = isinstance(obj, type) and issubclass(obj, BaseException)  # raised by the package, not called
+        if callable(obj) and not error and home.startswith("handmade") and (exported or home == module.__name__):
             found[_qualified(obj)] = obj
     return found
 
@@ -1704,6 +1726,8 @@ VIEWS = "the playground's views: plain functions from a trace that trace() made 
 SURFACE_SKIPPED = {  # the public callables of the two packages not called blindly, each with the reason
     "widgets.choice.Menu.set_state": "ipywidgets' hook for what the browser sends, never called by a person "
     "(tests/test_widgets.py sends it the names the browser may)",
+    "widgets.editors.typed_number": "reads what a box of the widgets holds, for the control to say in its own sentence "
+    "(a clause that quotes the text, not the argument's name); tests/test_widgets.py types every kind of text into each",
     **{
         name: "the Playground's checks of its options, each tried through the Playground's own arguments"
         for name, obj in SURFACE_PUBLIC.items()
@@ -1724,6 +1748,7 @@ SURFACE_SKIPPED = {  # the public callables of the two packages not called blind
                 "score_html",
                 "details_html",
                 "snapshot_html",
+                "scrolling",
                 "Stage",
             ]
         ],

@@ -105,7 +105,7 @@ def test_predict_on_empty_context_is_a_clear_error():
 
 
 def test_weights_that_do_not_fit_the_alphabet_are_refused():
-    with pytest.raises(WeightsError, match="n_vocab, the token rows of wte, is 2, but the alphabet 'abc' has length 3"):
+    with pytest.raises(WeightsError, match="the alphabet 'abc' has length 3, but n_vocab, the token rows of wte, is 2"):
         predict("abc", alphabet="abc")
 
 

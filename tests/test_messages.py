@@ -121,9 +121,11 @@ def test_a_chinese_heatmap_draws_its_labels_without_a_missing_glyph(chinese):
     limit=st.integers(10, 200),
     language=st.sampled_from(["en", "zh"]),
 )
+@hypothesis.example(names=["a", "b", "c" * 12], limit=15, language="en")  # "a, b and 1 more" fitted exactly
 def test_a_list_in_a_message_names_whole_names_and_how_many_more(names, limit, language):
     """``few``, which every message that lists names uses: never a name cut in two, within its limit; a name longer
-    than the limit is counted among the rest, and the others are still shown."""
+    than the limit is counted among the rest, and the others are still shown; never "and 1 more" after other
+    names, the one name left being as short to say."""
     set_language(language)
     try:
         shown = few(names, limit=limit)
@@ -144,6 +146,8 @@ def test_a_list_in_a_message_names_whole_names_and_how_many_more(names, limit, l
     assert all(n in names for n in whole.split(separator)), (names, shown)
     counted = int(re.search(r"\d+", shown.split(more)[1]).group()) if more in shown else 0
     assert counted == len(names) - len(whole.split(separator)), (names, shown)  # the rest, counted
+    fit = [name for name in names if len(name) <= limit]  # "and 1 more" only for a name too long to show, or alone
+    assert counted != 1 or len(whole.split(separator)) == 1 or len(fit) < len(names), (names, shown)
 
 
 # ---- a count of one is said in the singular ------------------------------------------------------

@@ -433,7 +433,7 @@ BAD = {
     "None": ("abc", None, "weights must be a dict"),
     "a string": ("abc", "weights.json", "load the file first with handmade.load_weights"),
     "a list": ("abc", [1, 2], "weights must be a dict"),
-    "an empty dict": ("abc", {}, "weights is missing 'wte'"),
+    "an empty dict": ("abc", {}, "the weights are missing 'wte'"),
     "wrong n_vocab": (
         "abc",
         handmade.blog_model(),
@@ -446,7 +446,7 @@ BAD = {
     ),
     "nan": ("abc", with_nan(None), "wte[1, 1] is nan; every weight must be a finite number"),
     "overflow": ("abc", huge(None), "the forward pass produced inf or nan"),
-    "a plain dict with a missing key": ("abc", {"wte": [[1.0]], "blocks": []}, "weights is missing 'wpe'"),
+    "a plain dict with a missing key": ("abc", {"wte": [[1.0]], "blocks": []}, "the weights are missing 'wpe'"),
 }
 
 

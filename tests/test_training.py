@@ -571,7 +571,7 @@ BAD = {
     ),
     "an alphabet that does not fit": (
         lambda: training.init_params(3, 5, 8, rng=0, alphabet="ab"),
-        "has length 2 but n_vocab is 3",
+        "has length 2, but n_vocab, the token rows of wte, is 3",
     ),
     "heads that do not divide n_attn": (
         lambda: training.init_params(2, 5, 8, n_head=3, rng=0),

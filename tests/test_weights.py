@@ -38,14 +38,14 @@ def test_lists_and_ints_are_accepted():
 @pytest.mark.parametrize(
     "edit, message",
     [
-        (lambda p: p.pop("wpe"), "weights is missing 'wpe'; it needs wte, wpe, blocks"),
+        (lambda p: p.pop("wpe"), "the weights are missing 'wpe'; they need wte, wpe, blocks"),
         (lambda p: attn(p).pop("c_proj"), r"blocks\[0\].attn is missing 'c_proj'; it needs c_attn, c_proj"),
         (lambda p: attn(p)["c_attn"].pop("b"), r"blocks\[0\].attn.c_attn is missing 'b'; it needs w, b"),
         (
             lambda p: p["blocks"][0].update(atn=p["blocks"][0].pop("attn")),
             r"blocks\[0\] has an unknown key 'atn'; allowed keys are attn, ln_1, ln_2, mlp, n_head",
         ),
-        (lambda p: p.update(wtf=1), "weights has an unknown key 'wtf'; allowed keys are wte, wpe, blocks, ln_f"),
+        (lambda p: p.update(wtf=1), "the weights have an unknown key 'wtf'; allowed keys are wte, wpe, blocks, ln_f"),
         (
             lambda p: attn(p)["c_attn"].update(w=np.zeros((8, 23))),
             r"the width of blocks\[0\].attn.c_attn.w, 23, does not divide by 3: its columns are q \| k \| v side by side",
@@ -70,8 +70,8 @@ def test_lists_and_ints_are_accepted():
         (lambda p: p["wte"].__setitem__((1, 2), np.inf), r"wte\[1, 2\] is inf; every weight must be a finite number"),
         (lambda p: p.update(wte=[[0, 1], [0]]), r"wte is not a table of numbers: its rows have different lengths"),
         (lambda p: p.update(wte=[["a", 1]]), r"wte\[0, 0\] is 'a', not a number \(expected \[n_vocab, n_embd\]\)"),
-        (lambda p: p.update(blocks={"attn": 1}), "blocks must be a list of blocks; found dict"),
-        (lambda p: p["blocks"].__setitem__(0, 5), r"blocks\[0\] must be a dict with keys attn; found int"),
+        (lambda p: p.update(blocks={"attn": 1}), "blocks must be a list of blocks; found {'attn': 1}"),
+        (lambda p: p["blocks"].__setitem__(0, 5), r"blocks\[0\] must be a dict with keys attn; found 5"),
         (
             lambda p: p["blocks"][0].update(n_head=3),
             r"blocks\[0\].n_head is 3, but n_attn = 8 does not split into 3 equal heads; allowed: 1, 2, 4, 8",

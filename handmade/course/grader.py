@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..arguments import brief, fmt_apart
+from ..arguments import brief, fmt_apart, yes_or_no
 from ..i18n import _, language, tag, then
 from ..inference import Example
 from ..parts import with_part
@@ -237,15 +237,15 @@ def _in_task_order(params, stated, task):
 def grade(task, params, *, diagnose=True, reveal=False, every_path=False):
     """Grade ``params`` on every context of ``task``; a Report. WeightsError for unusable weights.
 
-    ``diagnose=False`` skips explaining why (for a quick score after an edit); ``reveal=True`` adds
-    the reference solution's shares on the diagnosed context: the answer, shown only when asked;
-    ``every_path=True`` lets ``report.to_json()`` follow every failing context's path back (the text
-    follows the diagnosed one's alone).
-    Grading records nothing: where a learner hands a model in, ``handed_in`` grades it and records
-    a pass of the learner's own in the progress file. A grade that would cost more than
-    ``tasks.MAX_GRADING`` operations is refused before any pass, with its estimate; with ``every_path``,
-    once the grade knows which contexts fail, if their paths back would take it over, before any is followed.
+    ``diagnose=False`` skips explaining why (for a quick score after an edit); ``reveal=True`` adds the reference
+    solution's shares on the diagnosed context: the answer, shown only when asked; ``every_path=True`` lets
+    ``report.to_json()`` follow every failing context's path back (the text follows the diagnosed one's alone). Grading
+    records nothing: where a learner hands a model in, ``handed_in`` grades it and records a pass of the learner's own
+    in the progress file. A grade that would cost more than ``tasks.MAX_GRADING`` operations is refused before any pass,
+    with its estimate; with ``every_path``, once the grade knows which contexts fail, if their paths back would take it
+    over, before any is followed.
     """
+    diagnose, reveal, every_path = map(yes_or_no, (diagnose, reveal, every_path), ("diagnose", "reveal", "every_path"))
     task = usable(task)  # a task that cannot be used (a limit it is over) says so first, whatever the weights
     examples, graded = task_examples(task), graded_tokens(task)
     params = submission(task, params)

@@ -141,6 +141,7 @@ class Task:
         """A few lines for a list of tasks: the statement, the alphabet, what is graded, the shape,
         and whether this learner has passed it. A built-in statement shows in the learner's
         language; a teacher's shows as written. ValueError when the task cannot be used."""
+        passed = yes_or_no(passed, "passed")
         lines = [
             _("{name}: {statement}").format(name=self.name, statement=_(self.statement)),
             lengths_said(self, len(examples(usable(self)))),
@@ -399,18 +400,19 @@ def _window_lengths(followed, n_ctx):
     return Counter(int(n) for n in followed)
 
 
-def check_grading(task, structure, explained=True, designed=False, every_path=False, followed=None):
+def check_grading(task, structure, explained=True, designed=False, followed=None):
     """ValueError with the estimate, when grading ``structure`` on ``task`` costs over MAX_GRADING (``designed``: its shape;
-    ``every_path``, ``followed``: as ``grading_cost`` counts them)."""
+    ``followed``: the windows' lengths of the failing contexts whose paths back are to be followed, as ``grading_cost``
+    counts them)."""
     yes_or_no(designed, "designed")
-    cost, runs, longest = grading_cost(task, structure, explained, every_path, followed)
+    cost, runs, longest = grading_cost(task, structure, explained, followed=followed)
     if cost <= MAX_GRADING:
         return
     if designed:
         sentence = _(
             "{task} cannot be graded: its shape would take about {cost:.1e} operations ({passes} passes of up to {longest} positions, explained); at most {limit:.0e} are allowed"
         )
-    elif (every_path or followed) and grading_cost(task, structure, explained)[0] <= MAX_GRADING:  # the paths cost
+    elif followed and grading_cost(task, structure, explained)[0] <= MAX_GRADING:  # the paths cost
         sentence = _(
             "{task}: following every failing context's path back (grade --json, every_path=True) would take about {cost:.1e} operations, over the {limit:.0e} allowed; without it, grading is within them"
         )

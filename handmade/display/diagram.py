@@ -34,10 +34,10 @@ def _box(x, y, w, h, label, sub="", present=True, fill="#fff"):
     return "".join(parts)
 
 
-def _arrow(x1, y1, x2, y2, present=True):
-    colour = INK if present else FAINT
-    dash = "" if present else ' stroke-dasharray="4 3"'
-    return f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="{colour}" stroke-width="1.4" marker-end="url(#hm-arrow)"{dash}/>'
+def _arrow(x1, y1, x2, y2):  # every arrow joins parts a model has: never faint
+    return (
+        f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="{INK}" stroke-width="1.4" marker-end="url(#hm-arrow)"/>'
+    )
 
 
 def _plus(x, y, present=True):

@@ -109,10 +109,10 @@ def view_html(t, name, before=None, caption=True):
     name = t.name(name)
     matrix = t[name]
     changed = changed_cells(None if before is None or name not in before else before[name].values, matrix.values)
-    return _scrolling(matrix.html(heat=INTERMEDIATES[name.kind].heated, changed=changed, caption=caption), matrix.title)
+    return scrolling(matrix.html(heat=INTERMEDIATES[name.kind].heated, changed=changed, caption=caption), matrix.title)
 
 
-def _scrolling(table, title):
+def scrolling(table, title):
     """``table`` (HTML) in a region that scrolls sideways when it is wider than its room, named ``title``, that the
     Tab key reaches (its arrow keys scroll it): what is beside and above it stays put."""
     title = html.escape(title)

@@ -11,8 +11,7 @@ import numpy as np
 
 from ..arguments import brief, check_alphabet, is_whole, token_ids
 from ..i18n import _
-from ..tokenizer import _fold as fold
-from ..tokenizer import tokenize
+from ..tokenizer import fold, tokenize
 from ..weights import MAX_N_CTX
 from .limits import MAX_BATCH_TOKENS, check_batch_size, check_whole, generator, token_array
 from .losses import IGNORE

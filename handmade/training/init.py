@@ -2,11 +2,10 @@
 
 import math
 
-from ..arguments import check_alphabet
-from ..basis import Basis, Labels, brief, default_alphabet
-from ..i18n import _
+from ..arguments import check_alphabet, yes_or_no
+from ..basis import Basis, Labels, default_alphabet
 from ..structure import BlockShape, Structure
-from ..weights import MAX_BLOCKS, MAX_N_CTX, MAX_N_VOCAB, MAX_WIDTH, check_weights
+from ..weights import MAX_BLOCKS, MAX_N_CTX, MAX_N_VOCAB, MAX_WIDTH, check_weights, checked_n_head
 from .limits import check_number, check_whole, generator
 
 
@@ -53,6 +52,8 @@ def init_params(
     ):
         check_whole(value, name, 1, limit)
     check_whole(n_layer, "n_layer", 0, MAX_BLOCKS)
+    mlp, ln, ln_f = (yes_or_no(value, name) for value, name in ((mlp, "mlp"), (ln, "ln"), (ln_f, "ln_f")))
+    n_head = checked_n_head(n_head, "n_head", n_attn)  # the argument named, not the block's key it becomes
     std = 1 / math.sqrt(n_embd) if std is None else std
     check_number(std, "std", 0, 10)
     labels = Labels(_alphabet(alphabet, n_vocab), Basis.numbered(n_embd))  # tokens, then directions e0, e1, ...
@@ -66,10 +67,4 @@ def init_params(
 def _alphabet(alphabet, n_vocab):  # -> the model's alphabet: the one given, or a, b, c, ... (None beyond 26)
     if alphabet is None:
         return default_alphabet(n_vocab)  # more than 26 tokens: no letters for them, they are t0, t1, ...
-    if len(check_alphabet(alphabet)) != n_vocab:
-        raise ValueError(
-            _("the alphabet {alphabet} has length {chars} but n_vocab is {n}; they must match").format(
-                alphabet=brief(alphabet), chars=len(alphabet), n=n_vocab
-            )
-        )
-    return alphabet
+    return check_alphabet(alphabet)  # one that does not fit n_vocab: said by check_labels, as everywhere

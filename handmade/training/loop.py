@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..arguments import function, is_real
+from ..arguments import function, is_real, yes_or_no
 from ..basis import Basis, Labels, brief
 from ..cost import pass_flops
 from ..i18n import _, ngettext
@@ -66,7 +66,7 @@ def train(
     weights = leaves(params)  # the arrays of params, which AdamW moves
     state = optimizer.init(weights)
     losses, evaluated = np.zeros(steps), []
-    bar = ProgressLine(steps) if progress else None
+    bar = ProgressLine(steps) if yes_or_no(progress, "progress") else None
     if evaluate is not None:
         evaluated.append((0, _evaluated(evaluate, params)))
     for step in range(steps):

@@ -3,6 +3,7 @@ slider beside it. Each shows a message beside itself when what was typed cannot 
 keeps the last good value; neither knows what model it edits.
 """
 
+import decimal
 import html
 import math
 import re
@@ -229,18 +230,9 @@ class MatrixEditor:
         if not text.strip():  # emptied by hand
             return _("{where}: type a number to use it; the model keeps {keeps}").format(where=where, keeps=keeps)
         try:
-            value = _typed_number(text)
-        except _TooCloseToZero:
-            sentence = _(
-                "{where}: {text} is too close to 0 for a weight (float64 would hold it as 0); the model keeps {keeps}"
-            )
-            return sentence.format(where=where, text=_typed_shown(text), keeps=keeps)
-        except (ValueError, OverflowError):
-            return _("{where}: {text} is not a number; the model keeps {keeps}").format(
-                where=where, text=brief(text, 40), keeps=keeps
-            )
-        if not np.isfinite(value):
-            return _unusable(value, text).format(where=where, text=_typed_shown(text), keeps=keeps)
+            value = typed_number(text)
+        except Unusable as problem:
+            return _("{where}: {problem}; the model keeps {keeps}").format(where=where, problem=problem, keeps=keeps)
         new = self.values.copy()
         new[i, j] = value
         problem = self.on_edit(self.name, new)
@@ -347,14 +339,9 @@ class NumberControl:
         if not text.strip():  # emptied by hand
             return self._refuse(_("type a number to use it; keeping {kept}").format(kept=kept))
         try:
-            value = _typed_number(text)
-        except _TooCloseToZero:
-            sentence = _("{text} is too close to 0 for this control (float64 would hold it as 0); keeping {kept}")
-            return self._refuse(sentence.format(text=_typed_shown(text), kept=kept))
-        except (ValueError, OverflowError):
-            return self._refuse(_("{text} is not a number; keeping {kept}").format(text=brief(text, 40), kept=kept))
-        if not math.isfinite(value) and not _too_large(value, text):
-            return self._refuse(_("{text} is not finite; keeping {kept}").format(text=_typed_shown(text), kept=kept))
+            value = typed_number(text)
+        except Unusable as problem:
+            return self._refuse(_("{problem}; keeping {kept}").format(problem=problem, kept=kept))
         if not abs(value) <= LARGEST:
             return self._refuse(
                 _("{text} is outside what this control can use, -{limit} to {limit}; keeping {kept}").format(
@@ -464,30 +451,35 @@ def _typed_shown(text, limit=40):
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _too_large(value, text):
-    """Whether ``value``, read from ``text``, is not finite only because the number typed is too large for
-    float64 (a long number, 1e400); inf and nan, typed as such, are not finite, which is said otherwise."""
-    return bool(np.isinf(value)) and "inf" not in unicodedata.normalize("NFKC", text).lower()
+class Unusable(ValueError):
+    """Text typed where a number goes that cannot be used: its message is a clause that quotes the text
+    (``typed_number``), which each control puts in a sentence of its own (where it is, what it keeps)."""
 
 
-def _unusable(value, text):
-    """The sentence for a typed number that is not finite: one too large for float64 is said to be so."""
-    if _too_large(value, text):
-        return _(
-            "{where}: {text} is too large for a weight (float64 holds numbers up to about 1.8e308); the model keeps {keeps}"
-        )
-    return _("{where}: {text} is not finite; the model keeps {keeps}")
+class NotANumber(Unusable):
+    """Text that spells no number at all (a list of them says what a list is instead)."""
 
 
-class _TooCloseToZero(Exception):
-    """A typed number float64 would hold as 0 (1e-400): refused, as a number too large is."""
-
-
-def _typed_number(text):
-    """The number ``text`` spells, as a person may type it: full-width digits and signs (－３, NFKC) and
-    the minus sign − read as their plain forms; ValueError when it spells none (0,5 is not 0.5),
-    OverflowError for a whole number too long for a float, and _TooCloseToZero for one float64 makes 0."""
-    plain = unicodedata.normalize("NFKC", text).replace("−", "-").strip()
+def typed_number(text):
+    """The number ``text`` spells, as a person may type it: full-width digits and signs (－３, NFKC) and the
+    minus sign − read as their plain forms; else Unusable saying why: it spells no number (0,5 is not 0.5,
+    nor 1_5 15), or one float64 holds as 0 (1e-400), or one too large for it (1e400), inf or nan, or one
+    with more digits than float64 keeps (1.00000000000000001 would be used as 1): never used otherwise than typed."""
+    text = text_of(text, "text", math.inf)  # a box's value: a string, of any length (shown cut)
+    plain, shown = unicodedata.normalize("NFKC", text).replace("−", "-").strip(), _typed_shown(text)
     if rounds_to_zero(plain):
-        raise _TooCloseToZero(text)
-    return float(plain)  # nan and inf too: said by the caller
+        raise Unusable(_("{text} is too close to 0: float64 would hold it as 0").format(text=shown))
+    try:
+        value = float(plain) if "_" not in plain else float("")  # 1_5: Python's digit separator, never a learner's
+    except (ValueError, OverflowError):
+        raise NotANumber(
+            _("{text} is not a number: write one as 1.5, -2 or 3e-4").format(text=brief(text, 40))
+        ) from None
+    if math.isinf(value) and "inf" not in plain.lower():
+        raise Unusable(_("{text} is too large: float64 holds numbers up to about 1.8e308").format(text=shown))
+    if not math.isfinite(value):
+        raise Unusable(_("{text} is not finite: write a finite number, such as 1.5").format(text=shown))
+    if decimal.Decimal(plain) != decimal.Decimal(repr(value)):  # digits float64 does not keep: 0.1 is kept, as 0.1
+        sentence = _("{text} has more digits than float64 keeps: the nearest number it holds is {nearest}")
+        raise Unusable(sentence.format(text=shown, nearest=exact(value)))
+    return value

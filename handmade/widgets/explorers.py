@@ -9,10 +9,10 @@ import numpy as np
 from ..arguments import brief, exact, number, real_array, whole
 from ..display.labelled import fmt
 from ..display.outputs import product_pair, scaled, softmax_story
-from ..display.views import _scrolling
+from ..display.views import scrolling
 from ..i18n import _
 from .choice import Choice
-from .editors import Quiet, _too_large, _TooCloseToZero, _typed_number, marked, message_html
+from .editors import NotANumber, Quiet, Unusable, marked, message_html, typed_number
 from .slider import LogSlider
 
 
@@ -75,24 +75,14 @@ class SoftmaxExplorer:
         self._in_use = False  # until the row is taken
         parts = re.split("[,，、﹐]", text)  # １，０、０ as 1, 0, 0 (each part read as the grids read a number)
         try:
-            row = np.array([_typed_number(part) for part in parts[: self.MAX_NUMBERS + 1]])
+            row = np.array([typed_number(part) for part in parts[: self.MAX_NUMBERS + 1]])
             if not 1 <= len(row) <= self.MAX_NUMBERS:
-                raise ValueError
-        except _TooCloseToZero as error:
-            said = _("{text} is too close to 0 for a number (float64 would hold it as 0); keeping the last row")
-            return self._refuse(said.format(text=brief(str(error).strip(), 40)))
-        except (ValueError, OverflowError):
+                raise NotANumber(text)
+        except NotANumber:
             said = _("{text} is not a list of 1 to {n} numbers like 1, 0, 0; keeping the last row")
             return self._refuse(said.format(text=brief(text, 40), n=self.MAX_NUMBERS))
-        unusable = [(part.strip(), x) for part, x in zip(parts, row) if not np.isfinite(x)]
-        if unusable:  # a number, but one no row can hold: said as the grids say it
-            part, x = unusable[0]
-            said = (
-                _("{text} is too large for a number (float64 holds numbers up to about 1.8e308); keeping the last row")
-                if _too_large(x, part)
-                else _("{text} is not finite; keeping the last row")
-            )
-            return self._refuse(said.format(text=brief(part, 40)))
+        except Unusable as problem:  # a number, but one no row can hold: said as the grids say it
+            return self._refuse(_("{problem}; keeping the last row").format(problem=problem))
         self._try(row, self._scale)
 
     def _refuse(self, said):
@@ -134,7 +124,7 @@ class SoftmaxExplorer:
 
     def refresh(self):
         story = softmax_story(self.row, self._scale)
-        self.view.value = _scrolling(story.html(), story.title)  # 12 columns may be wider than the page: they scroll
+        self.view.value = scrolling(story.html(), story.title)  # 12 columns may be wider than the page: they scroll
 
     def _ipython_display_(self):
         from IPython.display import display

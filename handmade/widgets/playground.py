@@ -25,7 +25,7 @@ from ..display.trace import trace, weight_tables
 from ..i18n import _, listed
 from ..inference import prepare
 from ..names import T
-from ..tokenizer import _fold as fold
+from ..tokenizer import fold
 from ..weights import NonFiniteError, WeightsError, arrays_of, copied, iter_matrices
 from . import layout, tools
 from . import options as O

@@ -227,10 +227,12 @@ def _unit(model, read, facts, unit, units, bias, amount, how=None):
     }
     said["hidden"] = fmt(model.tapped[Name(T.mlp_hidden, b)][p][unit])
     fires = _firing(pre, abs(units[unit]) > tolerance(units)).format(**said)
-    if abs(bias) > tolerance([bias, *units]):
-        fires = then(fires, _("Its output bias, mlp.c_proj.b, {effect}.").format(effect=effect_said(read, bias)))
-    text = then(fires, _("Its pre-activation, part by part: {shares}; through {entries}.").format(**said))
-    text += note + _alike_said(model, b, unit) + norm_note(at, p)
+    parts = _("The pre-activation of unit {unit}, part by part: {shares}; through {entries}.").format(**said)
+    text = then(fires, parts) + note + _alike_said(model, b, unit)
+    if abs(bias) > tolerance([bias, *units]):  # after the unit's own sentences, named: never read as the unit's
+        bias_said = _("The output bias of {mlp}, mlp.c_proj.b, {effect}.")
+        text = then(text, bias_said.format(mlp=said["mlp"], effect=effect_said(read, bias)))
+    text += norm_note(at, p)
     facts = {**facts, "unit": name, "pre": pre, "fires": pre > 0, "pre_shares": {str(n): v for n, v in shares.items()}}
     return PathStep("unit", read.part, p, amount, facts, tuple(named), text), after
 
