@@ -36,7 +36,7 @@ def run(path, write=False):
         record_timing=False,  # no timestamps in the stored notebooks
         store_widget_state=False,  # no widget model ids either; the snapshots serve viewers
         shutdown_kernel="immediate",  # the notebook has run: no need to wait for a graceful goodbye
-        resources={"metadata": {"path": str(path.parent)}},
+        resources={"metadata": {"path": str(_first_run_folder(path))}},
     )
     os.environ["HANDMADE_DATA"] = tempfile.mkdtemp(prefix="handmade-progress-")  # an empty progress file, each
     start = time.perf_counter()
@@ -50,6 +50,16 @@ def run(path, write=False):
                     cell.outputs = before  # the same output: its widget's id as stored, so diffs stay small
         nbformat.write(notebook, path)
     return seconds
+
+
+def _first_run_folder(path):
+    """A fresh folder to run ``path`` in, as a learner's first run finds its own: none of the files an earlier run
+    wrote (notebook 17's homework.py and echo.json), which would change what it prints; ``data/`` beside it."""
+    root = Path(tempfile.mkdtemp(prefix="handmade-run-"))
+    (root / "data").symlink_to(NOTEBOOKS / "data")  # notebook 21 reads data/ (from zh/, ../data/)
+    here = root / path.parent.relative_to(NOTEBOOKS)
+    here.mkdir(exist_ok=True)
+    return here
 
 
 def without_widget_ids(outputs):

@@ -43,8 +43,9 @@ class UnknownName(ValueError, KeyError):
 
 def brief(value, limit=60):
     """``repr(value)`` cut to ``limit`` characters, for messages (numpy numbers shown plainly; a string cut
-    inside its quotes, which still close: ``'1, 2, 3, …'``)."""
+    inside its quotes, which still close: ``'1, 2, 3, …'``), on one line (an array's rows side by side)."""
     text = repr(value.item() if isinstance(value, np.generic) else value)
+    text = re.sub(r"\n\s*", " ", text)  # a string's repr has none: its new lines are escaped
     closing = text[-1] if isinstance(value, str) else ""
     return text if len(text) <= limit else text[: limit - 1 - len(closing)] + "…" + closing
 

@@ -27,6 +27,7 @@ from .reasons import reason as said
 from .weights import WeightsError, check_weights, walk
 
 SAID_PATH = 200  # characters of the file a save names: whole, as it was typed, unless it is very long
+FAILED_PATH = 2 * SHOWN_PATH  # characters of the file a failure names: most folders whole, with room for the reason
 MAX_FILE_BYTES = 10_000_000  # a weights file of this series is at most a few hundred kilobytes
 MAX_LABELS = 4096  # names in one list of labels
 
@@ -284,9 +285,8 @@ def _discard(temporary, error):
 
 
 def _cannot_write(path, error):
-    return WeightsError(
-        _("cannot write weights to '{path}': {reason}").format(path=shown_path(path), reason=said(error))
-    )
+    sentence = _("cannot write weights to '{path}': {reason}")
+    return WeightsError(sentence.format(path=shown_path(path, FAILED_PATH), reason=said(error)))
 
 
 def _umask():
@@ -330,7 +330,8 @@ def read_bounded(path, limit=None):
 
 
 def _cannot_read(path, reason):
-    return WeightsError(_("cannot read weights from '{path}': {reason}").format(path=shown_path(path), reason=reason))
+    sentence = _("cannot read weights from '{path}': {reason}")
+    return WeightsError(sentence.format(path=shown_path(path, FAILED_PATH), reason=reason))
 
 
 def weights_from_json(text, source=None):

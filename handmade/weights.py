@@ -294,7 +294,8 @@ def checked_n_head(n_head, path, n_attn):
 
 def _check_keys(mapping, path, required, allowed):  # path None: the weights themselves, said in sentences of their own
     if not isinstance(mapping, dict):
-        sentence = _("{path} must be a dict with keys {keys}; found {value}")
+        top = _("the weights must be a dict with keys {keys}; found {value}")
+        sentence = _("{path} must be a dict with keys {keys}; found {value}") if path else top
         raise WeightsError(sentence.format(path=path, keys=listed(required), value=brief(mapping)))
     unknown, missing = [k for k in mapping if k not in allowed], [k for k in required if k not in mapping]
     if unknown:

@@ -208,7 +208,10 @@ ARGUMENTS = {  # name: (arguments, a phrase the message must contain)
     "2 MB of text": (["predict", "a" * 2_000_000], "the text has 2000000 characters; at most 1000000"),
     "an empty alphabet": (["predict", "a", "--alphabet", ""], "an alphabet is a string of 1 to 1024"),
     "a repeating alphabet": (["predict", "a", "--alphabet", "aa"], "the alphabet 'aa' repeats 'a'"),
-    "an alphabet of the wrong size": (["predict", "a", "--alphabet", "abc"], "has length 3, but n_vocab, the token rows of wte, is 2"),
+    "an alphabet of the wrong size": (
+        ["predict", "a", "--alphabet", "abc"],
+        "has length 3, but n_vocab, the token rows of wte, is 2",
+    ),
     "export into a folder that is not there": (["export", "/nonexistent/dir/w.json"], "cannot write weights to"),
 }
 

@@ -3111,6 +3111,7 @@ def counts(tmp):
         "3. malformed labels": len(MALFORMED_LABELS) * (1 + len(READERS)) + 2 + graded,
         "4. non-finite training": 2 * len(TRAINING_SHAPES) * len(TOO_LARGE) + 2 * len(BAD_SETTINGS) + allowed + dtypes,
         "5. library exceptions": len(CASES) * len(HOSTILE)
+        + len(SWITCHES) * len(NOT_SWITCHES)
         + len(ISSUE_CASES)
         + 2
         + len(SAMPLE_SCALES) * len(TEMPERATURES),

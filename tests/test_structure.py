@@ -260,3 +260,48 @@ def test_a_space_of_a_block_or_head_the_model_lacks_is_refused_never_counted_fro
             structure.basis(space, labels)
     with pytest.raises(ValueError, match="this model has no blocks, so no block 0"):
         blank("alternate").structure.space("attention", 0)
+
+
+def test_every_index_the_labels_and_entries_take_is_refused_below_0_never_counted_from_the_end():
+    """The index arguments of the core's public methods (found by their names: block, i, j, n), each given -1
+    and one past the end: a one-line error naming it, never the last one's names, never an IndexError."""
+    model = handmade.blog_model()
+    labels = handmade.Labels("ab", handmade.Basis.numbered(3), attention=(handmade.Basis(["x", "y", "z"]),) * 2)
+    q = model.structure.part("q")
+    for call, name in [
+        (lambda: labels.attention_basis(-1, 3), "block"),
+        (lambda: labels.hidden_basis(-1, 2), "block"),
+        (lambda: model.structure.entry(q, model.labels, -1, 0), "i"),
+        (lambda: model.structure.entry(q, model.labels, 0, -1), "j"),
+        (lambda: model.structure.entry(q, model.labels, 8, 0), "i"),
+        (lambda: handmade.Basis.numbered(-1), "n"),
+    ]:
+        with pytest.raises(ValueError, match=f"^{name} must be a whole number from 0 to"):
+            call()
+    assert labels.attention_basis(5, 3) == labels.residual  # past the blocks labelled: the defaults, as before
+    assert model.structure.entry(q, model.labels, 7, 0) == "blocks[0].q[V, P0]"
+
+
+def test_q_k_and_v_are_put_together_and_apart_only_as_matrices_of_one_shape():
+    from handmade.basis import qkv_weights, split_qkv
+
+    eye = np.eye(2)
+    assert qkv_weights(eye, 2 * eye, 3 * eye)["w"].shape == (2, 6)
+    assert [x.tolist() for x in split_qkv(np.arange(6.0)[None])] == [[[0, 1]], [[2, 3]], [[4, 5]]]
+    for call, said in [
+        (lambda: qkv_weights(eye, np.zeros((3, 2)), eye), r"q, k and v must be matrices of one shape.*k \(3, 2\)"),
+        (lambda: qkv_weights([["a"]], [[1]], [[1]]), r"q\[0, 0\] is 'a', not a number"),
+        (lambda: split_qkv(np.zeros((2, 5))), r"c_attn_w must be a matrix of 3\*n_attn columns.*\(2, 5\)"),
+        (lambda: split_qkv([1, 2, 3]), r"c_attn_w must be a matrix of 3\*n_attn columns.*\(3,\)"),
+    ]:
+        with pytest.raises((TypeError, ValueError), match=said):
+            call()
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), -float("inf"), 2**2000])
+def test_a_weight_written_by_name_is_a_finite_number_or_refused_naming_its_entry(value):
+    basis = handmade.Basis.numbered(3)
+    with pytest.raises(ValueError, match=r"entries\['e1'\] is .*; every weight must be a finite number"):
+        basis.vector({"e1": value})
+    with pytest.raises(ValueError, match=r"entries\[\('e1', 'e2'\)\] is .*; every weight must be a finite number"):
+        basis.matrix({("e1", "e2"): value})

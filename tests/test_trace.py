@@ -49,6 +49,14 @@ def test_trace_labels_rows_by_position_and_token():
     assert t["embedding"].col_splits == (5, 7)
 
 
+def test_a_text_longer_than_the_model_reads_is_said_to_be_read_from_its_last_letters():
+    """The blog's model reads 5 letters: a trace of 8 says which 5, which its rows count from 0."""
+    t = trace("abbaabab")
+    assert t.read == "aabab" and t["embedding"].rows[0] == "pos 0 · a"
+    assert repr(t).startswith("Trace of 'abbaabab' (the model reads only its last 5 letters, 'aabab'): token_embedding")
+    assert repr(trace("aab")).startswith("Trace of 'aab': token_embedding") and trace("aab").read == "aab"
+
+
 def test_trace_labels_qkv_scores_and_logits():
     t = trace("aab")
     assert t["qkv"].cols[:2] == ("q·P0", "q·P1") and t["qkv"].cols[8] == "k·P0" and t["qkv"].cols[-1] == "v·V"

@@ -21,7 +21,7 @@ from handmade.display.source import show
 from handmade.model import attention, causal_mask, gelu, layer_norm, linear, recording, softmax
 from handmade.names import INTERMEDIATES, T
 from handmade.training import IGNORE, AdamW, loss, loss_and_grads
-from handmade.weights import BLOCK_KEYS, TOP_KEYS, NonFiniteError, Weights, iter_matrices
+from handmade.weights import BLOCK_KEYS, TOP_KEYS, NonFiniteError, Weights, iter_matrices, map_arrays
 
 EPSILON = 1e-5  # central differences in float64: truncation ~ EPSILON**2, rounding ~ 1e-16 / EPSILON
 TOLERANCE = 1e-6  # the largest relative error allowed, per array
@@ -421,6 +421,21 @@ def test_training_on_aab_drives_the_loss_down_and_scores_27_of_27():
     assert history.losses[0] == pytest.approx(math.log(2), abs=0.05)
     assert history.losses[-1] < 0.05 * history.losses[0]
     assert handmade.accuracy(params).perfect  # graded by the same gpt() and grader as hand-set weights
+
+
+def test_a_loss_of_exactly_0_is_kept_and_shown_as_0_never_minus_0(monkeypatch, capsys):
+    """-np.mean of log-probabilities that are all exactly 0 is -0.0: kept as 0.0, shown as 0.0000."""
+    import handmade.training.loop as loop
+
+    def certain(params, batch_fn, step, lr):  # every target's probability exactly 1
+        return -0.0, map_arrays(np.zeros_like, params)
+
+    monkeypatch.setattr(loop, "_loss_and_grads", certain)
+    batch_fn = training.example_batches(handmade.prefix_examples(), None, 5, rng=0, alphabet="ab")
+    _params, history = training.train(handmade.blog_model(), batch_fn, 2, progress=True)
+    assert not np.signbit(history.losses).any() and "-0.0000" not in str(history)
+    shown = capsys.readouterr()
+    assert "loss 0.0000" in shown.err and "-0.0000" not in shown.out + shown.err
 
 
 def test_training_on_windows_of_a_repeating_pattern_drives_the_loss_down():

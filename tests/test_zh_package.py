@@ -535,7 +535,7 @@ def test_a_chinese_report_whose_predictions_are_all_right_says_the_margin_is_too
         report = handmade.grade(task, model)
         assert report.correct == report.total and not report.passed
         said = "\n".join([str(report), str(graded(task, model))])
-        assert "间隔太小" in said and "最小处在" in str(report), said
+        assert "间隔太小" in said and "最小值出现在" in str(report), said
         assert not re.search("出错|答错|错误", said), said
     passed, summary, details = TaskScore(name)(model)
     assert not re.search("出错|答错|错误", " ".join([summary, *details]))

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ..arguments import brief, fmt_apart, yes_or_no
-from ..i18n import _, language, tag, then
+from ..i18n import N_, _, language, tag, then
 from ..inference import Example
 from ..parts import with_part
 from ..weights import (
@@ -62,6 +62,7 @@ from .tasks import examples as task_examples
 # of more than 3, most by hundreds.
 MARGIN_THRESHOLD = 1.0
 SHOWN_FAILURES = 5  # failing contexts listed in a report
+NOTHING_TO_REVEAL = N_("  (the model passes: there is no failing context to show the reference's shares on)")
 
 
 # ---- the report ----------------------------------------------------------------------------
@@ -249,7 +250,7 @@ def grade(task, params, *, diagnose=True, reveal=False, every_path=False):
     task = usable(task)  # a task that cannot be used (a limit it is over) says so first, whatever the weights
     examples, graded = task_examples(task), graded_tokens(task)
     params = submission(task, params)
-    check_grading(task, params.structure, explained=bool(diagnose))  # the paths back, once it is known which fail
+    check_grading(task, params.structure, explained=diagnose)  # the paths back, once it is known which fail
     logits = logits_per_context([tokens for tokens, _right in graded], params)  # [n_examples, n_vocab]
     right = np.array([r for _tokens, r in graded])
     margins, predicted = margins_of(logits, right, MARGIN_THRESHOLD)
@@ -273,9 +274,7 @@ def grade(task, params, *, diagnose=True, reveal=False, every_path=False):
         right_below=int(((predicted == right) & ~(margins > MARGIN_THRESHOLD)).sum()),
     )
     if report.passed and reveal:  # asked for, and nothing to show them beside: said so
-        return replace(
-            report, revealed=_("  (the model passes: there is no failing context to show the reference's shares on)")
-        )
+        return replace(report, revealed=_(NOTHING_TO_REVEAL))
     if report.passed or not diagnose:
         return report
     below = [int(i) for i in np.flatnonzero(~(margins > report.threshold))]  # every context under the margin

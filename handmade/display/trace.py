@@ -50,8 +50,15 @@ class Trace(Mapping):
         """The full Name of the intermediate ``key`` names (``scores`` or ``blocks[0].scores``), or UnknownName."""
         return resolve(key, list(self._matrices), _("no intermediate called {name}; this trace has {names}"))
 
-    def __repr__(self):
-        return f"Trace of {self.text!r}: " + ", ".join(self._matrices)
+    def __repr__(self):  # a text longer than the model reads: the letters it read, which the positions count from
+        n = len(self.tokens)
+        read = "" if n == len(self.text) else f" (the model reads only its last {n} letters, {self.read!r})"
+        return f"Trace of {self.text!r}{read}: " + ", ".join(self._matrices)
+
+    @property
+    def read(self):
+        """The letters of the text the model read (its last n_ctx): position 0 is the first of them."""
+        return self.text[len(self.text) - len(self.tokens) :]
 
 
 def position_labels(tokens, labels):

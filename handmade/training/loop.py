@@ -75,12 +75,12 @@ def train(
             raise NonFiniteError(
                 _("training diverged at step {step}: AdamW's move is not finite; try a larger eps").format(step=step)
             )
-        losses[step] = value
+        losses[step] = value + 0.0  # a loss of exactly 0 is kept as 0.0, never shown as -0.0000
         done = step + 1
         if evaluate is not None and (done % eval_every == 0 or done == steps):
             evaluated.append((done, _evaluated(evaluate, params)))
         if bar is not None:
-            bar.show(done, value, evaluated[-1][1] if evaluated else None)
+            bar.show(done, losses[step], evaluated[-1][1] if evaluated else None)
     if bar is not None:
         bar.close()
     return params, History(losses, tuple(evaluated))

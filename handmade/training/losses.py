@@ -19,7 +19,7 @@ def cross_entropy(logits, targets):  # [B, n_seq, n_vocab], [B, n_seq] -> a numb
     """The mean of -log(probability of the target) over every position that has a target."""
     counted = targets != IGNORE  # [B, n_seq]
     picked = log_softmax(logits)[counted, targets[counted]]  # [positions counted]: log(probability of the target)
-    return float(0.0 - np.mean(picked))  # 0.0 - 0.0 is 0.0, where -(0.0) would print as -0.0000
+    return float(-np.mean(picked))
 
 
 def cross_entropy_backward(logits, targets):  # [B, n_seq, n_vocab], [B, n_seq] -> a number, [B, n_seq, n_vocab]
@@ -30,7 +30,7 @@ def cross_entropy_backward(logits, targets):  # [B, n_seq, n_vocab], [B, n_seq] 
     counted = targets != IGNORE  # [B, n_seq]
     at = (*np.nonzero(counted), targets[counted])  # where each counted target is in [B, n_seq, n_vocab]
     log_probs = log_softmax(logits)  # [B, n_seq, n_vocab]
-    value = 0.0 - np.mean(log_probs[at])  # cross_entropy(logits, targets), never -0.0
+    value = -np.mean(log_probs[at])  # cross_entropy(logits, targets)
     d_logits = np.exp(log_probs)  # the probabilities ...
     d_logits[at] -= 1  # ... minus 1 at the target
     d_logits[~counted] = 0  # only counted positions ...

@@ -70,12 +70,14 @@ def message_html(text, ok=False):
     at once (an alert) and any other news when it is free (a status). Always one line, a character that
     cannot be shown (a new line in a file name) as its escape, and every word of it: a sentence cut in its
     middle would lose what it says (where a pass overflowed); a long piece of it (a file name, what was
-    typed) is shortened where it is put in, and the line wraps in the room beside the editor."""
+    typed) is shortened where it is put in, and the line wraps in the room beside the editor, every space of
+    what it quotes kept (two typed spaces are shown as two)."""
     if not text:
         return ""
     text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
     colour, role, live = ("#1a7f37", "status", "polite") if ok else ("#b3261e", "alert", "assertive")
-    return f'<span role="{role}" aria-live="{live}" style="color:{colour}">{html.escape(text, quote=False)}</span>'
+    style = f"color:{colour};white-space:pre-wrap"  # wrapped at spaces, none of them merged
+    return f'<span role="{role}" aria-live="{live}" style="{style}">{html.escape(text, quote=False)}</span>'
 
 
 def say_in(region, markup):

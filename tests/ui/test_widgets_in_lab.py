@@ -61,6 +61,10 @@ def test_embedding_follows_the_typed_context_and_refuses_other_letters(notebook)
     nb.type_into(nb.page.locator(".hm-context input"), "abx")
     nb.page.get_by_text("cannot tokenize 'x' at position 2").wait_for()
     assert nb.html("hm-view-embedding") == after  # still the last good context
+    nb.type_into(nb.page.locator(".hm-context input"), "a  c")  # two spaces: the message quotes both, as shown
+    message = nb.page.locator("[role=alert]", has_text="cannot tokenize ' ' at position 1")
+    message.wait_for()
+    assert "of 'a  c'" in message.inner_text()  # innerText: the text as the page lays it out, spaces merged or not
 
 
 # ---- 04: edit q, watch the scores ---------------------------------------------------------
@@ -317,7 +321,9 @@ def test_an_entry_that_is_not_a_number_shows_a_message_and_keeps_the_model(noteb
     place = view.bounding_box()
     assert place is not None
     nb.type_into(nb.cell_box("c-proj-w", 7, 6), "lots")
-    nb.wait_for_text("hm-message-c-proj-w", "'lots' is not a number: write one as 1.5, -2 or 3e-4; the model keeps 1024")
+    nb.wait_for_text(
+        "hm-message-c-proj-w", "'lots' is not a number: write one as 1.5, -2 or 3e-4; the model keeps 1024"
+    )
     assert view.bounding_box() == place  # the message appears where it does not move the views
     assert nb.html("hm-view-q-attention") == attention and accuracy(nb) == score
     nb.type_into(nb.cell_box("c-proj-w", 7, 6), "1024")
