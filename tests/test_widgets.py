@@ -104,27 +104,27 @@ def test_zeroing_lg_in_c_proj_breaks_accuracy_and_reset_puts_back_every_control(
 @pytest.mark.parametrize(
     "text, message",
     [
-        ("abc", "'abc' is not a number: write one as 1.5, -2 or 3e-4; the model keeps 1024"),
+        ("abc", "'abc' is not a number (write one as 1.5, -2 or 3e-4); the model keeps 1024"),
         ("inf", "inf is not finite"),
         ("nan", "nan is not finite"),
         ("-Infinity", "-Infinity is not finite"),
-        ("1e400", "1e400 is too large: float64 holds numbers up to about 1.8e308"),
-        ("－１e400", "－１e400 is too large: float64"),
-        ("1" * 3000, f"{'1' * 39}… is too large: float64"),  # cut, and said to be: finite, too large
-        ("1e-400", "1e-400 is too close to 0: float64 would hold it as 0; the model keeps 1024"),
-        ("－１e-400", "－１e-400 is too close to 0: float64"),  # as the grids read it: a number, not 0
+        ("1e400", "1e400 is too large (float64 holds numbers up to about 1.8e308)"),
+        ("－１e400", "－１e400 is too large (float64"),
+        ("1" * 3000, f"{'1' * 39}… is too large (float64"),  # cut, and said to be: finite, too large
+        ("1e-400", "1e-400 is too close to 0 (float64 would hold it as 0); the model keeps 1024"),
+        ("－１e-400", "－１e-400 is too close to 0 (float64"),  # as the grids read it: a number, not 0
         ("", "c_proj.w[V, Tb]: type a number to use it; the model keeps 1024"),
         ("  ", "type a number to use it; the model keeps 1024"),
         ("x" * 5000, f"'{'x' * 37}…' is not a number"),  # cut inside its quotes, which close
-        ("1_5", "'1_5' is not a number: write one as 1.5"),  # Python's digit separator: never 15 unsaid
+        ("1_5", "'1_5' is not a number (write one as 1.5"),  # Python's digit separator: never 15 unsaid
         ("１_５", "'１_５' is not a number"),
         (
             "123456789012345678901",
-            "has more digits than float64 keeps: the nearest number it holds is 1.2345678901234568e+20",
+            "has more digits than float64 keeps (the nearest number it holds is 1.2345678901234568e+20)",
         ),
         (
             "1.00000000000000001",
-            "1.00000000000000001 has more digits than float64 keeps: the nearest number it holds is 1;",
+            "1.00000000000000001 has more digits than float64 keeps (the nearest number it holds is 1);",
         ),
     ],
 )
@@ -148,7 +148,7 @@ def test_no_box_shows_a_number_the_model_does_not_use_once_its_message_is_gone()
     type_into(p, "c_proj.w", 7, 6, "abc")
     type_into(p, "c_proj.w", 0, 0, "1e400")
     assert editor.boxes[7][6].value == "abc" and editor.boxes[0][0].value == "1e400"  # the latest is said
-    assert "1e400 is too large: float64 holds numbers up to about 1.8e308; the model keeps 0" in (editor.message.value)
+    assert "1e400 is too large (float64 holds numbers up to about 1.8e308); the model keeps 0" in (editor.message.value)
     type_into(p, "c_proj.w", 1, 1, "-0.5")
     assert editor.message.value == "" and p.params["blocks"][0]["attn"]["c_proj"]["w"][1, 1] == -0.5
     shown = [[float(box.value) for box in row] for row in editor.boxes]
@@ -258,18 +258,18 @@ def test_an_lg_that_rounds_to_a_shorter_number_is_shown_with_every_digit_it_was_
     [
         (
             "0,5",
-            "'0,5' is not a number: write one as 1.5, -2 or 3e-4; keeping 1024",
+            "'0,5' is not a number (write one as 1.5, -2 or 3e-4); keeping 1024",
         ),  # a comma is never read as a decimal point, nor dropped
-        ("abc", "'abc' is not a number: write one as 1.5, -2 or 3e-4; keeping 1024"),
+        ("abc", "'abc' is not a number (write one as 1.5, -2 or 3e-4); keeping 1024"),
         ("1e308", "1e308 is outside what this control can use, -1e+300 to 1e+300; keeping 1024"),
-        ("nan", "nan is not finite: write a finite number, such as 1.5; keeping 1024"),
-        ("-inf", "-inf is not finite: write a finite number, such as 1.5; keeping 1024"),
-        ("1e400", "1e400 is too large: float64 holds numbers up to about 1.8e308"),
-        ("1e-400", "1e-400 is too close to 0: float64 would hold it as 0; keeping 1024"),
-        ("1_024", "'1_024' is not a number: write one as 1.5, -2 or 3e-4; keeping 1024"),
+        ("nan", "nan is not finite (write a finite number, such as 1.5); keeping 1024"),
+        ("-inf", "-inf is not finite (write a finite number, such as 1.5); keeping 1024"),
+        ("1e400", "1e400 is too large (float64 holds numbers up to about 1.8e308)"),
+        ("1e-400", "1e-400 is too close to 0 (float64 would hold it as 0); keeping 1024"),
+        ("1_024", "'1_024' is not a number (write one as 1.5, -2 or 3e-4); keeping 1024"),
         (
             "1024.0000000000001",
-            "1024.0000000000001 has more digits than float64 keeps: the nearest number it holds is 1024; keeping 1024",
+            "1024.0000000000001 has more digits than float64 keeps (the nearest number it holds is 1024); keeping 1024",
         ),
     ],
 )
@@ -813,10 +813,10 @@ def test_a_message_said_again_is_read_out_again():
     after a second "break it" on the same weight) takes the region's text out and puts it back."""
     p = blog_playground()
     for region, say in ((p.editors["q"].message, p.editors["q"].show), (p.status, lambda t: p.replace(p.params, t))):
-        say("q[P0, P0]: 'abc' is not a number: write one as 1.5, -2 or 3e-4; the model keeps 1024")
+        say("q[P0, P0]: 'abc' is not a number (write one as 1.5, -2 or 3e-4); the model keeps 1024")
         said, changes = region.value, []
         region.observe(lambda change, seen=changes: seen.append(change["new"]), names="value")
-        say("q[P0, P0]: 'abc' is not a number: write one as 1.5, -2 or 3e-4; the model keeps 1024")
+        say("q[P0, P0]: 'abc' is not a number (write one as 1.5, -2 or 3e-4); the model keeps 1024")
         assert changes == ["", said] and region.value == said
 
 
@@ -949,13 +949,13 @@ def test_the_prediction_and_the_score_are_statuses_that_a_screen_reader_reads_af
 @pytest.mark.parametrize(
     "typed, said",
     [
-        ("1e400, 0", "1e400 is too large: float64 holds numbers up to about 1.8e308"),
-        ("0, -1e999", "-1e999 is too large: float64"),
+        ("1e400, 0", "1e400 is too large (float64 holds numbers up to about 1.8e308)"),
+        ("0, -1e999", "-1e999 is too large (float64"),
         ("1, inf", "inf is not finite"),
         ("NaN, 0", "NaN is not finite"),
         ("1, ＩＮＦ", "ＩＮＦ is not finite"),  # quoted as typed, read as the grids read it
         ("-Infinity", "-Infinity is not finite"),
-        ("1, 1e-400", "1e-400 is too close to 0: float64 would hold it as 0"),
+        ("1, 1e-400", "1e-400 is too close to 0 (float64 would hold it as 0)"),
         ("1, 0.10000000000000000001", "0.10000000000000000001 has more digits than float64 keeps"),
     ],
 )

@@ -470,18 +470,18 @@ def typed_number(text):
     text = text_of(text, "text", math.inf)  # a box's value: a string, of any length (shown cut)
     plain, shown = unicodedata.normalize("NFKC", text).replace("−", "-").strip(), _typed_shown(text)
     if rounds_to_zero(plain):
-        raise Unusable(_("{text} is too close to 0: float64 would hold it as 0").format(text=shown))
+        raise Unusable(_("{text} is too close to 0 (float64 would hold it as 0)").format(text=shown))
     try:
         value = float(plain) if "_" not in plain else float("")  # 1_5: Python's digit separator, never a learner's
     except (ValueError, OverflowError):
         raise NotANumber(
-            _("{text} is not a number: write one as 1.5, -2 or 3e-4").format(text=brief(text, 40))
+            _("{text} is not a number (write one as 1.5, -2 or 3e-4)").format(text=brief(text, 40))
         ) from None
     if math.isinf(value) and "inf" not in plain.lower():
-        raise Unusable(_("{text} is too large: float64 holds numbers up to about 1.8e308").format(text=shown))
+        raise Unusable(_("{text} is too large (float64 holds numbers up to about 1.8e308)").format(text=shown))
     if not math.isfinite(value):
-        raise Unusable(_("{text} is not finite: write a finite number, such as 1.5").format(text=shown))
+        raise Unusable(_("{text} is not finite (write a finite number, such as 1.5)").format(text=shown))
     if decimal.Decimal(plain) != decimal.Decimal(repr(value)):  # digits float64 does not keep: 0.1 is kept, as 0.1
-        sentence = _("{text} has more digits than float64 keeps: the nearest number it holds is {nearest}")
+        sentence = _("{text} has more digits than float64 keeps (the nearest number it holds is {nearest})")
         raise Unusable(sentence.format(text=shown, nearest=exact(value)))
     return value

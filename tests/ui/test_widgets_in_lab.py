@@ -178,7 +178,7 @@ def test_lg_refuses_a_comma_the_browser_would_drop_and_takes_its_old_value_again
     nb = notebook("07_projection_and_residual.ipynb")
     box = nb.page.locator(".hm-lg-box input")
     nb.type_into(box, "0,5")
-    nb.wait_for_text("hm-lg-message", "'0,5' is not a number: write one as 1.5, -2 or 3e-4; keeping 1024")
+    nb.wait_for_text("hm-lg-message", "'0,5' is not a number (write one as 1.5, -2 or 3e-4); keeping 1024")
     assert box.input_value() == "0,5" and "(27 / 27)" in nb.text("hm-view-accuracy")
     before = nb.html("hm-view-accuracy")
     nb.type_into(nb.cell_box("c-proj-w", 7, 6), "0")  # what "break it" does
@@ -322,7 +322,7 @@ def test_an_entry_that_is_not_a_number_shows_a_message_and_keeps_the_model(noteb
     assert place is not None
     nb.type_into(nb.cell_box("c-proj-w", 7, 6), "lots")
     nb.wait_for_text(
-        "hm-message-c-proj-w", "'lots' is not a number: write one as 1.5, -2 or 3e-4; the model keeps 1024"
+        "hm-message-c-proj-w", "'lots' is not a number (write one as 1.5, -2 or 3e-4); the model keeps 1024"
     )
     assert view.bounding_box() == place  # the message appears where it does not move the views
     assert nb.html("hm-view-q-attention") == attention and accuracy(nb) == score
