@@ -205,8 +205,10 @@ def test_a_message_beside_the_lg_box_never_moves_the_views_beside_the_grids(note
         assert (after["x"], after["y"]) == (before["x"], before["y"]), (before, after)
         nb.type_into(box, "1.00001")  # every digit the model runs shows in the grids, none cut by the box's edge
         cell = nb.cell_box("c-proj-w", 7, 5)  # c_proj.w[V, Ta] = -Lg
-        page.wait_for_function("e => e.value === '-1.00001'", arg=cell.element_handle())
-        assert cell.evaluate("e => e.scrollWidth <= e.clientWidth")
+        # its value and its width are two widget models, which may arrive one after the other: both awaited
+        page.wait_for_function(
+            "e => e.value === '-1.00001' && e.scrollWidth <= e.clientWidth", arg=cell.element_handle()
+        )
         nb.type_into(box, "1024")
         nb.wait_for_text("hm-view-accuracy", "(27 / 27)")
     finally:

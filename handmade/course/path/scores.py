@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...arguments import fmt
-from ...i18n import N_, _, then
+from ...i18n import N_, _, listed, then
 from ...model import Name
 from ..explain import tolerance
 from .asks import empty_ask, nothing, unanswered, unasked, unmet
@@ -27,6 +27,7 @@ from .stream import (
 from .values import best_entry, carried_said, looked, unsent_alone, value_step
 
 FAULT_SHARE = 0.1  # a head's attention is at fault when looking elsewhere gains this share of what its keys span
+ALIKE = 0.9  # another key that gains this share of the best one's gain serves nearly as well: named beside it
 MAX_WRITERS = 48  # writers of a score kept apart in its terms; more are summed as one, OTHERS
 OTHERS = Name("others")  # the writers a score's terms do not keep apart, summed
 
@@ -169,11 +170,25 @@ def _attention(model, read, view, gains, wanted, amount):
         "gain": fmt(gains[wanted] - amount),
     }
     better = _("Reading position {wanted} ({token}) instead would serve {reader} better, by {gain}.").format(**said)
-    text = then(text, better)
+    alike = _alike_said(model, gains, wanted, amount)
+    text = then(then(text, better), alike) if alike else then(text, better)
     blocked, useless = unsent_alone(model, read, view, wanted) if gains[wanted] <= tolerance(gains) else ([], "")
     text = then(then(text, useless) if useless else text, why) + norm_note(pairs.inputs[p], p)
     facts["gap"] = gap
     return PathStep("attention", read.part, p, amount, facts, tuple(entries + named + blocked), text), after
+
+
+def _alike_said(model, gains, wanted, amount, limit=3):
+    """A sentence naming the other keys that would serve the reader nearly as well as ``wanted`` (ALIKE of its
+    gain, or more), the best first: which of them a design means, the steps after speak of ``wanted`` alone; else ""."""
+    best = gains[wanted] - amount
+    alike = [int(j) for j in np.argsort(-gains, kind="stable") if j != wanted and gains[j] - amount >= ALIKE * best]
+    if not alike:
+        return ""
+    each = _("position {key} ({token}) by {gain}")
+    keys = [each.format(key=j, token=model.tokens[model.reading.tokens[j]], gain=fmt(gains[j] - amount)) for j in alike]
+    sentence = _("So would reading {keys}; what follows speaks of position {wanted}.")
+    return sentence.format(keys=listed(keys[:limit]), wanted=wanted)
 
 
 def _terms(pairs, limit=8):
