@@ -65,6 +65,20 @@ def test_a_head_that_feeds_an_mlp_is_followed_from_the_mlp_to_the_query_entry_th
     assert "reads position 1 (1) with weight 1" in head.text and "Reading position 0 (0) instead" in head.text
 
 
+def test_a_head_that_could_read_several_keys_as_well_hears_of_each_not_of_one_alone():
+    """The previous-letter head of induction made to read two back at position 3 (q[P3, P1] in place of
+    q[P3, P2]): on 'abab', positions 0 and 2 both hold the a it should carry. The step names the one it speaks
+    of, says the other serves as well, and names the entry that made it look two back."""
+    model = reference("induction")
+    q = np.array(get(model, "blocks[0].q"))
+    q[3, 2], q[3, 1] = 0, 1024
+    report = grade("induction", with_parts(model, {"blocks[0].q": q}))
+    head = next(s for s in report.focus.path if s.kind == "attention" and str(s.part) == "blocks[0].head0")
+    assert "Reading position 0 (a) instead would serve" in head.text, head.text
+    assert "So would reading position 2 (a) by 295.6; what follows speaks of position 0." in head.text
+    assert "blocks[0].q[P3, P1]" in dict(head.entries) and not contradictions(report)
+
+
 def test_when_block_0_writes_no_flag_the_path_goes_on_from_block_1s_head_to_block_0s():
     model = reference("induction")
     model = with_parts(model, {"blocks[0].v": 0 * get(model, "blocks[0].v")})
