@@ -32,11 +32,8 @@ def pytest_runtest_setup(item):
 
 # The files that take longest (the website in Chromium, JupyterLab in Chromium, the hostile inputs),
 # handed to the workers first, so that none of them starts when the others are nearly done; every
-# file keeps its own tests in order (a notebook's cells run in order in one kernel). Before them the
-# browser harness's own tests (a few seconds): its bound stops a page script by a timer signal, which
-# must meet the browser's connection quiet, before a worker's session has notebook pages open and talking.
+# file keeps its own tests in order (a notebook's cells run in order in one kernel).
 FIRST = (
-    "tests/ui/test_harness.py",
     "tests/test_site.py",
     "tests/ui/test_widgets_in_lab.py",
     "tests/ui/test_accessibility_in_lab.py",
