@@ -101,5 +101,5 @@ def test_a_page_script_that_never_answers_is_stopped_and_the_browser_still_works
     as around a test's call, with no other page (a session's notebooks) talking on the connection it interrupts."""
     here = Path(__file__).resolve().parent
     run = [sys.executable, "-c", ALONE, chromium, str(here), str(here.parent)]
-    done = subprocess.run(run, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(run, capture_output=True, text=True, encoding="utf-8", timeout=120)
     assert done.stdout.splitlines() == ["a page's script took more than 1 s", "True", "2"], done.stderr[-2000:]
