@@ -2,7 +2,7 @@
 
 from collections.abc import Iterable
 
-from .arguments import brief, check_alphabet, is_whole
+from .arguments import brief, check_alphabet, is_whole, text_of
 from .i18n import _
 
 # characters one call may tokenize, or tokens untokenize (the longest text in the series is 165,000)
@@ -41,12 +41,7 @@ def fold(text, alphabet):
     others as typed, for the refusal to name. The playground's context box and ``example_batches`` read text so."""
     if alphabet is not None:
         check_alphabet(alphabet)
-    if not isinstance(text, str) or len(text) > MAX_TEXT:
-        raise (TypeError if not isinstance(text, str) else ValueError)(
-            _("text must be a string of at most {limit} characters; found {value}").format(
-                limit=MAX_TEXT, value=brief(text)
-            )
-        )
+    text_of(text, "text", MAX_TEXT)
     if alphabet is None or set(text) <= set(alphabet):
         return text
     import unicodedata  # loaded here, for a text that needs it, not on every import
