@@ -56,10 +56,9 @@ def writers(reading, position, params, upto=None):
         if upto == (b, "attn"):
             return vectors
         c_proj = block["attn"]["c_proj"]
-        for h in range(shape.n_head):
+        for h, rows in enumerate(np.split(c_proj["w"], shape.n_head)):  # each head's rows, split as gpt() splits
             out = seen[Name(T.attention_output, b, h if shape.n_head > 1 else None)]
-            rows = slice(h * shape.d_head, (h + 1) * shape.d_head)  # the head's rows of c_proj.w
-            vectors[Name(None, b, h)] = out[position] @ c_proj["w"][rows]  # blocks[b].head{h}
+            vectors[Name(None, b, h)] = out[position] @ rows  # blocks[b].head{h}
         vectors[Name("c_proj.b", b)] = c_proj["b"]
         if upto == (b, "mlp"):
             return vectors
