@@ -87,7 +87,12 @@ class _Formatter(argparse.HelpFormatter):
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse's parser, made with ``_Formatter`` (``PARSER``), whose errors and help are ours to print."""
+    """argparse's parser, made with ``_Formatter`` (``PARSER``), whose errors and help are ours to print, and whose
+    options take one value each (``_Once``)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.register("action", None, _Once)  # argparse's default action, "store", for every argument
 
     def error(self, message):  # argparse prints the usage too; one line is enough
         message = _required_listed(message)
@@ -114,6 +119,22 @@ def _required_listed(message):
 
 
 PARSER = partial(_Parser, formatter_class=_Formatter)  # the command line's parser and each command's
+
+
+class _Once(argparse.Action):
+    """An option that takes one value: given a second time it is refused, naming both (argparse would keep
+    the last, and a teacher's first --tasks file would be left out without a word). --lang alone may come
+    twice, the last counting, as a language chosen before the command may be chosen again after it."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = vars(namespace).setdefault("_given", set())
+        if self.dest in given and self.dest != "lang":
+            first, second = (clip(repr(v), 40) for v in (getattr(namespace, self.dest), values))
+            raise argparse.ArgumentError(
+                self, _("given twice, {first} and then {second}; give it once").format(first=first, second=second)
+            )
+        given.add(self.dest)
+        setattr(namespace, self.dest, values)
 
 
 class HelpShown(Exception):  # noqa: N818  (not a failure: the text --help asked for, to print)
@@ -150,7 +171,7 @@ def build_parser():
         choices=LANGUAGES,
         help=_("the language of every message: en (the default) or zh (also: HANDMADE_LANG=zh)"),
     )
-    weights = argparse.ArgumentParser(add_help=False)
+    weights = PARSER(add_help=False)
     weights.add_argument("--weights", metavar="FILE.json", help=_("weights saved as JSON (default: the blog's model)"))
     weights.add_argument(
         "--alphabet",
@@ -183,7 +204,7 @@ def build_parser():
 
 def _task_commands(commands):
     """tasks, blank, grade and train: each also reads a teacher's tasks from --tasks FILE.py."""
-    task_file = argparse.ArgumentParser(add_help=False)
+    task_file = PARSER(add_help=False)
     task_file.add_argument(
         "--tasks",
         metavar="FILE.py",

@@ -1,5 +1,6 @@
 """``python -m handmade``: the blog's lines on stdout; every bad input one short line with status 2."""
 
+import argparse
 import json
 import os
 import re
@@ -702,3 +703,29 @@ def test_accuracy_of_weights_of_another_alphabet_says_what_it_scores(tmp_path):
     code, out, err = run("accuracy", "--weights", str(tmp_path / "xor.json"))
     _assert_one_short_line(code, out, err, "accuracy scores the blog's (aab)* contexts, over 'ab'")
     assert "these weights' alphabet is '01'" in err and "'aa'" not in err
+
+
+def _value_options():
+    """(command, option) for every option of every command that takes a value, found in the parser itself:
+    a new one is tried as soon as it is written."""
+    from handmade.cli import build_parser
+
+    commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    for command, parser in commands.choices.items():
+        for action in parser._actions:
+            if action.option_strings and action.nargs is None and action.dest not in ("lang", "help"):
+                yield command, action.option_strings[-1]
+
+
+TWO_VALUES = {"-n": ("1", "2"), "--steps": ("1", "2"), "--seed": ("1", "2"), "--alphabet": ("ab", "abc")}
+
+
+@pytest.mark.parametrize(("command", "option"), list(_value_options()))
+def test_an_option_given_twice_is_refused_naming_both_values_never_the_first_dropped(command, option):
+    """argparse keeps the last of an option given twice: a teacher's --tasks week1.py --tasks week2.py lost
+    week1.py's tasks without a word. Every option that takes a value is refused a second (--lang alone may
+    come again, the last counting: test_lang_may_come_after_the_command_and_the_last_one_counts)."""
+    first, second = TWO_VALUES.get(option, ("one.json", "two.json"))
+    code, out, err = run(command, option, first, option, second)
+    _assert_one_short_line(code, out, err, f"argument {option}: given twice, ")
+    assert first in err and second in err, err
