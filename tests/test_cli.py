@@ -549,7 +549,7 @@ BAD_TASK_FILES = {  # name: (the file's name, its content (None: no file), a phr
     "a failing rule": (
         "fails.py",
         a_task(body="return {}[context]"),
-        "task mine in 'fails.py': its rule raised KeyError: 'a' after 'a'",
+        "task mine in 'fails.py': its rule, asked what follows 'a', raised KeyError: 'a'",
     ),
     "an answer outside": ("d.py", a_task(body='return "d"'), "task mine in 'd.py': its rule answered 'd' after 'a'"),
 }
@@ -729,3 +729,14 @@ def test_an_option_given_twice_is_refused_naming_both_values_never_the_first_dro
     code, out, err = run(command, option, first, option, second)
     _assert_one_short_line(code, out, err, f"argument {option}: given twice, ")
     assert first in err and second in err, err
+
+
+def test_an_async_rule_is_refused_in_one_line_without_a_warning_that_it_was_never_awaited(tmp_path):
+    """An ``async def`` rule answers a coroutine: refused as any answer that is no character, in one line; the
+    coroutines it made are closed, not left to warn on stderr that they were never awaited."""
+    source = a_task().replace("def mine(context):", "async def mine(context):")
+    (tmp_path / "rules.py").write_text(source, encoding="utf-8")
+    for command in (["tasks"], ["blank", "mine", str(tmp_path / "w.json")]):
+        code, out, err = run(*command, "--tasks", str(tmp_path / "rules.py"))
+        assert "never awaited" not in err and "RuntimeWarning" not in err, err
+        _assert_one_short_line(code, "", err, "its rule answered coroutine after 'a'")

@@ -815,7 +815,7 @@ def test_the_decorator_without_its_options_says_how_to_write_it():
 @pytest.mark.parametrize(
     "rule, phrase",
     [
-        (raising, "task raising: its rule raised KeyError: 'b' after 'b'"),
+        (raising, "task raising: its rule, asked what follows 'b', raised KeyError: 'b'"),
         (outside, "task outside: its rule answered 'd' after 'a'; an answer is a character of 'abc', or None"),
     ],
 )
@@ -881,7 +881,7 @@ def test_a_rule_that_fails_when_asked_again_is_said_to_fail_after_that_text():
 
     with pytest.raises(ValueError) as error:
         examples(make(seventeenth, alphabet="ab", n_ctx=3, n_layer=0))  # 14 texts, then asked again: 'a', 'b', 'aa'
-    assert str(error.value) == "task seventeenth: its rule raised KeyError: 'x' after 'aa'"
+    assert str(error.value) == "task seventeenth: its rule, asked what follows 'aa', raised KeyError: 'x'"
 
 
 def test_a_rule_asked_again_answers_as_before_and_costs_a_few_questions_more():

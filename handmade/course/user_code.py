@@ -28,6 +28,7 @@ import signal
 import sys
 import threading
 import time
+import types
 
 from .. import _quiet
 from ..arguments import brief
@@ -36,7 +37,7 @@ from ..i18n import _, language
 SECONDS = 10  # one run of a teacher's code: far more than a rule asked about 20,000 texts needs
 MEMORY = 2**30  # bytes of address space one run may add (on Linux): a gigabyte
 REPEAT = 0.1  # seconds between reminders once the time is up, for code that catches the first
-MAX_SHOWN = 120  # characters of an exception's message quoted in a one-line error
+MAX_SHOWN = 100  # characters of an exception's message quoted in a one-line error, with the task, its file and the context
 ASKED_AGAIN = 64  # texts, spread over all, a rule is asked twice at most: the same answer each time (no chance)
 
 _running = threading.local()  # .signals: those of the run under way in this thread, if any
@@ -84,10 +85,10 @@ def rule_answers(task):
         texts = ("".join(t) for n in range(1, task.n_ctx + 1) for t in itertools.product(task.alphabet, repeat=n))
         for context in texts:
             at[0] = repr(context)
-            asked.append((context, task.next_token(context)))
+            asked.append((context, _settled(task.next_token(context))))
         for context, answer in asked[:: -(-len(asked) // ASKED_AGAIN)]:
             at[0] = repr(context)
-            again = task.next_token(context)
+            again = _settled(task.next_token(context))
             if _plain(answer) and _plain(again) and again != answer:
                 return changed.append((context, answer, again))
 
@@ -99,7 +100,7 @@ def rule_answers(task):
                 seconds=SECONDS, context=at[0]
             )
         else:
-            problem = _("its rule {failed} after {context}").format(failed=failed.clause, context=at[0])
+            problem = _("its rule, asked what follows {context}, {failed}").format(failed=failed.clause, context=at[0])
         raise ValueError(task.saying(problem)) from failed.error
     if changed:
         context, first, then = changed[0]
@@ -110,6 +111,14 @@ def rule_answers(task):
             task.saying(problem.format(first=answer_shown(first), context=repr(context), then=answer_shown(then)))
         )
     return asked
+
+
+def _settled(answer):
+    """A rule's answer, an ``async def`` rule's coroutine closed unstarted: refused as an answer in one line, and
+    never a warning that it was not awaited (no code of the teacher's runs: it never started)."""
+    if type(answer) is types.CoroutineType:
+        answer.close()
+    return answer
 
 
 def _plain(answer):
