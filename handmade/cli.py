@@ -123,12 +123,11 @@ PARSER = partial(_Parser, formatter_class=_Formatter)  # the command line's pars
 
 class _Once(argparse.Action):
     """An option that takes one value: given a second time it is refused, naming both (argparse would keep
-    the last, and a teacher's first --tasks file would be left out without a word). --lang alone may come
-    twice, the last counting, as a language chosen before the command may be chosen again after it."""
+    the last, and a teacher's first --tasks file would be left out without a word)."""
 
     def __call__(self, parser, namespace, values, option_string=None):
         given = vars(namespace).setdefault("_given", set())
-        if self.dest in given and self.dest != "lang":
+        if self.dest in given:
             first, second = (clip(repr(v), 40) for v in (getattr(namespace, self.dest), values))
             raise argparse.ArgumentError(
                 self, _("given twice, {first} and then {second}; give it once").format(first=first, second=second)
@@ -168,6 +167,7 @@ def build_parser():
     )
     parser.add_argument(
         "--lang",
+        action="append",  # more than once, the last counts: _language reads them first
         choices=LANGUAGES,
         help=_("the language of every message: en (the default) or zh (also: HANDMADE_LANG=zh)"),
     )
@@ -181,13 +181,8 @@ def build_parser():
     commands = parser.add_subparsers(dest="command", required=True, parser_class=PARSER, prog=PROG)
     sub = commands.add_parser("complete", parents=[weights], help=_("continue TEXT greedily: TEXT :: CONTINUATION"))
     sub.add_argument("text", metavar="TEXT")
-    sub.add_argument(
-        "-n",
-        type=partial(_whole, 0, MAX_NEW_TOKENS),
-        default=10,
-        metavar="N",
-        help=_("how many tokens to add (default: 10)"),
-    )
+    tokens = partial(_whole, 0, MAX_NEW_TOKENS)
+    sub.add_argument("-n", type=tokens, default=10, metavar="N", help=_("how many tokens to add (default: 10)"))
     sub = commands.add_parser("predict", parents=[weights], help=_("the prediction at every position of TEXT"))
     sub.add_argument("text", metavar="TEXT")
     commands.add_parser("accuracy", parents=[weights], help=_('score the (aab)* task on "aab" * 10'))
@@ -198,7 +193,9 @@ def build_parser():
     sub = commands.add_parser("solution", help=_("show the solution of a challenge, with its reasons: the answer"))
     sub.add_argument("task", metavar="TASK")
     for command in commands.choices.values():  # --lang after the command too, as people write options last
-        command.add_argument("--lang", choices=LANGUAGES, default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+        command.add_argument(
+            "--lang", action="append", choices=LANGUAGES, default=argparse.SUPPRESS, help=argparse.SUPPRESS
+        )
     return parser
 
 

@@ -37,9 +37,7 @@ from ..i18n import _, language
 SECONDS = 10  # one run of a teacher's code: far more than a rule asked about 20,000 texts needs
 MEMORY = 2**30  # bytes of address space one run may add (on Linux): a gigabyte
 REPEAT = 0.1  # seconds between reminders once the time is up, for code that catches the first
-MAX_SHOWN = (
-    100  # characters of an exception's message quoted in a one-line error, with the task, its file and the context
-)
+MAX_SHOWN = 100  # characters of an exception's message quoted in a one-line error, beside the task and context
 ASKED_AGAIN = 64  # texts, spread over all, a rule is asked twice at most: the same answer each time (no chance)
 
 _running = threading.local()  # .signals: those of the run under way in this thread, if any
