@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .arguments import UnknownName, brief, check_alphabet, few, is_real, number_array, whole, writable
+from .arguments import UnknownName, brief, check_alphabet, few, is_real, number_array, text_of, whole, writable
 from .i18n import _, listed
 
 MAX_DIRECTION_NAME = 40  # characters in one direction's name
@@ -173,6 +173,14 @@ def split_qkv(c_attn_w):
 TOKEN_SHOWN = {" ": "␣", "\n": "⏎", "\t": "⇥"}  # characters that would vanish in a table
 
 
+def token_shown(char):
+    """A token's character as every table, sentence and report names it: ␣ ⏎ ⇥, else its escape ('\\x00') if it
+    cannot show, else itself: the one rule, so that a letter has one name wherever it is said."""
+    if not isinstance(char, str):
+        text_of(char, "char", 1)  # its one line: a string is wanted
+    return TOKEN_SHOWN.get(char, char) if char.isprintable() or char in TOKEN_SHOWN else repr(char)
+
+
 @dataclass(frozen=True)
 class Labels:
     """What a model's numbers mean: its tokens and the names of the directions of its spaces.
@@ -211,13 +219,13 @@ class Labels:
             object.__setattr__(self, field, tuple(per_block))
 
     def token_names(self, n_vocab):
-        """The names of ``n_vocab`` tokens: the alphabet's characters, shown (a space is ␣, a new line ⏎),
-        or t0 .. t{n_vocab-1} without an alphabet, or when one of them cannot show in a name (a control
-        character, or two that would show alike: " ␣")."""
-        shown = [] if self.alphabet is None else [TOKEN_SHOWN.get(c, c) for c in self.alphabet]
-        if self.alphabet is not None and all(name.isprintable() for name in shown) and len(set(shown)) == len(shown):
-            return shown
-        return [f"t{i}" for i in range(n_vocab)]
+        """The names of ``n_vocab`` tokens: the alphabet's characters as ``token_shown`` shows them (a space is ␣, a
+        new line ⏎, a control character its escape, '\\x00'), or t0 .. t{n_vocab-1} without an alphabet, or when two
+        would show alike (" ␣")."""
+        shown = [] if self.alphabet is None else [token_shown(c) for c in self.alphabet]
+        return (
+            shown if self.alphabet is not None and len(set(shown)) == len(shown) else [f"t{i}" for i in range(n_vocab)]
+        )
 
     def attention_basis(self, block, n_attn):
         """The names of the n_attn directions of q, k and v in ``block``: as labelled, else the stream's (as wide), else a0, a1, ..."""

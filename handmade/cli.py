@@ -16,11 +16,13 @@ LC_ALL, LC_MESSAGES, LANG, as gettext reads them): any Chinese locale is "zh", a
 
 import argparse
 import contextlib
+import itertools
 import json
 import os
 import re
 import signal
 import sys
+import time
 from functools import partial
 
 import numpy as np
@@ -34,8 +36,8 @@ from .files import (
     NotWeightsFile,
     check_can_save,
     check_fits_a_file,
-    is_weights_file,
     load_weights,
+    new_file,
     save_weights,
 )
 from .i18n import LANGUAGES, N_, _, from_environment, listed, ngettext, set_language
@@ -274,11 +276,16 @@ def _task_list(listed):
     """(each task described, those this learner has passed marked so, and how many: from the progress
     file the grader writes (handmade.course.progress), or why it cannot be read; status 0), or with a
     task that cannot be used (over a limit, or its rule fails), the others listed, its one line said
-    on stderr, and status 2."""
+    on stderr, and status 2; so are the tasks left when their rules have been asked for LISTING_SECONDS."""
     from .course import progress
+    from .course.task_files import LISTING_SECONDS, not_checked
 
     current, entries, usable, refused = progress.read(), [], [], []
-    for task in listed.values():
+    start, in_order = time.monotonic(), list(listed.values())
+    for i, task in enumerate(in_order):
+        if time.monotonic() - start > LISTING_SECONDS:  # the rules before took long: the others are not asked
+            refused.append(not_checked(in_order[i:]))
+            break
         try:
             entries.append(task.describe(passed=current.has(task)))
             usable.append(task)
@@ -316,25 +323,6 @@ def _model_command(args):
     return "\n".join([str(score), *misses]), 0
 
 
-def new_file(path, force, tasks_file=None):
-    """``path``, for a command that makes weights (blank, export, train): it never replaces a file
-    that is there, which may be a learner's design, unless ``--force`` says to, nor ever the file
-    the tasks are read from (``--tasks``)."""
-    if tasks_file is not None and os.path.exists(path) and os.path.samefile(path, tasks_file):
-        raise ValueError(
-            _(
-                "'{path}' is the file the tasks are read from (--tasks); it is kept: write the weights to another file"
-            ).format(path=shown_path(path))
-        )
-    if not force and os.path.lexists(path) and is_weights_file(path):
-        raise ValueError(
-            _(
-                "'{path}' already holds weights, perhaps your own design; it is kept: choose another name, or replace it with --force"
-            ).format(path=shown_path(path))
-        )
-    return path  # a file that is not weights: save_weights refuses it without --force, in its own words
-
-
 def _language(argv):
     """The --lang the arguments ask for, read before the parser is built (its help is translated), by
     argparse's own rules: ``--lang zh``, ``--lang=zh`` and the short forms it takes too (``--la zh``);
@@ -348,6 +336,27 @@ def _language(argv):
     return next((language for language in reversed(asked) if language in LANGUAGES), None)
 
 
+def _parsed(parser, argv):
+    """``parser.parse_args(argv)``; an option of a command given before it ("--tasks f.py tasks", which argparse
+    calls an invalid choice of command, 'f.py') is said as that, naming the commands that take it."""
+    try:
+        return parser.parse_args(argv)
+    except UsageError:
+        commands = parser._subparsers._group_actions[0].choices  # {name: its parser}
+        typed = next((a for a in argv if a in commands), None)  # the command, given after the option
+        for arg in (a.split("=")[0] for a in itertools.takewhile(lambda a: a not in commands, argv)):
+            takers = [name for name, sub in commands.items() if arg in sub._option_string_actions]
+            if takers and arg not in ("--lang", "-h", "--help"):
+                command = typed if typed in takers else takers[0]
+                misplaced = _(
+                    "{option} is an option of a command ({commands}): give it after the command, as in {prog} {command} {option} …"
+                )
+                raise UsageError(
+                    misplaced.format(option=arg, commands=listed(takers), prog=PROG, command=command)
+                ) from None
+        raise
+
+
 def main(argv=None):
     """Run the command line on ``argv`` (default: the process's arguments); returns the exit status."""
     saved = {}  # the signal handlers there were, put back for a caller that goes on (a test)
@@ -358,7 +367,7 @@ def main(argv=None):
             argv = sys.argv[1:] if argv is None else list(argv)
             set_language(_language(argv) or from_environment() or "en")
             with _argparse_speaks():
-                args = build_parser().parse_args(argv)
+                args = _parsed(build_parser(), argv)
             with np.errstate(all="ignore"):  # overflow is reported as an error below, not as warnings
                 run = _task_command if args.command in TASK_COMMANDS else _model_command
                 output, status = run(args)

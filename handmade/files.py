@@ -187,6 +187,27 @@ BLANK_CHARACTERS = 3  # a weight of a blank model in its file: "0, "
 TRAINED_CHARACTERS = 22  # one training wrote, most often: repr's 17 digits, a sign, a point and ", " ("-0.1234…, ")
 
 
+def new_file(path, force, tasks_file=None):
+    """``path``, for a command that makes weights (blank, export, train): it never replaces a file
+    that is there, which may be a learner's design, unless ``--force`` says to, nor ever the file
+    the tasks are read from (``--tasks``)."""
+    path, force = file_name(path), yes_or_no(force, "force")
+    tasks_file = None if tasks_file is None else file_name(tasks_file, "tasks_file")
+    if tasks_file is not None and os.path.exists(path) and os.path.samefile(path, tasks_file):
+        raise ValueError(
+            _(
+                "'{path}' is the file the tasks are read from (--tasks); it is kept: write the weights to another file"
+            ).format(path=shown_path(path))
+        )
+    if not force and os.path.lexists(path) and is_weights_file(path):
+        raise ValueError(
+            _(
+                "'{path}' already holds weights, perhaps your own design; it is kept: choose another name, or replace it with --force"
+            ).format(path=shown_path(path))
+        )
+    return str(path)  # a file that is not weights: save_weights refuses it without --force, in its own words
+
+
 def check_fits_a_file(structure, characters, name):
     """WeightsError now, before weights of ``structure`` (the shape of the task ``name`` says: ``Task.called``) are
     made or trained, when their file would be more than a weights file may hold (MAX_FILE_BYTES), at ``characters`` a weight

@@ -9,9 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import a_task, one_line, posix_only
+from helpers import a_task, one_line, posix_only, reads_as_chinese
 
 import handmade
+from handmade.course.task_files import MAX_FILE_TASKS
 
 
 def run(*args, cwd=None, timeout=60, env=None):
@@ -525,6 +526,23 @@ def test_the_built_in_tasks_stay_available_beside_a_file_and_train_takes_it_too(
     assert "task last:" in out and handmade.load_weights(teacher / "t.json")["wte"].shape == (2, 2)
 
 
+MANY_TASKS = """\
+import handmade
+
+
+def make(i):
+    def rule(context):
+        \"\"\"Say a.\"\"\"
+        return "a"
+
+    rule.__name__ = f"t{{i}}"
+    handmade.task(alphabet="ab", n_ctx=2, n_embd=2)(rule)
+
+
+for i in range({n}):
+    make(i)
+"""
+
 BAD_TASK_FILES = {  # name: (the file's name, its content (None: no file), a phrase of the one line)
     "a missing file": ("gone.py", None, "cannot load tasks from 'gone.py': no such file"),
     "not named .py": ("tasks.json", '{"a": 1}', "'tasks.json': it is not a Python file: its name does not end in .py"),
@@ -544,6 +562,11 @@ BAD_TASK_FILES = {  # name: (the file's name, its content (None: no file), a phr
     ),
     "a built-in name": ("clash.py", a_task("abc"), "'clash.py': there is already a built-in task called abc"),
     "two of one name": ("twice.py", a_task() + a_task(), "'twice.py': it defines two tasks called mine"),
+    "too many tasks": (
+        "many.py",
+        MANY_TASKS.format(n=101),
+        "'many.py': it defines 101 tasks; a file may define at most 100: put the others in another file",
+    ),
     "a wrong argument": ("zero.py", a_task(options='alphabet="ab", n_ctx=0, n_embd=2'), "'zero.py': task mine: n_ctx"),
     "no statement": ("mute.py", a_task().replace('"""Say a."""', "pass"), "'mute.py': task mine: the rule's docstring"),
     "a failing rule": (
@@ -553,6 +576,32 @@ BAD_TASK_FILES = {  # name: (the file's name, its content (None: no file), a phr
     ),
     "an answer outside": ("d.py", a_task(body='return "d"'), "task mine in 'd.py': its rule answered 'd' after 'a'"),
 }
+
+
+def test_a_file_of_as_many_tasks_as_allowed_lists_them_all(tmp_path):
+    (tmp_path / "many.py").write_text(MANY_TASKS.format(n=MAX_FILE_TASKS), encoding="utf-8")
+    code, out, err = run("tasks", "--tasks", "many.py", cwd=tmp_path)
+    assert code == 0 and err == "" and out.count(": Say a.") == MAX_FILE_TASKS == 100, (code, err)
+
+
+SIZES = {"wide": 1024, "middling": 400, "small": 8}  # n_embd: a blank too large for a file, a trained one, neither
+
+
+def test_a_listing_says_which_tasks_blank_and_train_refuse_as_too_large_for_a_file_and_they_do(tmp_path):
+    """The issue: tasks listed a teacher's task (n_embd 1024) as any other, and blank then refused it, its file
+    being over the limit. The listing says so, and says nothing that the commands do not do."""
+    tasks = "".join(a_task(name, options=f'alphabet="abc", n_ctx=3, n_embd={n}') for name, n in SIZES.items())
+    (tmp_path / "big.py").write_text(tasks, encoding="utf-8")
+    code, out, err = run("tasks", "--tasks", "big.py", cwd=tmp_path)
+    assert code == 0 and err == "", err
+    for entry, name in zip(out.split("\n\n"), SIZES):
+        blank = run("blank", name, f"{name}.json", "--tasks", "big.py", cwd=tmp_path)
+        train = run("train", name, "--steps", "1", "--out", f"t_{name}.json", "--tasks", "big.py", cwd=tmp_path)
+        assert entry.startswith(f"{name}: ") and (blank[0], train[0]) in ((0, 0), (0, 2), (2, 2)), (blank, train)
+        assert ("blank and train refuse it" in entry) == (blank[0] == 2) == ("file would take about" in blank[2])
+        assert ("train refuses it" in entry) == (blank[0] == 0 and train[0] == 2), (entry, train)
+        assert (train[0] == 2) == ("file would take about" in train[2]), train
+    assert [(tmp_path / f"{n}.json").exists() for n in SIZES] == [False, True, True]
 
 
 def write_task_file(folder, case):
@@ -600,7 +649,8 @@ def test_grade_json_is_one_object_with_every_failing_context_and_its_shares(tmp_
     for case in report["failing"]:
         assert sum(case["contributions"].values()) == pytest.approx(case["margin"])
         assert case["margin"] <= report["threshold"] and case["path"] is not None
-    assert "reference" not in out
+    assert report["revealed"] is None is report["reference_problem"]  # nothing of the answer, nor of a broken one
+    assert "reference" not in out.replace('"reference_problem": null', "")
 
 
 def test_grade_reveal_shows_the_reference_only_when_asked(tmp_path):
@@ -729,6 +779,44 @@ def test_an_option_given_twice_is_refused_naming_both_values_never_the_first_dro
     code, out, err = run(command, option, first, option, second)
     _assert_one_short_line(code, out, err, f"argument {option}: given twice, ")
     assert first in err and second in err, err
+
+
+def _command_options():
+    """(command, option, whether it takes a value) for every option of every command but --lang and --help, found
+    in the parser itself."""
+    from handmade.cli import build_parser
+
+    commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    for command, parser in commands.choices.items():
+        for action in parser._actions:
+            if action.option_strings and action.dest not in ("lang", "help"):
+                yield command, action.option_strings[-1], action.nargs is None
+
+
+@pytest.mark.parametrize(("command", "option", "value"), list(_command_options()))
+def test_a_commands_option_given_before_the_command_is_said_so_naming_where_it_goes(capsys, command, option, value):
+    """A teacher's "--tasks week1.py tasks": argparse took week1.py for an unknown command ("invalid choice:
+    'week1.py'"), or the option for an unrecognized one. Said as what it is, naming the commands that take it."""
+    from handmade import cli
+
+    assert cli.main([option, *(["x.json"] if value else []), command, "x"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and one_line(err) and "invalid choice" not in err and "unrecognized" not in err, err
+    assert f"error: {option} is an option of a command (" in err and command in err.split("(")[1].split(")")[0], err
+    assert err.endswith(f"give it after the command, as in python -m handmade {command} {option} …\n"), err
+
+
+def test_an_option_before_the_command_is_said_in_chinese_and_lang_there_is_no_mistake(capsys):
+    from handmade import cli
+
+    try:
+        assert cli.main(["--lang", "zh", "--tasks", "week1.py", "tasks"]) == 2
+    finally:
+        handmade.set_language("en")
+    err = capsys.readouterr().err
+    assert "--tasks 是命令（tasks、blank、grade、train）的选项" in err and reads_as_chinese(err.partition("错误：")[2].partition("例如")[0]), err
+    assert cli.main(["--lang", "en", "--bogus", "tasks"]) == 2  # no command's option: argparse's own line
+    assert "unrecognized arguments: --bogus" in capsys.readouterr().err
 
 
 def test_an_async_rule_is_refused_in_one_line_without_a_warning_that_it_was_never_awaited(tmp_path):

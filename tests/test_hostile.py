@@ -44,7 +44,7 @@ import handmade
 import handmade.training as training
 from handmade import cli, files, inference, parts, tokenizer
 from handmade.arguments import MAX_MESSAGE, check_alphabet
-from handmade.basis import Basis, Labels
+from handmade.basis import Basis, Labels, token_shown
 from handmade.course import compared, explain, grader, progress, solutions, task_files, task_options, tasks, user_code
 from handmade.display.trace import trace, weight_tables
 from handmade.display.window import TABLE_SIDE as SHOWN
@@ -171,6 +171,11 @@ SKIPPED = {  # the public callables that are not called blindly, each with the r
     "course.progress.note_trained": "the command line's train: its task, and the weights it trained, checked",
     "course.progress.recorded_where": "the grader's sentence on a pass it recorded, of the Task it graded",
     "files.check_fits_a_file": "the command line's blank and train: a task's Structure, one of two constants, its name",
+    "course.task_files.not_checked": "the command line's tasks: a file's tasks load_tasks made, left when time ran out",
+    **dict.fromkeys(
+        ["course.compared.revealed_line", "course.compared.not_compared"],
+        "a report's line on the reference, of the shares and the problem the grader found itself (tested in this file)",
+    ),
 }
 
 
@@ -313,6 +318,7 @@ VALID_FOR = {  # where a parameter's valid value depends on the function (or on 
     "course.grader.graded": lambda tmp: {"params": solutions.reference("abc")},
     "course.grader.submission": lambda tmp: {"params": solutions.reference("abc")},
     "course.task_files.load_tasks": lambda tmp: {"path": _tasks_file(tmp)},
+    "files.new_file": lambda tmp: {"path": str(tmp / "new.json"), "force": False, "tasks_file": _tasks_file(tmp)},
     "files.write_new_text": lambda tmp: {  # files of their own each time: nothing there to keep
         "path": str(tmp / f"homework_{next(FRESH)}.py"),
         "instead": str(tmp / f"other_{next(FRESH)}.py"),
@@ -2840,16 +2846,22 @@ BROKEN_REFERENCES = {  # a teacher's reference that cannot be used: a phrase of 
 }
 
 
+def broken_reference_file(folder, case, weights):
+    """teacher.py in ``folder``, whose task hostile (say a, over "ab") has the reference ``case`` of BROKEN_REFERENCES,
+    and ``weights`` in w.json beside it: the phrase that says how the reference fails."""
+    code, phrase = BROKEN_REFERENCES[case]
+    body = "\n    ".join(code.split("; "))
+    (folder / "teacher.py").write_text(TEACHERS_FILE.format(top="pass", extra="pass", extras="()", rule="pass", reference=body)
+                    .replace("    return blank(hostile)\n\n\nat_the_top", "\n\nat_the_top").replace("import handmade\n", "import handmade\nimport numpy as np\n"),
+                    encoding="utf-8")  # fmt: skip
+    handmade.save_weights(weights, folder / "w.json")
+    return phrase
+
+
 @pytest.mark.parametrize("case", list(BROKEN_REFERENCES))
 def test_a_broken_reference_is_said_and_never_blamed_on_the_learners_weights(tmp_path, monkeypatch, capsys, case):
     """The issue: 'no reference solution to show', or status 2 blaming weights the learner does not have."""
-    code, phrase = BROKEN_REFERENCES[case]
-    path = tmp_path / "teacher.py"
-    body = "\n    ".join(code.split("; "))
-    path.write_text(TEACHERS_FILE.format(top="pass", extra="pass", extras="()", rule="pass", reference=body)
-                    .replace("    return blank(hostile)\n\n\nat_the_top", "\n\nat_the_top").replace("import handmade\n", "import handmade\nimport numpy as np\n"),
-                    encoding="utf-8")  # fmt: skip
-    handmade.save_weights(parts.with_part(tasks.blank(_task()), "wte", np.eye(2)), tmp_path / "w.json")
+    phrase = broken_reference_file(tmp_path, case, parts.with_part(tasks.blank(_task()), "wte", np.eye(2)))
     monkeypatch.chdir(tmp_path)
     status = cli.main(["grade", "hostile", "--weights", "w.json", "--reveal", "--tasks", "teacher.py"])
     out, err = capsys.readouterr()
@@ -2858,6 +2870,112 @@ def test_a_broken_reference_is_said_and_never_blamed_on_the_learners_weights(tmp
     said = next(line for line in out.splitlines() if "cannot be shown" in line)
     assert "task hostile in 'teacher.py': its reference solution" in said, said  # named as every other refusal
     assert "…" not in said, said  # whole, or said shorter: never cut through the middle of its reason
+
+
+SAYS_A = {"wte": np.array([[1.0, 0], [0, 0]]), "wpe": np.array([[3.0, 0], [3, 0]])}  # hostile's "a", by 3 or more
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+@pytest.mark.parametrize("passes", [False, True], ids=["fails", "passes"])
+@pytest.mark.parametrize("case", list(BROKEN_REFERENCES))
+def test_a_broken_reference_built_unasked_is_said_once_in_the_text_the_data_and_the_graded_cell(
+    tmp_path, monkeypatch, capsys, case, passes, language
+):
+    """The issue: a teacher's reference that loops cost 10 s on every grade of a model it was compared with, and the
+    report said nothing of it (only --reveal did). Built unasked (to compare a failing model with, or to tell a pass
+    from the reference itself), a broken one is said in one line, never as the answer, the verdict unchanged."""
+    wiring = SAYS_A if passes else {"wte": np.eye(2)}
+    phrase = broken_reference_file(tmp_path, case, parts.with_parts(tasks.blank(_task()), wiring))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HANDMADE_DATA", str(tmp_path / "data"))
+    args = ["--lang", language, "grade", "hostile", "--weights", "w.json", "--tasks", "teacher.py"]
+    try:
+        statuses = [cli.main(args), cli.main([*args, "--json"])]
+        out, err = capsys.readouterr()
+        graded = grader.graded(tasks.load_tasks("teacher.py")["hostile"], handmade.load_weights("w.json"))
+    finally:
+        handmade.set_language("en")
+    text, data = out.split("\n{", 1)
+    data = json.loads("{" + data)
+    marker = "参考解无法使用" if language == "zh" else "reference solution cannot be used"
+    said = [line for line in text.splitlines() if marker in line]
+    assert statuses == [1 - passes] * 2 and err == "" and data["revealed"] is None, (statuses, err)
+    assert len(said) == 1 and data["reference_problem"] == said[0] and "teacher.py" in said[0], text
+    assert phrase in said[0] if language == "en" else reads_as_chinese(said[0].strip().strip("（）")), said
+    assert "cannot be shown" not in text and "无法显示" not in text and data["passed"] is passes
+    assert graded.passed is passes and str(graded).count(marker) == passes, str(graded)  # a pass's cell says it
+
+
+@pytest.mark.parametrize("alphabet", ["a\t\x00", "a \x1b", "a\u200bb", "a\n"], ids=["tab nul", "space esc", "zwsp", "newline"])
+def test_a_letter_has_one_name_in_every_line_of_a_report_its_tables_and_its_data(alphabet):
+    """The issue: with a control character in its alphabet, a task's letters were t0, t1, t2 in the tables and the
+    diagnosis (every name falling back), while the report's lines showed the characters ('a', ⇥, '\\x00'). One rule
+    (``basis.token_shown``) names a letter wherever it is said; the data keeps the characters where it holds them."""
+
+    def second(context):
+        """Say the second letter."""
+        return alphabet[1]
+
+    made = _task(second, alphabet=alphabet, n_embd=3)
+    model = parts.with_part(tasks.blank(made), "wte", np.eye(len(alphabet), 3))  # says each letter again: wrong
+    names, report = model.labels.token_names(len(alphabet)), grader.grade(made, model)
+    assert names == [token_shown(c) for c in alphabet] and all(n.isprintable() for n in names), names
+    text, data, wanted = str(report), report.to_json(), names[1]
+    assert not report.passed and not any(c in text for c in alphabet if not c.isprintable() and c != "\n"), text
+    assert {e["expected"] for e in data["failing"]} == {wanted} and f"→ {wanted}:" in text, text
+    assert all(f"expected {wanted}, the model predicted " in explain.miss_said(m) for m in data["first_wrong"])
+    assert all(m["expected"] == alphabet[1] for m in data["first_wrong"])  # the data: the character itself
+    assert weight_tables(model)["wte"].rows == tuple(names)  # the tables name the rows as the report does
+
+
+SLOW_FILE = """\
+import handmade
+
+
+def make(name, slow):
+    def rule(context):
+        \"\"\"Say a.\"\"\"
+        while slow:
+            pass
+        return "a"
+
+    rule.__name__ = name
+    handmade.task(alphabet="ab", n_ctx=2, n_embd=2)(rule)
+
+
+make("opening", False)
+for i in range(6):
+    make(f"slow{i}", True)
+make("last", False)
+"""
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_listing_a_file_of_slow_rules_ends_in_time_naming_the_tasks_it_did_not_check(
+    tmp_path, monkeypatch, capsys, short_bound, language
+):
+    """The issue: each rule is bounded (user_code.SECONDS), but a listing asked every one in turn: six rules that never
+    end took a minute, a hundred would take seventeen. It asks for LISTING_SECONDS in all, then names the others."""
+    (tmp_path / "slow.py").write_text(SLOW_FILE, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(task_files, "LISTING_SECONDS", 1)  # two or three rules' time: 0.5 s each
+    start = time.monotonic()
+    try:
+        status = cli.main(["--lang", language, "tasks", "--tasks", "slow.py"])
+    finally:
+        handmade.set_language("en")
+    took, (out, err) = time.monotonic() - start, capsys.readouterr()
+    *refused, left = err.splitlines(keepends=True)
+    names, n = [f"slow{i}" for i in range(6)] + ["last"], len(refused)  # each asked, the others named at once
+    assert status == 2 and out.replace("：", ": ").startswith("opening: Say a.") and "last" not in out, out
+    assert took < task_files.LISTING_SECONDS + SHORT + 1.5 and 1 <= n <= 3, (took, err)  # not 6 x SHORT and more
+    assert all(one_line(line) for line in [*refused, left]) and all(names[i] in refused[i] for i in range(n)), err
+    places = [left.find(name) for name in names[n:]]
+    assert -1 not in places and places == sorted(places) and "slow.py" in left, left  # the rest, in order
+    if language == "en":
+        assert f"{len(names) - n} tasks in 'slow.py' were not checked" in left and "more than 1 s" in left, left
+    else:
+        assert reads_as_chinese(left.partition("错误：")[2]), left
 
 
 def test_a_file_that_is_not_utf8_is_said_in_the_learners_language(tmp_path, capsys, monkeypatch):

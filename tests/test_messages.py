@@ -179,7 +179,7 @@ def test_a_count_of_one_is_said_in_the_singular_in_the_report_its_path_training_
             "first_wrong": [{"context": "ab", "expected": "c", "predicted": "a", "margin": -1.0, "tie": False}],
             "failing": [{"context": "ab", "expected": "c", "against": "a", "margin": -1.0, "contributions": {},
                          "sentence": "…", "window": "ab", "path": [{"text": f"step {i}"} for i in range(explain.SHOWN_STEPS + 1)]}],
-            "revealed": None, "progress_note": None}  # fmt: skip
+            "revealed": None, "reference_problem": None, "progress_note": None}  # fmt: skip
     model = SimpleNamespace(tokens="ab", reading=SimpleNamespace(tokens=(0, 1, 0, 1)))
     view = SimpleNamespace(weights=np.array([[1, 0, 0, 0], [0.5, 0.5, 0, 0], [0, 0, 1, 0], [0.3, 0.3, 0.3, 0.1]]))
     one_column = {"wte": np.ones((2, 2)), "wpe": np.ones((3, 2)), "blocks": [{"attn": {"c_attn": {"w": np.ones((2, 1)), "b": np.ones(1)},

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..arguments import fmt, fmt_apart, text_of
-from ..basis import TOKEN_SHOWN
+from ..arguments import fmt, fmt_apart
+from ..basis import token_shown
 from ..i18n import N_, _, listed, ngettext, then
 from ..model import Name, recording
 from ..names import T
@@ -364,13 +364,6 @@ def _too_little(share, others, small):
 SHOWN_STEPS = 3  # steps of the path back shown in the text (--json has every step: at most path.MAX_PATH_STEPS)
 
 
-def token_shown(char):
-    """A token's character as a report's line shows it: ␣ ⏎ ⇥, else its escape ('\\x00') if it cannot show."""
-    if not isinstance(char, str):
-        text_of(char, "char", 1)  # its one line: a string is wanted
-    return TOKEN_SHOWN.get(char, char) if char.isprintable() or char in TOKEN_SHOWN else repr(char)
-
-
 def miss_said(miss):
     """A wrong prediction (``Miss.to_json()``) as the report prints it."""
     line = (
@@ -389,7 +382,7 @@ def miss_said(miss):
 def report_lines(data):
     """The lines of a report, from its data (``Report.to_json``): the verdict, the score, the margin, the
     first wrong predictions, how many more are right by too small a margin, where it goes wrong and the path
-    back, the reference when asked, the progress note."""
+    back, the reference when asked (or why it cannot be used), the progress note."""
     verdict = _("PASS") if data["passed"] else _("FAIL")
     smallest = data["smallest_at"]
     lines = [
@@ -424,8 +417,7 @@ def report_lines(data):
         lines.append(said.format(threshold=fmt(data["threshold"]), n=below))
     if data["diagnosed"] is not None:
         lines += diagnosis_lines(data)
-    if data["revealed"]:
-        lines.append(data["revealed"])
+    lines += [data[line] for line in ("revealed", "reference_problem") if data[line]]
     if data["progress_note"]:
         lines.append(f"  {data['progress_note']}")
     return lines

@@ -38,7 +38,7 @@ from ..weights import (
     with_alphabet,
 )
 from . import progress
-from .compared import lagging, missing, shares_in
+from .compared import lagging, missing, not_compared, revealed_line, shares_in
 from .explain import (
     diagnosis_lines,
     explain,
@@ -47,7 +47,6 @@ from .explain import (
     miss_said,
     read_window,
     report_lines,
-    shares_listed,
 )
 from .path import follow
 from .shown_models import shown_model
@@ -111,6 +110,7 @@ class Report:
     shares: dict | None = None  # {part: share of the margin} there
     focus: object = None  # the Explanation of that context: its margin, its shares, its path back
     revealed: str | None = None  # the reference solution's shares there, only when asked
+    reference_problem: str | None = None  # the line saying the task's reference is broken, unasked, or None
     progress_note: str | None = None  # what became of a pass handed in: recorded in the progress file, or why not
     recorded: bool = False  # whether that pass is in the progress file now
     right_below: int = 0  # contexts predicted right, but by a margin not above the threshold
@@ -155,6 +155,7 @@ class Report:
             "paths": sum(e.path is not None for e in explained),
             "diagnosed": next((i for i, e in enumerate(self.explained) if e.context == self.diagnosed.context), None),
             "revealed": self.revealed,
+            "reference_problem": self.reference_problem,
             "progress_note": self.progress_note,
             "recorded": self.recorded,
         }
@@ -296,16 +297,15 @@ def handed_in(task, params, *, reveal=False, every_path=False):
     if not report.passed:
         return report
     recorded, note = _recorded(task, params)
-    return replace(report, progress_note=note, recorded=recorded)
+    problem = _teachers_reference(task)[1]  # built for _recorded: a broken one is said, not passed over
+    return replace(report, progress_note=note, recorded=recorded, reference_problem=problem and not_compared(problem))
 
 
 def _recorded(task, params):
     """Record the pass of ``params`` (checked, passing) in the progress file: (whether it is recorded,
     a sentence saying so or why not). A model the course shows is not the learner's (``shown_models``),
     and the file may not take it (``progress.add`` says why)."""
-    # a teacher's task's own reference, known here even where the references are off (the learners have its file)
-    theirs = _reference_built(task, task.build, False, language())[0] if TASKS.get(task.name) is not task else None
-    shown = shown_model(task, params, theirs)
+    shown = shown_model(task, params, _teachers_reference(task)[0])
     if shown is not None:
         kept = _("Your earlier pass of {task} stays in your progress.").format(task=task.name)
         return False, then(shown, kept) if progress.read().has(task) else shown
@@ -360,7 +360,9 @@ def graded(task, params):
             else _("{task}: not yet. Your model does not pass it: the report above says where it goes wrong.")
         )
         return Graded(False, (line.format(task=task.name),))
-    return Graded(True, (_("{task}: passed.").format(task=task.name), _recorded(task, params)[1]))
+    note, problem = _recorded(task, params)[1], _teachers_reference(task)[1]  # a broken reference of a teacher's: said
+    broken = [not_compared(problem).strip()] if problem else []
+    return Graded(True, (_("{task}: passed.").format(task=task.name), note, *broken))
 
 
 def _explained(report, task, params, cases, focus, reveal, every_path):
@@ -398,7 +400,8 @@ def _explained(report, task, params, cases, focus, reveal, every_path):
         diagnosis=first.sentence,
         shares=first.shares,
         focus=first,
-        revealed=_revealed(theirs, task, unusable, read) if reveal else None,
+        revealed=revealed_line(theirs, task, unusable, read) if reveal else None,
+        reference_problem=not_compared(unusable) if unusable and not reveal else None,  # said once: the reveal says it
         follower=follower if every_path else None,
     )
 
@@ -425,6 +428,12 @@ def _readings(windows, params):
         reading = read_window(run, params)
         found.update({window: (reading, len(window) - 1) for window in answered})
     return found
+
+
+def _teachers_reference(task):
+    """(a teacher's task's own reference, checked, or None; why not), known even where the references are off (the
+    learners have its file); (None, None) for a built-in task."""
+    return _reference_built(task, task.build, False, language()) if TASKS.get(task.name) is not task else (None, None)
 
 
 def _reference_of(task):
@@ -463,24 +472,6 @@ def _reference_fails(task, model):
     problem = _("its reference solution does not pass it: it gets {right} of {total} right, smallest margin {margin}")
     margin = fmt_apart(report.margin, report.threshold)
     return task.saying(problem.format(right=report.correct, total=report.total, margin=margin))
-
-
-def _revealed(theirs, task, unusable=None, read=None):
-    """The line ``--reveal`` adds: the reference's shares ``theirs``, or why there are none (``read``: how many
-    letters of the context the reference reads, and how many the model)."""
-    if unusable:  # a teacher's reference that is broken: said, not taken for an absent one
-        return _("  (the reference solution cannot be shown: {problem})").format(problem=unusable)
-    if theirs is None and read:  # it reads another window of a context longer than one of them
-        return _(
-            "  (the reference solution reads the last {theirs} letters of this context, and this model the last {mine}: its shares are of another margin, so they are not shown)"
-        ).format(theirs=read[0], mine=read[1])
-    if theirs is None and withheld(task):  # an install for learners: the answers are not here
-        return _("  (the answers are not installed here: this install has no reference solution to show)")
-    if theirs is None:
-        return _("  (this task has no reference solution to show)")
-    return _("  the reference solution, on the same context, part by part (the answer, as you asked): {shares}").format(
-        shares=shares_listed(theirs)
-    )
 
 
 def logits_per_context(contexts, params):  # contexts: token-id tuples -> [len(contexts), n_vocab]

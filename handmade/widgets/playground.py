@@ -45,7 +45,8 @@ class TaskScore:
         self.revealed = None  # what the last grade said of the answer (reveal on, a model that fails), or None
 
     def __call__(self, params):
-        from ..course.explain import SHOWN_STEPS, shares_listed, token_shown
+        from ..basis import token_shown
+        from ..course.explain import SHOWN_STEPS, shares_listed
         from ..course.grader import handed_in
 
         report = handed_in(self.task, params, reveal=self.reveal)  # the learner's work: a pass is recorded
@@ -78,8 +79,7 @@ class TaskScore:
             shares = shares_listed(report.shares)  # the learner's, which the answer's are shown beside when asked
             details.append(_("your model's shares of that margin, part by part: {shares}").format(shares=shares))
             details += [f"→ {step.text}" for step in (report.focus.path or ())[:SHOWN_STEPS]]  # the path back
-        if report.revealed:
-            details.append(report.revealed.strip())
+        details += [line.strip() for line in (report.revealed, report.reference_problem) if line]
         if report.progress_note:
             details.append(report.progress_note)
         return report.passed, summary, details
