@@ -336,25 +336,21 @@ def _language(argv):
     return next((language for language in reversed(asked) if language in LANGUAGES), None)
 
 
-def _parsed(parser, argv):
-    """``parser.parse_args(argv)``; an option of a command given before it ("--tasks f.py tasks", which argparse
-    calls an invalid choice of command, 'f.py') is said as that, naming the commands that take it."""
-    try:
-        return parser.parse_args(argv)
-    except UsageError:
-        commands = parser._subparsers._group_actions[0].choices  # {name: its parser}
-        typed = next((a for a in argv if a in commands), None)  # the command, given after the option
-        for arg in (a.split("=")[0] for a in itertools.takewhile(lambda a: a not in commands, argv)):
-            takers = [name for name, sub in commands.items() if arg in sub._option_string_actions]
-            if takers and arg not in ("--lang", "-h", "--help"):
-                command = typed if typed in takers else takers[0]
-                misplaced = _(
-                    "{option} is an option of a command ({commands}): give it after the command, as in {prog} {command} {option} …"
-                )
-                raise UsageError(
-                    misplaced.format(option=arg, commands=listed(takers), prog=PROG, command=command)
-                ) from None
-        raise
+def _misplaced(parser, argv):
+    """An option of a command given before it ("--tasks f.py tasks", which argparse calls an invalid choice of command,
+    'f.py'): UsageError saying so, naming the commands that take it; else nothing (argparse's own line stands)."""
+    commands = parser._subparsers._group_actions[0].choices  # {name: its parser}
+    typed = next((a for a in argv if a in commands), None)  # the command, given after the option
+    for arg in (a.split("=")[0] for a in itertools.takewhile(lambda a: a not in commands, argv)):
+        takers = [name for name, sub in commands.items() if arg in sub._option_string_actions]
+        if takers and arg not in ("--lang", "-h", "--help"):
+            misplaced = _(
+                "{option} is an option of a command ({commands}): give it after the command, as in {prog} {command} {option} …"
+            )
+            command = typed if typed in takers else takers[0]
+            raise UsageError(
+                misplaced.format(option=arg, commands=listed(takers), prog=PROG, command=command)
+            ) from None
 
 
 def main(argv=None):
@@ -366,8 +362,13 @@ def main(argv=None):
             _as_a_command(saved)
             argv = sys.argv[1:] if argv is None else list(argv)
             set_language(_language(argv) or from_environment() or "en")
+            parser = build_parser()
             with _argparse_speaks():
-                args = _parsed(build_parser(), argv)
+                try:
+                    args = parser.parse_args(argv)
+                except UsageError:
+                    _misplaced(parser, argv)
+                    raise
             with np.errstate(all="ignore"):  # overflow is reported as an error below, not as warnings
                 run = _task_command if args.command in TASK_COMMANDS else _model_command
                 output, status = run(args)
