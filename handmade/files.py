@@ -191,8 +191,8 @@ def new_file(path, force, tasks_file=None):
     """``path``, for a command that makes weights (blank, export, train): it never replaces a file
     that is there, which may be a learner's design, unless ``--force`` says to, nor ever the file
     the tasks are read from (``--tasks``)."""
-    path, force = file_name(path), yes_or_no(force, "force")
-    tasks_file = None if tasks_file is None else file_name(tasks_file, "tasks_file")
+    file_name(path), yes_or_no(force, "force")  # checked; said as typed ('./mine.py')
+    tasks_file is None or file_name(tasks_file, "tasks_file")
     if tasks_file is not None and os.path.exists(path) and os.path.samefile(path, tasks_file):
         raise ValueError(
             _(
@@ -205,7 +205,7 @@ def new_file(path, force, tasks_file=None):
                 "'{path}' already holds weights, perhaps your own design; it is kept: choose another name, or replace it with --force"
             ).format(path=shown_path(path))
         )
-    return str(path)  # a file that is not weights: save_weights refuses it without --force, in its own words
+    return path  # a file that is not weights: save_weights refuses it without --force, in its own words
 
 
 def check_fits_a_file(structure, characters, name):
