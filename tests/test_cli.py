@@ -814,7 +814,9 @@ def test_an_option_before_the_command_is_said_in_chinese_and_lang_there_is_no_mi
     finally:
         handmade.set_language("en")
     err = capsys.readouterr().err
-    assert "--tasks 是命令（tasks、blank、grade、train）的选项" in err and reads_as_chinese(err.partition("错误：")[2].partition("例如")[0]), err
+    assert "--tasks 是命令（tasks、blank、grade、train）的选项" in err and reads_as_chinese(
+        err.partition("错误：")[2].partition("例如")[0]
+    ), err
     assert cli.main(["--lang", "en", "--bogus", "tasks"]) == 2  # no command's option: argparse's own line
     assert "unrecognized arguments: --bogus" in capsys.readouterr().err
 

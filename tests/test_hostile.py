@@ -2906,7 +2906,9 @@ def test_a_broken_reference_built_unasked_is_said_once_in_the_text_the_data_and_
     assert graded.passed is passes and str(graded).count(marker) == passes, str(graded)  # a pass's cell says it
 
 
-@pytest.mark.parametrize("alphabet", ["a\t\x00", "a \x1b", "a\u200bb", "a\n"], ids=["tab nul", "space esc", "zwsp", "newline"])
+@pytest.mark.parametrize(
+    "alphabet", ["a\t\x00", "a \x1b", "a\u200bb", "a\n"], ids=["tab nul", "space esc", "zwsp", "newline"]
+)
 def test_a_letter_has_one_name_in_every_line_of_a_report_its_tables_and_its_data(alphabet):
     """The issue: with a control character in its alphabet, a task's letters were t0, t1, t2 in the tables and the
     diagnosis (every name falling back), while the report's lines showed the characters ('a', ⇥, '\\x00'). One rule
