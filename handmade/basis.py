@@ -181,6 +181,12 @@ def token_shown(char):
     return TOKEN_SHOWN.get(char, char) if char.isprintable() or char in TOKEN_SHOWN else repr(char)
 
 
+def text_shown(text):
+    """``text`` (a context, a message) with each character that cannot show written as its escape (``a\\t\\x00``), as
+    ``repr`` writes it between its quotes: a tab is no gap, a null character does not vanish."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 @dataclass(frozen=True)
 class Labels:
     """What a model's numbers mean: its tokens and the names of the directions of its spaces.

@@ -362,8 +362,8 @@ def main(argv=None):
             _as_a_command(saved)
             argv = sys.argv[1:] if argv is None else list(argv)
             set_language(_language(argv) or from_environment() or "en")
-            parser = build_parser()
-            with _argparse_speaks():
+            with _argparse_speaks():  # the parser made in it too: its own help's words (-h) are translated
+                parser = build_parser()
                 try:
                     args = parser.parse_args(argv)
                 except UsageError:

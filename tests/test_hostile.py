@@ -44,9 +44,10 @@ import handmade
 import handmade.training as training
 from handmade import cli, files, inference, parts, tokenizer
 from handmade.arguments import MAX_MESSAGE, check_alphabet
-from handmade.basis import Basis, Labels, token_shown
+from handmade.basis import Basis, Labels, text_shown, token_shown
 from handmade.course import compared, explain, grader, progress, solutions, task_files, task_options, tasks, user_code
 from handmade.display.trace import trace, weight_tables
+from handmade.display.views import prediction_html
 from handmade.display.window import TABLE_SIDE as SHOWN
 from handmade.training import AdamW, leaves
 
@@ -2897,7 +2898,7 @@ def test_a_broken_reference_built_unasked_is_said_once_in_the_text_the_data_and_
         handmade.set_language("en")
     text, data = out.split("\n{", 1)
     data = json.loads("{" + data)
-    marker = "参考解无法使用" if language == "zh" else "reference solution cannot be used"
+    marker = "参考解坏了" if language == "zh" else "reference solution is broken, and your grade does not depend on it"
     said = [line for line in text.splitlines() if marker in line]
     assert statuses == [1 - passes] * 2 and err == "" and data["revealed"] is None, (statuses, err)
     assert len(said) == 1 and data["reference_problem"] == said[0] and "teacher.py" in said[0], text
@@ -2928,6 +2929,8 @@ def test_a_letter_has_one_name_in_every_line_of_a_report_its_tables_and_its_data
     assert all(f"expected {wanted}, the model predicted " in explain.miss_said(m) for m in data["first_wrong"])
     assert all(m["expected"] == alphabet[1] for m in data["first_wrong"])  # the data: the character itself
     assert weight_tables(model)["wte"].rows == tuple(names)  # the tables name the rows as the report does
+    line = prediction_html(trace(alphabet * 2, model))  # a playground's line: the context, and the letters read
+    assert not any(c in line for c in alphabet if not c.isprintable()) and text_shown(alphabet) in line, line
 
 
 SLOW_FILE = """\

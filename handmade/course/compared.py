@@ -62,6 +62,7 @@ def revealed_line(theirs, task, unusable=None, read=None):
 def not_compared(problem):
     """The line a report adds, unasked, when the task's reference solution cannot be used (``problem`` says why: a
     teacher's that fails): the explanation speaks of the learner's model alone, and the time it took is accounted for."""
-    return _("  (the task's reference solution cannot be used, so nothing here is compared with it: {problem})").format(
-        problem=problem
+    sentence = _(
+        "  (this task's reference solution is broken, and your grade does not depend on it; for the task's author: {problem})"
     )
+    return sentence.format(problem=problem)

@@ -362,7 +362,7 @@ def graded(task, params):
         return Graded(False, (line.format(task=task.name),))
     note, problem = _recorded(task, params)[1], _teachers_reference(task)[1]  # a broken reference of a teacher's: said
     broken = [not_compared(problem).strip()] if problem else []
-    return Graded(True, (_("{task}: passed.").format(task=task.name), note, *broken))
+    return Graded(True, (_("{task}: passed.").format(task=task.name), *broken, note))
 
 
 def _explained(report, task, params, cases, focus, reveal, every_path):

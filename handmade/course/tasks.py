@@ -183,7 +183,9 @@ def _too_large_for_a_file(structure):
     too_large = (
         (
             BLANK_CHARACTERS,
-            N_("  too large for a weights file: blank and train refuse it (in Python, blank(task) makes it)"),
+            N_(
+                "  its model is too large for a weights file: blank and train refuse it (in Python, blank(task) still makes it)"
+            ),
         ),
         (TRAINED_CHARACTERS, N_("  train refuses it: its trained weights would be too large for a weights file")),
     )

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..arguments import fmt_apart
+from ..basis import text_shown
 from ..i18n import _, ngettext
 from ..inference import complete
 from ..names import INTERMEDIATES, T
@@ -143,7 +144,7 @@ def prediction_html(t):
     token, p = probs.cols[best], probs.values[-1, best]
     rival = max(np.delete(probs.values[-1], best), default=0.0)  # the next token's: p is written apart from it
     context = t.text if len(t.text) <= 24 else "…" + t.text[-23:]
-    said = {"context": html.escape(context), "token": html.escape(token), "p": fmt_apart(p, rival, 3)}
+    said = {"context": html.escape(text_shown(context)), "token": html.escape(token), "p": fmt_apart(p, rival, 3)}
     n = len(t.tokens)
     if n == len(t.text):
         return _("after <code>{context}</code> the model predicts <b>{token}</b> (p = {p})").format(**said)
@@ -152,7 +153,7 @@ def prediction_html(t):
         "after <code>{context}</code> the model, which reads only its last {n} letters, <code>{window}</code>, predicts <b>{token}</b> (p = {p})",
         n,
     )
-    return sentence.format(n=n, window=html.escape(t.text[-n:]), **said)
+    return sentence.format(n=n, window=html.escape(text_shown(t.text[-n:])), **said)
 
 
 def predictions_html(t):

@@ -13,6 +13,7 @@ import ipywidgets as W
 import numpy as np
 
 from ..arguments import brief, css_class, exact, function, number, real_array, text_of, whole
+from ..basis import text_shown
 from ..display.labelled import LabelledMatrix
 from ..files import rounds_to_zero
 from ..i18n import _, tag
@@ -74,7 +75,7 @@ def message_html(text, ok=False):
     what it quotes kept (two typed spaces are shown as two)."""
     if not text:
         return ""
-    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    text = text_shown(text)
     colour, role, live = ("#1a7f37", "status", "polite") if ok else ("#b3261e", "alert", "assertive")
     style = f"color:{colour};white-space:pre-wrap"  # wrapped at spaces, none of them merged
     return f'<span role="{role}" aria-live="{live}" style="{style}">{html.escape(text, quote=False)}</span>'
