@@ -22,7 +22,6 @@ import os
 import re
 import signal
 import sys
-import time
 from functools import partial
 
 import numpy as np
@@ -276,21 +275,12 @@ def _task_list(listed):
     """(each task described, those this learner has passed marked so, and how many: from the progress
     file the grader writes (handmade.course.progress), or why it cannot be read; status 0), or with a
     task that cannot be used (over a limit, or its rule fails), the others listed, its one line said
-    on stderr, and status 2; so are the tasks left when their rules have been asked for LISTING_SECONDS."""
+    on stderr, and status 2; so are the tasks left when time ran out (``course.listing``)."""
     from .course import progress
-    from .course.task_files import LISTING_SECONDS, not_checked
+    from .course.listing import entries
 
-    current, entries, usable, refused = progress.read(), [], [], []
-    start, in_order = time.monotonic(), list(listed.values())
-    for i, task in enumerate(in_order):
-        if time.monotonic() - start > LISTING_SECONDS:  # the rules before took long: the others are not asked
-            refused.append(not_checked(in_order[i:]))
-            break
-        try:
-            entries.append(task.describe(passed=current.has(task)))
-            usable.append(task)
-        except ValueError as error:  # this task alone: the file's others still work
-            refused.append(error)
+    current = progress.read()
+    found, usable, refused = entries(listed, current.has)
     done = sum(current.has(task) for task in usable)
     summary = current.problem or ngettext(
         "You have passed {done} of {total} task (recorded in {path}).",
@@ -301,7 +291,7 @@ def _task_list(listed):
         _fail(_("{prog}: error: {error}"), error)
     if not usable:  # nothing to list: the lines on stderr say why
         return None, BAD_INPUT
-    return "\n\n".join([*entries, summary]), BAD_INPUT if refused else 0
+    return "\n\n".join([*found, summary]), BAD_INPUT if refused else 0
 
 
 def _model_command(args):

@@ -45,7 +45,18 @@ import handmade.training as training
 from handmade import cli, files, inference, parts, tokenizer
 from handmade.arguments import MAX_MESSAGE, check_alphabet
 from handmade.basis import Basis, Labels, text_shown, token_shown
-from handmade.course import compared, explain, grader, progress, solutions, task_files, task_options, tasks, user_code
+from handmade.course import (
+    compared,
+    explain,
+    grader,
+    listing,
+    progress,
+    solutions,
+    task_files,
+    task_options,
+    tasks,
+    user_code,
+)
 from handmade.display.trace import trace, weight_tables
 from handmade.display.views import prediction_html
 from handmade.display.window import TABLE_SIDE as SHOWN
@@ -84,6 +95,7 @@ MODULES = (
     grader,
     explain,
     compared,
+    listing,
     progress,
     solutions,
 )
@@ -172,7 +184,7 @@ SKIPPED = {  # the public callables that are not called blindly, each with the r
     "course.progress.note_trained": "the command line's train: its task, and the weights it trained, checked",
     "course.progress.recorded_where": "the grader's sentence on a pass it recorded, of the Task it graded",
     "files.check_fits_a_file": "the command line's blank and train: a task's Structure, one of two constants, its name",
-    "course.task_files.not_checked": "the command line's tasks: a file's tasks load_tasks made, left when time ran out",
+    "course.listing.entries": "the command line's tasks: the tasks load_tasks made (or the built-in ones) and progress.read().has",
     **dict.fromkeys(
         ["course.compared.revealed_line", "course.compared.not_compared"],
         "a report's line on the reference, of the shares and the problem the grader found itself (tested in this file)",
@@ -2873,6 +2885,23 @@ def test_a_broken_reference_is_said_and_never_blamed_on_the_learners_weights(tmp
     assert "…" not in said, said  # whole, or said shorter: never cut through the middle of its reason
 
 
+@pytest.mark.parametrize("case", list(BROKEN_REFERENCES))
+def test_a_listing_tells_the_author_of_a_broken_reference_before_any_learner_grades(
+    tmp_path, monkeypatch, capsys, case
+):
+    """A teacher learned that a reference was broken only from a learner's report: tasks --tasks says it, under the
+    task, for its author (the task itself is listed as usable: a learner's grade does not depend on it)."""
+    phrase = broken_reference_file(tmp_path, case, tasks.blank(_task()))
+    monkeypatch.chdir(tmp_path)
+    status = cli.main(["tasks", "--tasks", "teacher.py"])
+    out, err = capsys.readouterr()
+    fine, hostile = out.split("\n\n")[:2]
+    assert status == 0 and err == "" and fine.startswith("fine: ") and "author" not in fine, (status, err)
+    assert hostile.startswith("hostile: Say a.") and phrase in hostile, hostile
+    assert "\n  for the task's author: task hostile in 'teacher.py': its reference solution" in hostile, hostile
+    assert cli.main(["tasks"]) == 0 and "author" not in capsys.readouterr().out  # the built-in ones: none to say
+
+
 SAYS_A = {"wte": np.array([[1.0, 0], [0, 0]]), "wpe": np.array([[3.0, 0], [3, 0]])}  # hostile's "a", by 3 or more
 
 
@@ -2963,7 +2992,7 @@ def test_listing_a_file_of_slow_rules_ends_in_time_naming_the_tasks_it_did_not_c
     end took a minute, a hundred would take seventeen. It asks for LISTING_SECONDS in all, then names the others."""
     (tmp_path / "slow.py").write_text(SLOW_FILE, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(task_files, "LISTING_SECONDS", 1)  # two or three rules' time: 0.5 s each
+    monkeypatch.setattr(listing, "LISTING_SECONDS", 1)  # two or three rules' time: 0.5 s each
     start = time.monotonic()
     try:
         status = cli.main(["--lang", language, "tasks", "--tasks", "slow.py"])
@@ -2973,7 +3002,7 @@ def test_listing_a_file_of_slow_rules_ends_in_time_naming_the_tasks_it_did_not_c
     *refused, left = err.splitlines(keepends=True)
     names, n = [f"slow{i}" for i in range(6)] + ["last"], len(refused)  # each asked, the others named at once
     assert status == 2 and out.replace("：", ": ").startswith("opening: Say a.") and "last" not in out, out
-    assert took < task_files.LISTING_SECONDS + SHORT + 1.5 and 1 <= n <= 3, (took, err)  # not 6 x SHORT and more
+    assert took < listing.LISTING_SECONDS + SHORT + 1.5 and 1 <= n <= 3, (took, err)  # not 6 x SHORT and more
     assert all(one_line(line) for line in [*refused, left]) and all(names[i] in refused[i] for i in range(n)), err
     places = [left.find(name) for name in names[n:]]
     assert -1 not in places and places == sorted(places) and "slow.py" in left, left  # the rest, in order

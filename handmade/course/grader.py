@@ -297,7 +297,7 @@ def handed_in(task, params, *, reveal=False, every_path=False):
     if not report.passed:
         return report
     recorded, note = _recorded(task, params)
-    problem = _teachers_reference(task)[1]  # built for _recorded: a broken one is said, not passed over
+    problem = checked_reference(task)[1]  # built for _recorded: a broken one is said, not passed over
     return replace(report, progress_note=note, recorded=recorded, reference_problem=problem and not_compared(problem))
 
 
@@ -305,7 +305,7 @@ def _recorded(task, params):
     """Record the pass of ``params`` (checked, passing) in the progress file: (whether it is recorded,
     a sentence saying so or why not). A model the course shows is not the learner's (``shown_models``),
     and the file may not take it (``progress.add`` says why)."""
-    shown = shown_model(task, params, _teachers_reference(task)[0])
+    shown = shown_model(task, params, checked_reference(task)[0])
     if shown is not None:
         kept = _("Your earlier pass of {task} stays in your progress.").format(task=task.name)
         return False, then(shown, kept) if progress.read().has(task) else shown
@@ -360,7 +360,7 @@ def graded(task, params):
             else _("{task}: not yet. Your model does not pass it: the report above says where it goes wrong.")
         )
         return Graded(False, (line.format(task=task.name),))
-    note, problem = _recorded(task, params)[1], _teachers_reference(task)[1]  # a broken reference of a teacher's: said
+    note, problem = _recorded(task, params)[1], checked_reference(task)[1]  # a broken reference of a teacher's: said
     broken = [not_compared(problem).strip()] if problem else []
     return Graded(True, (_("{task}: passed.").format(task=task.name), *broken, note))
 
@@ -430,9 +430,10 @@ def _readings(windows, params):
     return found
 
 
-def _teachers_reference(task):
+def checked_reference(task):
     """(a teacher's task's own reference, checked, or None; why not), known even where the references are off (the
     learners have its file); (None, None) for a built-in task."""
+    task = get_task(task)
     return _reference_built(task, task.build, False, language()) if TASKS.get(task.name) is not task else (None, None)
 
 

@@ -21,7 +21,7 @@ import types
 from pathlib import Path
 
 from ..arguments import UnknownName, brief, file_name, shown_path, with_names
-from ..i18n import _, ngettext
+from ..i18n import _
 from ..reasons import not_text
 from ..reasons import reason as said
 from . import user_code
@@ -29,7 +29,6 @@ from .task_options import TaskError
 
 MAX_TASKS_FILE = 1_000_000  # bytes of a teacher's tasks file: Python to read, not data
 MAX_FILE_TASKS = 100  # tasks one file may define: a term's homework (the course has 12), not a generated set
-LISTING_SECONDS = 60  # a listing of a file's tasks (tasks --tasks) asks their rules for this long in all, at most
 SOURCE = "source"  # the Task field that names the file a task came from
 
 _COLLECTING = []  # lists that each new task is added to, while load_tasks runs a file
@@ -114,18 +113,6 @@ def load_tasks(path):
             made, SOURCE, str(file_name(path))
         )  # as given: a message shortens it, a command needs it whole
     return Tasks((t.name, t) for t in found)
-
-
-def not_checked(left):
-    """The ValueError for a file's tasks ``left`` when a listing has asked rules for LISTING_SECONDS: theirs are
-    not asked (each may take ``user_code.SECONDS``, and a file of many slow ones would take them all)."""
-    sentence = ngettext(
-        "{n} task in '{path}' was not checked ({names}): checking the tasks before it took more than {seconds} s (a rule that is slow, or never ends); mend those, then list the tasks again",
-        "{n} tasks in '{path}' were not checked ({names}): checking the tasks before them took more than {seconds} s (a rule that is slow, or never ends); mend those, then list the tasks again",
-        len(left),
-    )
-    fields = {"n": len(left), "path": shown_path(left[0].source, 40), "seconds": LISTING_SECONDS}
-    return ValueError(with_names(sentence, [task.name for task in left], **fields))
 
 
 def _module(path):

@@ -48,12 +48,11 @@ from dataclasses import dataclass, field
 
 from ..arguments import MAX_MESSAGE, UnknownName, brief, clip, is_whole, shown_path, text_of, yes_or_no
 from ..basis import Labels
-from ..files import BLANK_CHARACTERS, TRAINED_CHARACTERS, check_fits_a_file
-from ..i18n import N_, _, ngettext
+from ..i18n import _, ngettext
 from ..inference import Example
 from ..structure import Structure
 from ..tokenizer import tokenize
-from ..weights import Weights, WeightsError
+from ..weights import Weights
 from . import user_code
 from .task_files import (
     MAX_TASKS_FILE,
@@ -147,7 +146,6 @@ class Task:
             _("{name}: {statement}").format(name=self.name, statement=_(self.statement)),
             lengths_said(self, len(examples(usable(self)))),
             _("  designed for: {shape}").format(shape=self.shape()),
-            *_too_large_for_a_file(self.structure),
         ]
         return "\n".join([*lines, _("  passed: you have designed a model that passes it")] if passed else lines)
 
@@ -175,26 +173,6 @@ class Task:
 
 
 # ---- @task ----------------------------------------------------------------------------------
-
-
-def _too_large_for_a_file(structure):
-    """[The line a listing adds when a model of ``structure`` is too large for a weights file (``blank``, or ``train``,
-    whose numbers take more room, refuses it)], or []: the task is still designed and graded in Python."""
-    too_large = (
-        (
-            BLANK_CHARACTERS,
-            N_(
-                "  its model is too large for a weights file: blank and train refuse it (in Python, blank(task) still makes it)"
-            ),
-        ),
-        (TRAINED_CHARACTERS, N_("  train refuses it: its trained weights would be too large for a weights file")),
-    )
-    for characters, line in too_large:
-        try:
-            check_fits_a_file(structure, characters, "")
-        except WeightsError:
-            return [_(line)]
-    return []
 
 
 def task(
