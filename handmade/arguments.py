@@ -271,6 +271,7 @@ def real_array(value, name, ndim, limit):
 # ---- what a model reads: an alphabet, token ids, arrays of weights ---------------------------
 
 MAX_ALPHABET = 1024  # characters of an alphabet: a model has at most as many tokens
+TOKEN_SHOWN = {" ": "␣", "\n": "⏎", "\t": "⇥"}  # characters that would vanish in a table (basis.token_shown)
 
 
 def check_alphabet(alphabet):
@@ -296,6 +297,12 @@ def check_alphabet(alphabet):
                 alphabet=brief(alphabet), chars=listed(map(repr, repeated))
             )
         )
+    alike = [c for c, shown in TOKEN_SHOWN.items() if c in alphabet and shown in alphabet]
+    if alike:  # a space shows as ␣ wherever a letter is named: two tokens a learner could not tell apart
+        sentence = _(
+            "the alphabet {alphabet} has both {char} and {shown}, which a table shows alike ({shown}); keep one"
+        )
+        raise ValueError(sentence.format(alphabet=brief(alphabet), char=repr(alike[0]), shown=TOKEN_SHOWN[alike[0]]))
     return alphabet
 
 
@@ -419,17 +426,6 @@ def number_array(value, path, ndim, meaning, error=ValueError):  # -> float64 ar
                 path=path, meaning=meaning
             )
         ) from None
-
-
-def css_class(value, name):
-    """``value`` if it can name a CSS class: letters, digits, - and _, from a letter, at most 40."""
-    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]{0,39}", text_of(value, name, 1000)):
-        raise ValueError(
-            _("{name} must be a name of letters, digits, - and _, from a letter, at most 40; found {value}").format(
-                name=name, value=brief(value)
-            )
-        )
-    return value
 
 
 SURROGATE = re.compile("[\ud800-\udfff]")  # half of a character: UTF-8 cannot write one alone

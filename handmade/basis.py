@@ -13,7 +13,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .arguments import UnknownName, brief, check_alphabet, few, is_real, number_array, text_of, whole, writable
+from .arguments import (
+    TOKEN_SHOWN,
+    UnknownName,
+    brief,
+    check_alphabet,
+    few,
+    is_real,
+    number_array,
+    text_of,
+    whole,
+    writable,
+)
 from .i18n import _, listed
 
 MAX_DIRECTION_NAME = 40  # characters in one direction's name
@@ -170,8 +181,6 @@ def split_qkv(c_attn_w):
 
 # ---- the names a model is read with ---------------------------------------------------------
 
-TOKEN_SHOWN = {" ": "␣", "\n": "⏎", "\t": "⇥"}  # characters that would vanish in a table
-
 
 def token_shown(char):
     """A token's character as every table, sentence and report names it: ␣ ⏎ ⇥, else its escape ('\\x00') if it
@@ -226,12 +235,9 @@ class Labels:
 
     def token_names(self, n_vocab):
         """The names of ``n_vocab`` tokens: the alphabet's characters as ``token_shown`` shows them (a space is ␣, a
-        new line ⏎, a control character its escape, '\\x00'), or t0 .. t{n_vocab-1} without an alphabet, or when two
-        would show alike (" ␣")."""
-        shown = [] if self.alphabet is None else [token_shown(c) for c in self.alphabet]
-        return (
-            shown if self.alphabet is not None and len(set(shown)) == len(shown) else [f"t{i}" for i in range(n_vocab)]
-        )
+        new line ⏎, a control character its escape, '\\x00'; no two alike: ``check_alphabet``), or t0 .. t{n_vocab-1}
+        without an alphabet."""
+        return [f"t{i}" for i in range(n_vocab)] if self.alphabet is None else [token_shown(c) for c in self.alphabet]
 
     def attention_basis(self, block, n_attn):
         """The names of the n_attn directions of q, k and v in ``block``: as labelled, else the stream's (as wide), else a0, a1, ..."""

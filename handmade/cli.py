@@ -328,19 +328,20 @@ def _language(argv):
 
 def _misplaced(parser, argv):
     """An option of a command given before it ("--tasks f.py tasks", which argparse calls an invalid choice of command,
-    'f.py'): UsageError saying so, naming the commands that take it; else nothing (argparse's own line stands)."""
+    'f.py'; "--tas", as argparse lets it be shortened, too): UsageError saying so, naming the commands that take it;
+    else nothing (argparse's own line stands)."""
     commands = parser._subparsers._group_actions[0].choices  # {name: its parser}
-    typed = next((a for a in argv if a in commands), None)  # the command, given after the option
+    options = {o for sub in commands.values() for o in sub._option_string_actions} - {"--lang", "-h", "--help"}
     for arg in (a.split("=")[0] for a in itertools.takewhile(lambda a: a not in commands, argv)):
-        takers = [name for name, sub in commands.items() if arg in sub._option_string_actions]
-        if takers and arg not in ("--lang", "-h", "--help"):
+        meant = {arg} & options or {o for o in options if arg.startswith("--") and o.startswith(arg)}
+        if len(meant) == 1:  # one option it can be
+            option = meant.pop()
+            takers = [name for name, sub in commands.items() if option in sub._option_string_actions]
+            command = next((a for a in argv if a in takers), takers[0])  # the command typed, if it takes it
             misplaced = _(
                 "{option} is an option of a command ({commands}): give it after the command, as in {prog} {command} {option} …"
             )
-            command = typed if typed in takers else takers[0]
-            raise UsageError(
-                misplaced.format(option=arg, commands=listed(takers), prog=PROG, command=command)
-            ) from None
+            raise UsageError(misplaced.format(option=option, commands=listed(takers), prog=PROG, command=command))
 
 
 def main(argv=None):

@@ -806,6 +806,29 @@ def test_a_commands_option_given_before_the_command_is_said_so_naming_where_it_g
     assert err.endswith(f"give it after the command, as in python -m handmade {command} {option} …\n"), err
 
 
+@pytest.mark.parametrize(
+    "argv, said",
+    [
+        (["--tas", "w.py", "tasks"], "--tasks is an option of a command (tasks, blank, grade, train)"),  # shortened
+        (["--task=w.py", "blank", "t", "x.json"], "as in python -m handmade blank --tasks …"),
+        (
+            ["--weights", "tasks", "grade", "abc"],
+            "as in python -m handmade grade --weights …",
+        ),  # its value a command's name
+        (
+            ["--reveal", "blank", "abc", "x.json"],
+            "--reveal is an option of a command (grade): give it after the command, as in python -m handmade grade --reveal …",
+        ),
+    ],
+)
+def test_an_option_before_the_command_is_found_shortened_and_the_example_is_a_command_that_takes_it(capsys, argv, said):
+    from handmade import cli
+
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert said in err and one_line(err), err
+
+
 def test_an_option_before_the_command_is_said_in_chinese_and_lang_there_is_no_mistake(capsys):
     from handmade import cli
 

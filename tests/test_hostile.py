@@ -42,7 +42,7 @@ from hypothesis import strategies as st
 
 import handmade
 import handmade.training as training
-from handmade import cli, files, inference, parts, tokenizer
+from handmade import basis, cli, files, inference, parts, tokenizer
 from handmade.arguments import MAX_MESSAGE, check_alphabet
 from handmade.basis import Basis, Labels, text_shown, token_shown
 from handmade.course import (
@@ -61,6 +61,7 @@ from handmade.display.trace import trace, weight_tables
 from handmade.display.views import prediction_html
 from handmade.display.window import TABLE_SIDE as SHOWN
 from handmade.training import AdamW, leaves
+from handmade.widgets.playground import TaskScore
 
 PACKAGE = Path(handmade.__file__).resolve().parent
 
@@ -2804,7 +2805,7 @@ def test_a_teachers_code_runs_bounded_and_its_failure_is_one_line_of_its_own(
         result, out, err = _on(surface, place, path, monkeypatch, capsys)
     where = "cannot load tasks from 'teacher.py': it " if place == "top" else "task hostile in 'teacher.py': its "
     if phrase is None:  # it prints, and is no failure: the words go to stderr
-        ran = place != "reference" or surface != "tasks"  # a list of tasks builds no reference
+        ran = True  # a list of tasks builds the reference too, to tell its author when it is broken
         assert result in (None, 0, 1) and ("a word from the teacher" in err) == ran and "a word" not in out
         assert surface != "grade --json" or json.loads(out)["graded"] >= 6
     elif surface == "library":
@@ -2852,6 +2853,7 @@ BROKEN_REFERENCES = {  # a teacher's reference that cannot be used: a phrase of 
         "tokens are 'xy'",
     ),
     "overflows": ("w = blank(hostile); w['wte'][:] = 1e200; return w", "fails on its task"),
+    "loops": ("while True: pass", "its reference solution ran for more than 0.5 s"),  # under short_bound
     "another n_vocab": (
         "w = dict(blank(hostile)); w['wte'] = np.zeros((3, w['wte'].shape[1])); return w",
         "n_vocab, the token rows of wte, is 3",
@@ -2872,7 +2874,9 @@ def broken_reference_file(folder, case, weights):
 
 
 @pytest.mark.parametrize("case", list(BROKEN_REFERENCES))
-def test_a_broken_reference_is_said_and_never_blamed_on_the_learners_weights(tmp_path, monkeypatch, capsys, case):
+def test_a_broken_reference_is_said_and_never_blamed_on_the_learners_weights(
+    tmp_path, monkeypatch, capsys, short_bound, case
+):
     """The issue: 'no reference solution to show', or status 2 blaming weights the learner does not have."""
     phrase = broken_reference_file(tmp_path, case, parts.with_part(tasks.blank(_task()), "wte", np.eye(2)))
     monkeypatch.chdir(tmp_path)
@@ -2887,7 +2891,7 @@ def test_a_broken_reference_is_said_and_never_blamed_on_the_learners_weights(tmp
 
 @pytest.mark.parametrize("case", list(BROKEN_REFERENCES))
 def test_a_listing_tells_the_author_of_a_broken_reference_before_any_learner_grades(
-    tmp_path, monkeypatch, capsys, case
+    tmp_path, monkeypatch, capsys, short_bound, case
 ):
     """A teacher learned that a reference was broken only from a learner's report: tasks --tasks says it, under the
     task, for its author (the task itself is listed as usable: a learner's grade does not depend on it)."""
@@ -2909,7 +2913,7 @@ SAYS_A = {"wte": np.array([[1.0, 0], [0, 0]]), "wpe": np.array([[3.0, 0], [3, 0]
 @pytest.mark.parametrize("passes", [False, True], ids=["fails", "passes"])
 @pytest.mark.parametrize("case", list(BROKEN_REFERENCES))
 def test_a_broken_reference_built_unasked_is_said_once_in_the_text_the_data_and_the_graded_cell(
-    tmp_path, monkeypatch, capsys, case, passes, language
+    tmp_path, monkeypatch, capsys, short_bound, case, passes, language
 ):
     """The issue: a teacher's reference that loops cost 10 s on every grade of a model it was compared with, and the
     report said nothing of it (only --reveal did). Built unasked (to compare a failing model with, or to tell a pass
@@ -2922,7 +2926,8 @@ def test_a_broken_reference_built_unasked_is_said_once_in_the_text_the_data_and_
     try:
         statuses = [cli.main(args), cli.main([*args, "--json"])]
         out, err = capsys.readouterr()
-        graded = grader.graded(tasks.load_tasks("teacher.py")["hostile"], handmade.load_weights("w.json"))
+        hostile, weights = tasks.load_tasks("teacher.py")["hostile"], handmade.load_weights("w.json")
+        graded, (_passed, _summary, details) = grader.graded(hostile, weights), TaskScore(hostile)(weights)
     finally:
         handmade.set_language("en")
     text, data = out.split("\n{", 1)
@@ -2934,6 +2939,7 @@ def test_a_broken_reference_built_unasked_is_said_once_in_the_text_the_data_and_
     assert phrase in said[0] if language == "en" else reads_as_chinese(said[0].strip().strip("（）")), said
     assert "cannot be shown" not in text and "无法显示" not in text and data["passed"] is passes
     assert graded.passed is passes and str(graded).count(marker) == passes, str(graded)  # a pass's cell says it
+    assert [line for line in details if marker in line] == [said[0].strip()], details  # and a task's playground
 
 
 @pytest.mark.parametrize(
@@ -2960,6 +2966,19 @@ def test_a_letter_has_one_name_in_every_line_of_a_report_its_tables_and_its_data
     assert weight_tables(model)["wte"].rows == tuple(names)  # the tables name the rows as the report does
     line = prediction_html(trace(alphabet * 2, model))  # a playground's line: the context, and the letters read
     assert not any(c in line for c in alphabet if not c.isprintable()) and text_shown(alphabet) in line, line
+
+
+@pytest.mark.parametrize("alphabet", [" ␣a", "a⏎\n", "⇥\tb"])
+def test_an_alphabet_of_two_letters_that_show_alike_is_refused_wherever_it_comes_in(alphabet, capsys):
+    """The issue: with " ␣a", the report said "' ': expected ␣, the model predicted ␣" (the space, and ␣ itself), and
+    the tables fell back to t0, t1. Two letters a learner could not tell apart are refused, as repeated ones are."""
+    char = next(c for c in alphabet if c in " \n\t")
+    said = f"has both {char!r} and {basis.TOKEN_SHOWN[char]}, which a table shows alike"
+    with pytest.raises(ValueError, match=re.escape(said)):
+        check_alphabet(alphabet)
+    with pytest.raises(ValueError, match=re.escape(said)):
+        _task(alphabet=alphabet)
+    assert cli.main(["predict", "a", "--alphabet", alphabet]) == 2 and said in capsys.readouterr().err
 
 
 SLOW_FILE = """\

@@ -19,7 +19,7 @@ def entries(tasks, passed):
     found, usable, refused = [], [], []
     start, in_order = time.monotonic(), list(tasks.values())
     for i, task in enumerate(in_order):
-        if time.monotonic() - start > LISTING_SECONDS:  # the tasks before took long: the others are not asked
+        if task.source is not None and time.monotonic() - start > LISTING_SECONDS:  # a file's, after slow ones
             refused.append(_not_checked(in_order[i:]))
             break
         try:

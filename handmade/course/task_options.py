@@ -14,8 +14,8 @@ import difflib
 import itertools
 from dataclasses import replace
 
-from ..arguments import MAX_ALPHABET, brief, check_alphabet, is_whole, whole
-from ..basis import TOKEN_SHOWN, Basis, Labels
+from ..arguments import MAX_ALPHABET, TOKEN_SHOWN, brief, check_alphabet, is_whole, whole
+from ..basis import Basis, Labels
 from ..i18n import _, listed
 from ..inference import Example
 from ..structure import BlockShape, Structure

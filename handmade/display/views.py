@@ -199,7 +199,8 @@ def _labelled(label, summary):
 
 def details_html(details):
     """A score's details (its first miss, why), a line each, wrapped, never cut."""
-    return "".join(f"<div style='font-size:12px;overflow-wrap:anywhere'>{html.escape(d)}</div>" for d in details)
+    style = "font-size:12px;line-height:1.4;margin-bottom:6px;overflow-wrap:anywhere"  # a wrapped line reads as one
+    return "".join(f"<div style='{style}'>{html.escape(d)}</div>" for d in details)
 
 
 def snapshot_html(summary, heading, sections):

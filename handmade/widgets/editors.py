@@ -12,7 +12,7 @@ import unicodedata
 import ipywidgets as W
 import numpy as np
 
-from ..arguments import brief, css_class, exact, function, number, real_array, text_of, whole
+from ..arguments import brief, exact, function, number, real_array, text_of, whole
 from ..basis import text_shown
 from ..display.labelled import LabelledMatrix
 from ..files import rounds_to_zero
@@ -64,6 +64,17 @@ def marked(box, name, refused):
         if box.description != said:  # a grid written again changes no label that stays as it was
             box.description = said
     (box.add_class if refused else box.remove_class)(REFUSED)
+
+
+def css_class(value, name):
+    """``value`` if it can name a CSS class: letters, digits, - and _, from a letter, at most 40."""
+    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]{0,39}", text_of(value, name, 1000)):
+        raise ValueError(
+            _("{name} must be a name of letters, digits, - and _, from a letter, at most 40; found {value}").format(
+                name=name, value=brief(value)
+            )
+        )
+    return value
 
 
 def message_html(text, ok=False):

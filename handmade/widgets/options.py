@@ -10,12 +10,12 @@ refusal gives the estimate.
 
 from dataclasses import dataclass
 
-from ..arguments import brief, chosen, css_class, file_name, function, number, text_of
+from ..arguments import brief, chosen, file_name, function, number, text_of
 from ..cost import pass_flops
 from ..display import views as V
 from ..display.window import TABLE_SIDE
 from ..i18n import _, listed
-from .editors import LARGEST, MAX_BOXES
+from .editors import LARGEST, MAX_BOXES, css_class
 
 MAX_CONTEXT_CHARS = 10_000  # what the context box accepts (the model reads the last n_ctx)
 MAX_CELLS = 16_384  # numbers the views draw at each edit: four full tables, about 0.2 s here (13 µs a number)
