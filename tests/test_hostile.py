@@ -1788,6 +1788,7 @@ SURFACE_SKIPPED = {  # the public callables of the two packages not called blind
         ["widgets.editors.message_html", "widgets.editors.css", "widgets.editors.say_in", "widgets.editors.marked"],
         "the widgets' markup for the package's own sentences, and where it is put",
     ),
+    "widgets.editors.css_class": "a check whose second argument is its caller's argument's name (a Grid's, an option's name: tried through them)",
     **dict.fromkeys(
         [f"widgets.tools.{n}" for n in ("break_control", "save_control", "reveal_control")],
         "reached through the Playground's methods of the same names, tried here",
