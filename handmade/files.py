@@ -191,8 +191,10 @@ def new_file(path, force, tasks_file=None):
     """``path``, for a command that makes weights (blank, export, train): it never replaces a file
     that is there, which may be a learner's design, unless ``--force`` says to, nor ever the file
     the tasks are read from (``--tasks``)."""
-    file_name(path), yes_or_no(force, "force")  # checked; said as typed ('./mine.py')
-    tasks_file is None or file_name(tasks_file, "tasks_file")
+    file_name(path)  # checked here, said as typed ('./mine.py')
+    force = yes_or_no(force, "force")
+    if tasks_file is not None:
+        file_name(tasks_file, "tasks_file")
     if tasks_file is not None and os.path.exists(path) and os.path.samefile(path, tasks_file):
         raise ValueError(
             _(
@@ -212,13 +214,18 @@ def check_fits_a_file(structure, characters, name):
     """WeightsError now, before weights of ``structure`` (the shape of the task ``name`` says: ``Task.called``) are
     made or trained, when their file would be more than a weights file may hold (MAX_FILE_BYTES), at ``characters`` a weight
     (BLANK_CHARACTERS, TRAINED_CHARACTERS)."""
-    n = sum(np.prod(shape) for shape in _shapes(structure))
-    if n * characters > MAX_FILE_BYTES:
+    if not fits_a_file(structure, characters):
+        n = sum(np.prod(shape) for shape in _shapes(structure))
         raise WeightsError(
             _(
                 "a model of the shape of {task} has {n} weights, whose file would take about {size} characters; a weights file holds at most {limit}: give the task a smaller shape"
             ).format(task=name, n=f"{int(n):,}", size=f"{int(n * characters):,}", limit=f"{MAX_FILE_BYTES:,}")
         )
+
+
+def fits_a_file(structure, characters):
+    """Whether the file of weights of ``structure``, at ``characters`` a weight, is within MAX_FILE_BYTES."""
+    return sum(np.prod(shape) for shape in _shapes(structure)) * characters <= MAX_FILE_BYTES
 
 
 def _shapes(structure):

@@ -296,21 +296,23 @@ def handed_in(task, params, *, reveal=False, every_path=False):
     report = grade(task, params, reveal=reveal, every_path=every_path)
     if not report.passed:
         return report
-    recorded, note = _recorded(task, params)
-    problem = checked_reference(task)[1]  # built for _recorded: a broken one is said, not passed over
-    return replace(report, progress_note=note, recorded=recorded, reference_problem=problem and not_compared(problem))
+    recorded, note, broken = _recorded(task, params)
+    return replace(report, progress_note=note, recorded=recorded, reference_problem=broken)
 
 
 def _recorded(task, params):
     """Record the pass of ``params`` (checked, passing) in the progress file: (whether it is recorded,
-    a sentence saying so or why not). A model the course shows is not the learner's (``shown_models``),
-    and the file may not take it (``progress.add`` says why)."""
-    shown = shown_model(task, params, checked_reference(task)[0])
+    a sentence saying so or why not, the line saying that a teacher's reference, built to tell the pass from it, is
+    broken, or None). A model the course shows is not the learner's (``shown_models``), and the file may not take it
+    (``progress.add`` says why)."""
+    theirs, broken = checked_reference(task)
+    broken = broken and not_compared(broken)
+    shown = shown_model(task, params, theirs)
     if shown is not None:
         kept = _("Your earlier pass of {task} stays in your progress.").format(task=task.name)
-        return False, then(shown, kept) if progress.read().has(task) else shown
+        return False, then(shown, kept) if progress.read().has(task) else shown, broken
     problem = progress.add(task)
-    return problem is None, problem or progress.recorded_where(task)
+    return problem is None, problem or progress.recorded_where(task), broken
 
 
 # ---- a challenge's graded cell ---------------------------------------------------------------
@@ -360,9 +362,8 @@ def graded(task, params):
             else _("{task}: not yet. Your model does not pass it: the report above says where it goes wrong.")
         )
         return Graded(False, (line.format(task=task.name),))
-    note, problem = _recorded(task, params)[1], checked_reference(task)[1]  # a broken reference of a teacher's: said
-    broken = [not_compared(problem).strip()] if problem else []
-    return Graded(True, (_("{task}: passed.").format(task=task.name), *broken, note))
+    _passed_recorded, note, broken = _recorded(task, params)  # whether it is recorded: the note says
+    return Graded(True, (_("{task}: passed.").format(task=task.name), *([broken.strip()] if broken else []), note))
 
 
 def _explained(report, task, params, cases, focus, reveal, every_path):
