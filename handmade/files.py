@@ -214,7 +214,7 @@ def check_fits_a_file(structure, characters, name):
     """WeightsError now, before weights of ``structure`` (the shape of the task ``name`` says: ``Task.called``) are
     made or trained, when their file would be more than a weights file may hold (MAX_FILE_BYTES), at ``characters`` a weight
     (BLANK_CHARACTERS, TRAINED_CHARACTERS)."""
-    if not fits_a_file(structure, characters):
+    if too_large_for_a_file(structure, characters):
         n = sum(np.prod(shape) for shape in _shapes(structure))
         raise WeightsError(
             _(
@@ -223,9 +223,9 @@ def check_fits_a_file(structure, characters, name):
         )
 
 
-def fits_a_file(structure, characters):
-    """Whether the file of weights of ``structure``, at ``characters`` a weight, is within MAX_FILE_BYTES."""
-    return sum(np.prod(shape) for shape in _shapes(structure)) * characters <= MAX_FILE_BYTES
+def too_large_for_a_file(structure, characters):
+    """Whether the file of weights of ``structure``, at ``characters`` a weight, would be over MAX_FILE_BYTES."""
+    return sum(np.prod(shape) for shape in _shapes(structure)) * characters > MAX_FILE_BYTES
 
 
 def _shapes(structure):

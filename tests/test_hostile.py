@@ -185,7 +185,7 @@ SKIPPED = {  # the public callables that are not called blindly, each with the r
     "course.progress.note_trained": "the command line's train: its task, and the weights it trained, checked",
     "course.progress.recorded_where": "the grader's sentence on a pass it recorded, of the Task it graded",
     "files.check_fits_a_file": "the command line's blank and train: a task's Structure, one of two constants, its name",
-    "files.fits_a_file": "the same test, for the tasks listing: a task's Structure and one of the two constants",
+    "files.too_large_for_a_file": "the same test, for the tasks listing: a task's Structure and one of the two constants",
     "course.listing.entries": "the command line's tasks: the tasks load_tasks made (or the built-in ones) and progress.read().has",
     **dict.fromkeys(
         ["course.compared.revealed_line", "course.compared.not_compared"],

@@ -668,6 +668,11 @@ SCROLLERS = """() => [...document.querySelectorAll('body *')].filter(e => {
 
 SHOWN = "a.checkVisibility({visibilityProperty: true, checkVisibilityCSS: true})"
 SETTLED = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))"
+SLID_OUT = (  # ([drawer, ms]): waits until none of the drawer's links shows, or ms have gone by (the test says which)
+    "([drawer, ms]) => new Promise(done => { const start = performance.now(); const poll = () => {"
+    f" const shown = [...document.querySelectorAll(drawer + ' a[href]')].filter(a => {SHOWN}).length;"
+    " if (!shown || performance.now() - start > ms) done(shown); else setTimeout(poll, 50); }; poll(); })"
+)
 
 
 @pytest.mark.ui
@@ -814,7 +819,7 @@ def test_a_phone_opens_and_closes_the_sidebars_from_the_keyboard(reader, page, b
     view.keyboard.press("Tab")
     assert view.evaluate(f"document.querySelector('{drawer}').contains(document.activeElement)")
     view.keyboard.press("Escape")
-    view.wait_for_timeout(300)
+    view.evaluate(SLID_OUT, [drawer, 5000])  # the drawer slides out: as long as it takes, on a busy machine too
     assert opener.get_attribute("aria-expanded") == "false"
     assert view.evaluate("document.activeElement.getAttribute('aria-label')") == label
     links = view.locator(f"{drawer} a[href]").evaluate_all(f"links => links.filter(a => {SHOWN}).length")

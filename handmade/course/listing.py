@@ -5,7 +5,7 @@ each rule is bounded (``user_code.SECONDS``), but a file of many slow ones would
 import time
 
 from ..arguments import shown_path, with_names
-from ..files import BLANK_CHARACTERS, TRAINED_CHARACTERS, fits_a_file
+from ..files import BLANK_CHARACTERS, TRAINED_CHARACTERS, too_large_for_a_file
 from ..i18n import N_, _, ngettext
 
 LISTING_SECONDS = 60  # a listing of a file's tasks asks their rules (and builds their references) this long in all
@@ -51,7 +51,7 @@ def _too_large_for_a_file(structure):
     """[The line a listing adds when a model of ``structure`` is too large for a weights file (``blank``, or ``train``,
     whose numbers take more room, refuses it)], or []: the task is still designed and graded in Python."""
     for characters, line in ((BLANK_CHARACTERS, TOO_LARGE), (TRAINED_CHARACTERS, TOO_LARGE_TRAINED)):
-        if not fits_a_file(structure, characters):
+        if too_large_for_a_file(structure, characters):
             return [_(line)]
     return []
 
