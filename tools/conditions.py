@@ -17,8 +17,8 @@ README's test command itself. A stored output passes only if it is the same unde
   requirements.txt states (its comments say why each floor is what it is), and the test tools. It
   runs the Chinese edition's notebooks (the same code as the English ones', which draw nothing the
   Chinese ones do not), then opens the playground in JupyterLab in Chromium (skipped without one) and
-  checks it with axe-core, so the floors of JupyterLab, ipywidgets and anywidget are tried where they
-  matter.
+  runs its browser tests, those marked `floors` (typing, saving, the keyboard, axe-core), so the floors
+  of JupyterLab, ipywidgets and anywidget are tried where they matter.
 - nudged: the notebooks that train, with every array of every starting point multiplied by
   1 + 1e-9 x noise (tools/nudged/sitecustomize.py). That is about ten million times the rounding
   noise of one operation, so an output that survives it does not hang on the last bits of any sum,
@@ -43,8 +43,9 @@ ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 FLOORS_VENV = ROOT / ".venv-floors"
 THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
-# the playground renders, keeps what is typed, and is accessible (axe, names, focus, nothing clipped)
-FLOOR_UI_TESTS = "09_playground or lg_takes_exactly or accessibility"
+# the playground (notebook 09) renders, keeps what is typed, and is accessible (axe, names, focus): the tests
+# marked floors (tests/ui)
+FLOOR_UI_TESTS = "floors"
 
 
 def notebook_command(python, paths=("notebooks",)):
@@ -152,7 +153,7 @@ def floors_condition():
     python = make_floors_venv()
     versions = installed_versions(python, list(floors()))
     described = ", ".join(f"{k} {v}" for k, v in versions.items())
-    ui = [*notebook_command(python, ["tests/ui"]), "-k", FLOOR_UI_TESTS]
+    ui = [*notebook_command(python, ["tests/ui"]), "-m", FLOOR_UI_TESTS]
     # The Chinese edition: its code is the English one's (tests/test_editions.py), so it makes every call
     # the English edition makes with these versions, and draws with the Chinese font besides.
     return f"floors ({described})", [notebook_command(python, ["notebooks/zh"]), ui], {}

@@ -19,6 +19,7 @@ import pytest
 from lab import JS_KERNEL_IDLE, NotebookPage, new_page
 
 PLAYGROUND, TASK = "09_playground.ipynb", "18_challenges_attention.ipynb"  # the blog's model, and a task's
+AT_THE_FLOORS = pytest.param(PLAYGROUND, marks=pytest.mark.floors)  # also run at the lowest versions (-m floors)
 SERIOUS = ("serious", "critical")
 
 # axe over one element's subtree: (violations, incomplete) as [{id, impact, nodes: [target, summary]}].
@@ -94,7 +95,7 @@ def tall(notebook):
         page.set_viewport_size({"width": 1400, "height": 1000})
 
 
-@pytest.mark.parametrize("name", [PLAYGROUND, TASK])
+@pytest.mark.parametrize("name", [AT_THE_FLOORS, TASK])
 def test_axe_finds_no_serious_or_critical_violation_in_any_tab(tall, name):
     nb = tall(name)
     playground = nb.page.locator(".hm-playground").first
@@ -107,7 +108,7 @@ def test_axe_finds_no_serious_or_critical_violation_in_any_tab(tall, name):
     assert all(not v for v in found.values()), found
 
 
-@pytest.mark.parametrize("name", [PLAYGROUND, TASK])
+@pytest.mark.parametrize("name", [AT_THE_FLOORS, TASK])
 def test_every_control_has_a_name_a_screen_reader_reads(tall, name):
     nb = tall(name)
     playground = nb.page.locator(".hm-playground").first
@@ -119,6 +120,7 @@ def test_every_control_has_a_name_a_screen_reader_reads(tall, name):
     assert controls > 80  # the grids' boxes are among them
 
 
+@pytest.mark.floors
 def test_a_grid_box_says_which_matrix_row_and_column_and_the_other_controls_say_what_they_are(notebook):
     """By the accessible names Playwright computes (its own reading of the ARIA rules, not axe's)."""
     nb = notebook(PLAYGROUND)
@@ -139,6 +141,7 @@ def test_a_grid_box_says_which_matrix_row_and_column_and_the_other_controls_say_
     assert page.get_by_role("textbox", name="context", exact=True).count() == 1
 
 
+@pytest.mark.floors
 def test_a_refused_edit_is_announced_and_focus_stays_in_the_box(notebook):
     from handmade.display.colours import contrast
 
@@ -175,6 +178,7 @@ def test_a_refused_edit_is_announced_and_focus_stays_in_the_box(notebook):
 JS_FOCUSED_TAB = "() => [document.activeElement.textContent, document.activeElement.getAttribute('aria-selected')]"
 
 
+@pytest.mark.floors
 def test_the_tab_key_reaches_the_tab_chosen_with_the_mouse_and_the_arrows_still_move_among_the_tabs(notebook):
     """lumino keeps the tab bar's one Tab stop on the tab that had it: after a click on c_proj, the Tab key reached
     "wte · wpe", which a screen reader named "not selected" while c_proj's panel showed (marks.py moves it)."""
@@ -203,6 +207,7 @@ JS_TIED = """() => [...document.querySelector('.hm-playground .hm-stages [role=t
 })"""
 
 
+@pytest.mark.floors
 def test_each_tab_says_which_panel_it_shows_and_the_panel_is_named_by_its_tab(notebook):
     """A screen reader goes from a tab to its panel (aria-controls) and names the panel by its tab (a tabpanel,
     aria-labelledby): lumino gives the tabs their role and the panels nothing (marks.py ties them)."""
@@ -283,7 +288,7 @@ def test_every_picture_has_words_for_a_reader_who_cannot_see_it_run_or_not(lab, 
         stored.page.close()
 
 
-@pytest.mark.parametrize("name", ["zh/" + PLAYGROUND, "zh/05_softmax_and_mask.ipynb", PLAYGROUND])
+@pytest.mark.parametrize("name", ["zh/" + PLAYGROUND, "zh/05_softmax_and_mask.ipynb", AT_THE_FLOORS])
 def test_every_word_of_the_prose_and_of_what_the_package_shows_is_marked_with_its_language(notebook, name):
     """JupyterLab's page is in JupyterLab's language (lang="en" here), and a screen reader reads a word in the
     language its nearest ``lang`` names: each markdown cell names its edition's (tools/cell_language.py), and
@@ -310,6 +315,7 @@ def assert_ringed(ring, where=""):
     assert contrast(colour, (255, 255, 255)) >= 3, (ring, where)
 
 
+@pytest.mark.floors
 def test_a_focused_control_shows_a_ring_that_stands_out(notebook):
     nb = notebook(PLAYGROUND)
     nb.tab("q")
@@ -446,6 +452,7 @@ def test_the_up_and_down_arrows_move_a_choice_or_a_slider_not_jupyterlabs_cells(
         )
 
 
+@pytest.mark.floors
 def test_the_up_and_down_arrows_move_a_playgrounds_menus_not_jupyterlabs_cells(notebook):
     """The break tab's menus (a part, its row and column, what to do) are moved by the arrow keys, as
     in any page: focus stays on the menu, the cell stays, and a part chosen from the keyboard gives
