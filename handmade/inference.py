@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .arguments import check_alphabet, function, is_real, is_whole, seeded, text_of, whole
-from .basis import brief
+from .basis import brief, text_shown, token_shown
 from .blog import ALPHABET, TASK_TEXT, blog_model
 from .cost import generation_flops
 from .i18n import _, ngettext
@@ -76,12 +76,12 @@ class Prediction:
         return self.alphabet[self.next_token]
 
     def lines(self):
-        """One line per position, as the blog prints them."""
+        """One line per position, as the blog prints them; a letter as every table names it (a tab is ⇥)."""
         lines = []
         for i, tok in enumerate(self.tokens):
             pred = np.argmax(self.probs[i])
             lines.append(
-                f"{self.alphabet[tok]} ({tok}): next={self.alphabet[pred]} ({pred}) "
+                f"{token_shown(self.alphabet[tok])} ({tok}): next={token_shown(self.alphabet[pred])} ({pred}) "
                 f"probs={self.probs[i]} logits={self.logits[i]}"
             )
         return lines
@@ -181,8 +181,9 @@ def sample(text, max_new_tokens=100, params=None, *, temperature=1.0, rng=0, alp
 
 
 def complete(text, max_new_tokens=10, params=None, *, alphabet=None):
-    """The blog's line ``TEXT :: CONTINUATION``."""
-    return f"{text} :: {continuation(text, max_new_tokens, params, alphabet=alphabet)}"
+    """The blog's line ``TEXT :: CONTINUATION``: one line, a character that cannot show written as its escape
+    (a tab as \\t), as every message shows a context; ``continuation`` gives the characters themselves."""
+    return f"{text_shown(text)} :: {text_shown(continuation(text, max_new_tokens, params, alphabet=alphabet))}"
 
 
 @dataclass(frozen=True)

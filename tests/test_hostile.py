@@ -2968,6 +2968,13 @@ def test_a_letter_has_one_name_in_every_line_of_a_report_its_tables_and_its_data
     assert weight_tables(model)["wte"].rows == tuple(names)  # the tables name the rows as the report does
     line = prediction_html(trace(alphabet * 2, model))  # a playground's line: the context, and the letters read
     assert not any(c in line for c in alphabet if not c.isprintable()) and text_shown(alphabet) in line, line
+    prediction = handmade.predict(alphabet * 2, model)  # the blog's lines, as the command line's predict prints them
+    said = [(names[tok], names[int(np.argmax(p))]) for tok, p in zip(prediction.tokens, prediction.probs)]
+    assert [(line.split(" (")[0], line.split("next=")[1].split(" (")[0]) for line in prediction.lines()] == said
+    assert all(line.isprintable() for line in prediction.lines()), prediction.lines()
+    completed = handmade.complete(alphabet, 2, model)  # one line, as the command line and notebook 08 show it
+    assert completed == f"{text_shown(alphabet)} :: {text_shown(handmade.continuation(alphabet, 2, model))}"
+    assert completed.isprintable(), completed
 
 
 @pytest.mark.parametrize("alphabet", [" ␣a", "a⏎\n", "⇥\tb"])
