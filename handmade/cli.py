@@ -179,7 +179,9 @@ def build_parser():
         help=_("the characters, token 0 first (default: the model's own, or {alphabet})").format(alphabet=ALPHABET),
     )
     # prog given: argparse would otherwise format the whole help to find it, on every call
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=PARSER, prog=PROG)
+    commands = parser.add_subparsers(  # named COMMAND, as TASK is, in every language: not by its dest, "command"
+        dest="command", metavar="COMMAND", required=True, parser_class=PARSER, prog=PROG
+    )
     sub = commands.add_parser("complete", parents=[weights], help=_("continue TEXT greedily: TEXT :: CONTINUATION"))
     sub.add_argument("text", metavar="TEXT")
     tokens = partial(_whole, 0, MAX_NEW_TOKENS)

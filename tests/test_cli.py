@@ -201,7 +201,7 @@ ARGUMENTS = {  # name: (arguments, a phrase the message must contain)
     "-n of 27 digits": (["complete", "a", "-n", "1" + "0" * 26], "must be a whole number from 0 to 10000"),
     "no TEXT": (["complete"], "the following arguments are required: TEXT"),
     "an unknown command": (["frobnicate"], "invalid choice: 'frobnicate'"),
-    "no command": ([], "the following arguments are required: command"),
+    "no command": ([], "the following arguments are required: COMMAND"),
     "an unknown option": (["accuracy", "--wieghts", "w.json"], "unrecognized arguments: --wieghts"),
     "100 KB with one bad letter": (
         ["predict", "ab" * 25_000 + "x" + "ab" * 25_000],
@@ -743,6 +743,10 @@ def test_the_missing_arguments_are_listed_as_the_language_lists_them():
     they are joined with 、, as the choices of an invalid choice are."""
     _assert_one_short_line(*run("--lang", "zh", "grade"), "缺少以下必需参数：TASK、--weights（参见 --help）")
     _assert_one_short_line(*run("--lang", "en", "grade"), "the following arguments are required: TASK, --weights")
+    _assert_one_short_line(*run("--lang", "zh"), "缺少以下必需参数：COMMAND（参见 --help）")  # a name, as TASK is
+    _assert_one_short_line(
+        *run("--lang", "zh", "frobnicate"), "参数 COMMAND：无效的选择：'frobnicate'（可选：'complete'、"
+    )
 
 
 def test_accuracy_of_weights_of_another_alphabet_says_what_it_scores(tmp_path):
