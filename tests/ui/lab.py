@@ -128,7 +128,7 @@ class Lab:
 
     def __exit__(self, *exc):
         """Stop the server and every kernel it started, at once: nothing they hold is kept (the folder goes
-        too), and shutting some forty kernels down one by one took up to 40 s at the end of a run."""
+        too), so none is asked to shut down in turn (eight idle kernels: 1.3 s that way, 0.01 s this way)."""
         if self.process and self.process.poll() is None:
             if os.name == "posix":
                 with contextlib.suppress(ProcessLookupError):
