@@ -183,7 +183,8 @@ def sample(text, max_new_tokens=100, params=None, *, temperature=1.0, rng=0, alp
 def complete(text, max_new_tokens=10, params=None, *, alphabet=None):
     """The blog's line ``TEXT :: CONTINUATION``: one line, a character that cannot show written as its escape
     (a tab as \\t), as every message shows a context; ``continuation`` gives the characters themselves."""
-    return f"{text_shown(text)} :: {text_shown(continuation(text, max_new_tokens, params, alphabet=alphabet))}"
+    continued = continuation(text, max_new_tokens, params, alphabet=alphabet)  # which checks the text first
+    return f"{text_shown(text)} :: {text_shown(continued)}"
 
 
 @dataclass(frozen=True)
