@@ -215,7 +215,7 @@ def check_fits_a_file(structure, characters, name):
     made or trained, when their file would be more than a weights file may hold (MAX_FILE_BYTES), at ``characters`` a weight
     (BLANK_CHARACTERS, TRAINED_CHARACTERS)."""
     if too_large_for_a_file(structure, characters):
-        n = sum(np.prod(shape) for shape in _shapes(structure))
+        n = _weight_count(structure)
         raise WeightsError(
             _(
                 "a model of the shape of {task} has {n} weights, whose file would take about {size} characters; a weights file holds at most {limit}: give the task a smaller shape"
@@ -225,16 +225,16 @@ def check_fits_a_file(structure, characters, name):
 
 def too_large_for_a_file(structure, characters):
     """Whether the file of weights of ``structure``, at ``characters`` a weight, would be over MAX_FILE_BYTES."""
-    return sum(np.prod(shape) for shape in _shapes(structure)) * characters > MAX_FILE_BYTES
+    return _weight_count(structure) * characters > MAX_FILE_BYTES
 
 
-def _shapes(structure):
-    """The shape of every array of a model of ``structure``, from its one description (no array is made)."""
+def _weight_count(structure):
+    """How many weights a model of ``structure`` has, from its one description (no array is made)."""
     shapes = []
     structure.weights(
         lambda n_in, n_out: shapes.append((n_in, n_out)), lambda n: shapes.append((n,)), lambda n: shapes.append((n,))
     )
-    return shapes
+    return sum(np.prod(shape) for shape in shapes)
 
 
 def check_can_save(path, force=False):

@@ -305,8 +305,8 @@ def _recorded(task, params):
     a sentence saying so or why not, the line saying that a teacher's reference, built to tell the pass from it, is
     broken, or None). A model the course shows is not the learner's (``shown_models``), and the file may not take it
     (``progress.add`` says why)."""
-    theirs, broken = checked_reference(task)
-    broken = broken and not_compared(broken)
+    theirs, problem = checked_reference(task)
+    broken = not_compared(problem) if problem else None
     shown = shown_model(task, params, theirs)
     if shown is not None:
         kept = _("Your earlier pass of {task} stays in your progress.").format(task=task.name)

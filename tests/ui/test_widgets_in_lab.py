@@ -11,6 +11,7 @@ from handmade.display.colours import CHANGED
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 PLAYGROUND = "09_playground.ipynb"  # the blog's model: its tests run at the lowest versions too (-m floors)
+AT_THE_FLOORS = pytest.param(PLAYGROUND, marks=pytest.mark.floors)
 
 
 def widget_notebooks():
@@ -22,16 +23,11 @@ def widget_notebooks():
     return names
 
 
-def marked_at_the_floors(names):
-    """``names`` as parameters, the playground's (notebook 09) marked to run at the lowest versions too."""
-    return [pytest.param(name, marks=pytest.mark.floors) if name == PLAYGROUND else name for name in names]
-
-
 def test_the_series_has_widget_notebooks():
     assert {"01_matrix_refresher.ipynb", "04_queries_and_keys.ipynb", "09_playground.ipynb"} <= set(widget_notebooks())
 
 
-@pytest.mark.parametrize("name", marked_at_the_floors(widget_notebooks()))
+@pytest.mark.parametrize("name", [AT_THE_FLOORS if n == PLAYGROUND else n for n in widget_notebooks()])
 def test_notebook_runs_without_errors_and_its_widgets_render(notebook, name):
     nb = notebook(name)
     assert nb.errors() == []
