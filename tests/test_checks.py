@@ -1394,12 +1394,13 @@ def _turned(turn, strength=1024):
     return handmade.with_parts(reference(ABC), {"c_proj.w": basis.matrix({(s, t): strength for s, t in turn.items()})})
 
 
-def _graded(params):  # {context: (predicted, margin)}, computed here
+def _graded(params):  # {context: (predicted, margin)}, computed here: a tie with the right letter predicts the other
     graded = {}
     for e in ACB_EXAMPLES:
         logits = handmade.predict(e.context, params, alphabet="abc").logits[-1]
-        right = "abc".index(e.expected)
-        graded[e.context] = "abc"[int(np.argmax(logits))], logits[right] - np.delete(logits, right).max()
+        right, others = "abc".index(e.expected), "abc".replace(e.expected, "")
+        margin = logits[right] - np.delete(logits, right).max()
+        graded[e.context] = e.expected if margin > 0 else others[int(np.argmax(np.delete(logits, right)))], margin
     return graded
 
 

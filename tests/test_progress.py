@@ -342,6 +342,10 @@ def test_the_table_marks_each_task(data):
 def test_a_graded_cell_says_not_yet_in_a_notebook_and_fails_under_nbgrader(data, monkeypatch):
     said = graded("repeat", blank("repeat"))
     assert not said.passed and "not yet" in str(said) and progress.read().passed == ()
+    assert "it is still the blank one" in str(said) and "a playground's edits are not in it" in str(said)
+    near = blank("repeat")
+    near["wte"][0, 0] = 1  # one weight set: a model of one's own, failing, sent to its report
+    assert "still the blank" not in str(graded("repeat", near)) and "the report above" in str(graded("repeat", near))
     assert graded("repeat", mine()).passed and progress.read().has(TASKS["repeat"])
     for execution in ("autograde", "validate"):
         monkeypatch.setenv("NBGRADER_EXECUTION", execution)

@@ -155,13 +155,17 @@ def test_unknown_task_is_one_line():
 # ---- the margin -----------------------------------------------------------------------------
 
 
-def test_a_tie_has_margin_zero_and_does_not_pass():
+def test_a_tie_has_margin_zero_is_no_right_prediction_and_does_not_pass():
     params = reference("repeat")
-    params["wte"][0] = 0  # token a scores 0 for every token: a tie, which argmax breaks towards a
+    params["wte"][0] = 0  # token a scores 0 for every token: a tie, which argmax would break towards a
     report = grade("repeat", params)
-    assert report.correct == report.total  # right by argmax's order...
-    assert report.margin == 0 and not report.passed  # ...and still a fail
+    ties = [e for e in examples("repeat") if e.expected == "a"]
+    assert report.correct == report.total - len(ties) and report.n_failures == len(ties)  # none counted right...
+    assert report.margin == 0 and not report.passed  # ...nor passing
     assert report.smallest_at.expected == "a"
+    assert all(m.tie and m.margin == 0 and m.predicted != "a" for m in report.failures)  # said as the other token
+    assert "the model predicted b by a tie (margin 0)" in str(report)
+    assert report.diagnosed == report.failures[0].example  # none that argmax gets wrong: the first tie is spoken of
 
 
 def test_a_margin_equal_to_the_threshold_does_not_pass():
@@ -175,9 +179,12 @@ def test_a_margin_equal_to_the_threshold_does_not_pass():
 def test_margins_of_counts_the_best_wrong_logit():
     logits = np.array([[3.0, 1.0, 2.0], [1.0, 1.0, 0.0], [0.0, 5.0, 1.0]])
     margins, predicted = grader.margins_of(logits, np.array([0, 1, 0]), MARGIN_THRESHOLD)
-    assert margins.tolist() == [1.0, 0.0, -5.0] and predicted.tolist() == [0, 0, 1]
+    assert margins.tolist() == [1.0, 0.0, -5.0] and predicted.tolist() == [0, 0, 1]  # a tie predicts the other token
     near = np.array([[1 + 2e-16, 0.0], [1 + 1e-6, 0.0], [1e9 + 1, 1e9]])  # rounding; a design's own; rounding at 1e9
     assert grader.margins_of(near, np.array([0, 0, 0]), MARGIN_THRESHOLD)[0].tolist() == [1.0, 1 + 1e-6, 1.0]
+    ties = np.array([[1024 + 2e-13, 1024.0, 0.0], [1e-300, 0.0, 0.0], [2e-6, 0.0, 0.0]])  # rounding; a design's own
+    margins, predicted = grader.margins_of(ties, np.array([0, 0, 0]), MARGIN_THRESHOLD)
+    assert margins.tolist() == [0.0, 0.0, 2e-6] and predicted.tolist() == [1, 1, 0]
 
 
 def say_last(context):
@@ -491,8 +498,8 @@ def test_malformed_json_is_the_loaders_one_line():
 def test_the_report_reads_as_a_few_lines():
     text = str(grade("abc", blank("abc")))
     lines = text.splitlines()
-    assert lines[0] == "task abc: FAIL" and lines[1] == "  right: 5 / 15 contexts (33.3%)"
-    assert "  first wrong predictions (10 in all):" in lines
+    assert lines[0] == "task abc: FAIL" and lines[1] == "  right: 0 / 15 contexts (0.0%)"  # a tie is no prediction
+    assert "  first wrong predictions (15 in all):" in lines
     assert "'a': expected b, the model predicted a by a tie (margin 0)" in text
     assert lines[-2] == (
         "  where it goes wrong, for 'a' → b: the margin over a is 0; "

@@ -627,7 +627,7 @@ def test_a_task_playground_edits_the_blank_and_shows_the_grade_with_its_margin()
     from handmade.course.tasks import TASKS
 
     p = Playground(task="abc")
-    assert "5 / 15 right, margin 0 (smallest at &#x27;a&#x27; → b;" in accuracy_text(p)
+    assert "0 / 15 right, margin 0 (smallest at &#x27;a&#x27; → b;" in accuracy_text(p)
     assert "why, for &#x27;a&#x27; → b" in p.summary["diagnosis"].value  # below the grids, whole
     # the learner's own shares, which the answer's are shown beside when asked
     shares = "part by part: wte 0, wpe 0, blocks[0].head0 0, blocks[0].c_proj.b 0"

@@ -135,15 +135,20 @@ def tolerance(values, axis=None):
 
 
 def margins_of(logits, right, threshold):  # [n, n_vocab], [n] -> margins [n], predicted ids [n]
-    """Each row's right logit minus its best wrong one, and the token predicted. A margin within rounding of
-    ``threshold`` (``tolerance`` of its row) is ``threshold``: a design whose margin is exactly the threshold gets
-    1.0000000000000002 on one machine and 0.9999999999999998 on another, as the order of the sums goes."""
+    """Each row's right logit minus its best wrong one, and the token predicted: the right one only where it
+    leads, else the best wrong one (a tie with the right token predicts neither, and is said as the other: argmax
+    breaking it by order earns nothing, in the count of right predictions either). A margin within rounding of
+    ``threshold`` (``tolerance`` of its row) is ``threshold``, and one within rounding of 0 is 0, a tie: a design whose
+    margin is exactly the threshold gets 1.0000000000000002 on one machine and 0.9999999999999998 on another, as the
+    order of the sums goes, and two logits that are equal in exact arithmetic may differ in their last digits."""
     rows = np.arange(len(logits))
     wrong = logits.copy()
     wrong[rows, right] = -np.inf
-    margins = logits[rows, right] - wrong.max(axis=1)
-    near = np.abs(margins - threshold) <= tolerance(logits, axis=1)
-    return np.where(near, threshold, margins), logits.argmax(axis=1)
+    rival = wrong.argmax(axis=1)  # [n]: the best wrong token (the first of a tie)
+    margins, rounding = logits[rows, right] - wrong[rows, rival], tolerance(logits, axis=1)
+    tie = np.where(np.abs(margins) <= rounding, 0.0, margins)  # (where both are near, as at 1e9: the threshold)
+    margins = np.where(np.abs(margins - threshold) <= rounding, threshold, tie)
+    return margins, np.where(margins > 0, right, rival)
 
 
 @dataclass(frozen=True)
@@ -153,7 +158,7 @@ class Explanation:
     context: str
     expected: str  # the token that should come next
     wrong: str  # the best wrong token: the margin is measured against it
-    predicted: str  # the token with the largest logit (the first of a tie)
+    predicted: str  # the token predicted: ``expected`` where it leads, else ``wrong`` (a tie predicts neither)
     margin: float  # logit(expected) - logit(wrong)
     shares: dict  # {part: its share of the margin}, in the order of the pass; they sum to the margin
     sentence: str
@@ -189,7 +194,8 @@ def explain(reading, position, params, example, right, threshold, prefer=None):
     found = {name: float(v @ direction) for name, v in vectors.items()}
     tokens = params.labels.token_names(params.structure.n_vocab)
     words = {"expected": tokens[right], "wrong": tokens[wrong], "threshold": fmt(threshold)}
-    margin, predicted = float(margins_of(logits[None], [right], threshold)[0][0]), tokens[int(np.argmax(logits))]
+    margins, chosen = margins_of(logits[None], [right], threshold)
+    margin, predicted = float(margins[0]), tokens[int(chosen[0])]
     window = example.context[-(position + 1) :]  # the last letters, as many as the pass read
     said = (example.context, tokens[right], tokens[wrong], predicted, margin, found)
     same_rows = not direction.any()  # wte's two rows, the same to the last digit

@@ -72,9 +72,9 @@ class Miss:
     """A graded context the model got wrong."""
 
     example: Example
-    predicted: str  # the token with the largest logit (the first of a tie)
+    predicted: str  # the best wrong token: the largest logit, or the one tied with the right token
     margin: float  # right logit minus best wrong logit: negative or 0 when wrong
-    tie: bool  # whether the largest logit is shared
+    tie: bool  # whether the largest logit is shared (with the right token's, to within rounding: margin 0)
 
     def __str__(self):  # 'ab': expected a, the model predicted b (margin -1)
         return miss_said(self.to_json())
@@ -257,7 +257,8 @@ def grade(task, params, *, diagnose=True, reveal=False, every_path=False):
     margins, predicted = margins_of(logits, right, MARGIN_THRESHOLD)
     wrong = np.flatnonzero(predicted != right)
     smallest = int(np.argmin(margins))
-    tied = (logits == logits.max(axis=1, keepdims=True)).sum(axis=1) > 1  # [n]: the largest logit is shared
+    # [n]: the largest logit is shared, or the right token's, to within rounding (margin 0: margins_of)
+    tied = ((logits == logits.max(axis=1, keepdims=True)).sum(axis=1) > 1) | (margins == 0)
     misses = [
         Miss(examples[i], task.alphabet[predicted[i]], float(margins[i]), bool(tied[i])) for i in wrong[:SHOWN_FAILURES]
     ]
@@ -279,7 +280,10 @@ def grade(task, params, *, diagnose=True, reveal=False, every_path=False):
     if report.passed or not diagnose:
         return report
     below = [int(i) for i in np.flatnonzero(~(margins > report.threshold))]  # every context under the margin
-    focus = int(wrong[0]) if len(wrong) else smallest  # the one the text speaks of
+    # the one the text speaks of: the first whose largest logit (argmax's, the first of a tie) is a wrong token's,
+    # else the first tie (a model that ties only where argmax would pick the right token), else the smallest margin
+    first_argmax_wrong = np.flatnonzero(logits.argmax(axis=1) != right)
+    focus = int(next(iter(first_argmax_wrong), wrong[0] if len(wrong) else smallest))
     cases = [(examples[i], graded[i]) for i in below]
     if every_path:  # every path back of these, estimated before any is followed
         followed = [len(tokens[-params.structure.n_ctx :]) for _example, (tokens, _right) in cases]
@@ -356,11 +360,16 @@ def graded(task, params):
             raise AssertionError(_("{task}: the model does not pass it yet").format(task=task.name))
         return Graded(True, (_("{task}: passed").format(task=task.name),))
     if not report.passed:
-        line = (
-            _("{task}: not yet. Every prediction is right, but the margin is too small: the report above says where.")
-            if report.correct == report.total
-            else _("{task}: not yet. Your model does not pass it: the report above says where it goes wrong.")
-        )
+        if report.nonzero == 0:  # the answer cell's blank, untouched: no report says more than that
+            line = _(
+                "{task}: not yet. Every weight of the model graded is 0: it is still the blank one. Build yours in the answer cell above; a playground's edits are not in it."
+            )
+        elif report.correct == report.total:
+            line = _(
+                "{task}: not yet. Every prediction is right, but the margin is too small: the report above says where."
+            )
+        else:
+            line = _("{task}: not yet. Your model does not pass it: the report above says where it goes wrong.")
         return Graded(False, (line.format(task=task.name),))
     _passed_recorded, note, broken = _recorded(task, params)  # whether it is recorded: the note says
     return Graded(True, (_("{task}: passed.").format(task=task.name), *([broken.strip()] if broken else []), note))
