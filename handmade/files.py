@@ -372,7 +372,10 @@ def _weights_in(text, source):
     """Checked weights from JSON ``text`` (a string of at most MAX_FILE_BYTES) that ``source`` names."""
     text = text.removeprefix("\ufeff")  # a byte-order mark, which some editors write first (Notepad's UTF-8)
     try:
-        raw = json.loads(text, parse_float=_finite)
+        raw = json.loads(text, parse_float=_finite, object_pairs_hook=_keys_once)
+    except _RepeatedKey as error:  # json would keep the last silently: a file that means two things is refused
+        sentence = _("{source} gives the key {key} twice in one object; each key may appear once")
+        raise WeightsError(sentence.format(source=source, key=brief(error.args[0]))) from None
     except json.JSONDecodeError as error:
         raise WeightsError(
             _("{source} is not valid JSON: {reason} at line {line}, column {column}").format(
@@ -404,6 +407,17 @@ def rounds_to_zero(text):
         return float(text) == 0 and any(ch.isdecimal() and int(ch) != 0 for ch in mantissa)
     except ValueError:  # no number
         return False
+
+
+class _RepeatedKey(Exception):  # a key an object of JSON text gives twice (not a ValueError: _weights_in's own)
+    pass
+
+
+def _keys_once(pairs):  # json's object_pairs_hook: the object as a dict, or _RepeatedKey naming a key given twice
+    found = dict(pairs)
+    if len(found) < len(pairs):
+        raise _RepeatedKey(next(key for i, (key, _value) in enumerate(pairs) if key in dict(pairs[:i])))
+    return found
 
 
 class _TooLarge(ValueError):  # a number of JSON text, as written, that float64 cannot hold

@@ -78,7 +78,9 @@ def not_text(error):
 def _original(error):
     if isinstance(error, OSError) and error.strerror:
         return error.strerror
-    return getattr(error, "msg", None) if hasattr(error, "doc") else error  # json.JSONDecodeError: msg
+    if hasattr(error, "doc"):  # json.JSONDecodeError: its msg, after which our sentence says "at line ..."
+        return error.msg.removesuffix(" at")  # "Unterminated string starting at": the place is ours to say
+    return error
 
 
 def _said(error, original):

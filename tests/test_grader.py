@@ -566,3 +566,27 @@ def test_a_context_longer_than_the_model_reads_says_which_letters_its_positions_
     assert "The model reads only its last 2 letters, 'ba': positions are counted from the first of them." in str(report)
     short = next(e for e in report.to_json()["failing"] if e["context"] == "ab")
     assert short["window"] == "ab"
+
+
+@pytest.mark.parametrize("extra", ["blocks[1].c_proj.b", "ln_f.b"])
+def test_a_part_the_reference_lacks_is_compared_as_pushing_nothing_and_named_when_it_breaks_the_model(extra):
+    """A part the task's designed shape has not (a second block's bias, ln_f's shift) that pushes the wrong way by
+    thousands: the report names it, as an install without the references does, never a part that differs from the
+    reference's by a little (here wte, by 1 to 3)."""
+    model = reference("abc")
+    wte = get(model, "wte").copy()
+    wte[0, 0] = 2
+    params = {**dict(model), "wte": wte, "blocks": [dict(block) for block in model["blocks"]]}
+    if extra == "ln_f.b":
+        params["ln_f"] = {"g": np.full(3, 1000.0), "b": np.array([0.0, 5000.0, 0.0])}
+    else:
+        second = {
+            "attn": {
+                "c_attn": {"w": np.zeros((3, 9)), "b": np.zeros(9)},
+                "c_proj": {"w": np.zeros((3, 3)), "b": np.array([5000.0, 0.0, 0.0])},
+            }
+        }
+        params["blocks"].append(second)
+    report = grade("abc", params)
+    assert not report.passed and str(report.focus.named) == extra, (report.focus.sentence, report.focus.shares)
+    assert report.focus.shares[report.focus.named] <= -5000

@@ -32,10 +32,14 @@ def missing(mine, theirs, expected):
 def lagging(mine, theirs, threshold):
     """The part whose share falls furthest short of the same part's share in ``theirs`` (a reference's), or None; first
     of those that push the wrong way where the reference's do not, each by as much as the margin lacks (``threshold``
-    less the margin) or more: a fault on its own, whatever scale each model is built at."""
+    less the margin) or more: a fault on its own, whatever scale each model is built at. A part the reference does
+    not have (a second block, ln_f) has no share there: 0."""
     small, lacks = tolerance([*mine.values(), *theirs.values()]), threshold - sum(mine.values())
-    short = {name: theirs[name] - mine[name] for name in mine if name in theirs}
-    against = {name: gap for name, gap in short.items() if min(-lacks, -small) >= mine[name] and theirs[name] >= -small}
+    reference = {name: theirs.get(name, 0.0) for name in mine}
+    short = {name: reference[name] - mine[name] for name in mine}
+    against = {
+        name: gap for name, gap in short.items() if min(-lacks, -small) >= mine[name] and reference[name] >= -small
+    }
     against = against or short
     found = max(against, key=against.get, default=None)
     return found if found is not None and short[found] > small else None
