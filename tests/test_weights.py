@@ -172,13 +172,8 @@ def test_malformed_json_names_the_file_line_and_column(tmp_path):
         load_weights(path)
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-@pytest.mark.parametrize("where", ["top", "block"])
-def test_a_key_given_twice_is_refused_naming_it_not_the_last_one_kept(tmp_path, lang, where):
-    """json keeps the last of two equal keys without a word: a file that says two things of one part is refused."""
-    key = {"top": '"wpe"', "block": '"c_proj"'}[where]  # given a second time, before the one the file has
-    text = weights_to_json(blog()).replace(f"{key}:", f"{key}: [[0]], {key}:", 1)
-    path = tmp_path / "twice.json"
+def refused(path, text, lang):
+    """The one line ``load_weights`` raises, in ``lang``, on a file at ``path`` that holds ``text``."""
     path.write_text(text, encoding="utf-8")
     handmade.set_language(lang)
     try:
@@ -186,22 +181,24 @@ def test_a_key_given_twice_is_refused_naming_it_not_the_last_one_kept(tmp_path, 
             load_weights(path)
     finally:
         handmade.set_language("en")
+    return str(error.value)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("where", ["top", "block"])
+def test_a_key_given_twice_is_refused_naming_it_not_the_last_one_kept(tmp_path, lang, where):
+    """json keeps the last of two equal keys without a word: a file that says two things of one part is refused."""
+    key = {"top": '"wpe"', "block": '"c_proj"'}[where]  # given a second time, before the one the file has
+    text = weights_to_json(blog()).replace(f"{key}:", f"{key}: [[0]], {key}:", 1)
+    said = refused(tmp_path / "twice.json", text, lang)
     wanted = {"en": "twice in one object; each key may appear once", "zh": "给了两次；每个键只能出现一次"}[lang]
-    assert wanted in str(error.value) and repr(key[1:-1]) in str(error.value) and "\n" not in str(error.value)
+    assert wanted in said and repr(key[1:-1]) in said and "\n" not in said
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_a_string_left_open_is_said_where_it_starts_in_one_sentence(tmp_path, lang):
     """json says "Unterminated string starting at" and gives the place apart: the sentence says "at" once."""
-    path = tmp_path / "cut.json"
-    path.write_text('{"wte": [[0, 1]], "wp', encoding="utf-8")
-    handmade.set_language(lang)
-    try:
-        with pytest.raises(WeightsError) as error:
-            load_weights(path)
-    finally:
-        handmade.set_language("en")
-    said = str(error.value)
+    said = refused(tmp_path / "cut.json", '{"wte": [[0, 1]], "wp', lang)
     wanted = {"en": "JSON: Unterminated string starting at line 1, column 19", "zh": "第 1 行第 19 列"}
     assert wanted[lang] in said and "at at" not in said and "starting at)" not in said, said
 

@@ -281,9 +281,8 @@ def grade(task, params, *, diagnose=True, reveal=False, every_path=False):
         return report
     below = [int(i) for i in np.flatnonzero(~(margins > report.threshold))]  # every context under the margin
     # the one the text speaks of: the first whose largest logit (argmax's, the first of a tie) is a wrong token's,
-    # else the first tie (a model that ties only where argmax would pick the right token), else the smallest margin
-    first_argmax_wrong = np.flatnonzero(logits.argmax(axis=1) != right)
-    focus = int(next(iter(first_argmax_wrong), wrong[0] if len(wrong) else smallest))
+    # else the first tie (where argmax would pick the right token), else the one with the smallest margin
+    focus = int(next(iter(np.flatnonzero(logits.argmax(axis=1) != right)), wrong[0] if len(wrong) else smallest))
     cases = [(examples[i], graded[i]) for i in below]
     if every_path:  # every path back of these, estimated before any is followed
         followed = [len(tokens[-params.structure.n_ctx :]) for _example, (tokens, _right) in cases]
