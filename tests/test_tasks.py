@@ -165,7 +165,7 @@ def test_a_tie_has_margin_zero_is_no_right_prediction_and_does_not_pass():
     assert report.smallest_at.expected == "a"
     assert all(m.tie and m.margin == 0 and m.predicted != "a" for m in report.failures)  # said as the other token
     assert "the model predicted b by a tie (margin 0)" in str(report)
-    assert report.diagnosed == report.failures[0].example  # none that argmax gets wrong: the first tie is spoken of
+    assert report.diagnosed == report.failures[0].example  # none predicted wrong outright: the first tie is spoken of
 
 
 def test_a_margin_equal_to_the_threshold_does_not_pass():

@@ -257,8 +257,7 @@ def grade(task, params, *, diagnose=True, reveal=False, every_path=False):
     margins, predicted = margins_of(logits, right, MARGIN_THRESHOLD)
     wrong = np.flatnonzero(predicted != right)
     smallest = int(np.argmin(margins))
-    # [n]: the largest logit is shared, or the right token's, to within rounding (margin 0: margins_of)
-    tied = ((logits == logits.max(axis=1, keepdims=True)).sum(axis=1) > 1) | (margins == 0)
+    tied = ((logits == logits.max(axis=1, keepdims=True)).sum(axis=1) > 1) | (margins == 0)  # [n]: to within rounding
     misses = [
         Miss(examples[i], task.alphabet[predicted[i]], float(margins[i]), bool(tied[i])) for i in wrong[:SHOWN_FAILURES]
     ]
@@ -280,9 +279,10 @@ def grade(task, params, *, diagnose=True, reveal=False, every_path=False):
     if report.passed or not diagnose:
         return report
     below = [int(i) for i in np.flatnonzero(~(margins > report.threshold))]  # every context under the margin
-    # the one the text speaks of: the first whose largest logit (argmax's, the first of a tie) is a wrong token's,
-    # else the first tie (where argmax would pick the right token), else the one with the smallest margin
-    focus = int(next(iter(np.flatnonzero(logits.argmax(axis=1) != right)), wrong[0] if len(wrong) else smallest))
+    # the one the text speaks of: where some context is predicted wrong outright, the first whose largest logit (as
+    # argmax reads it, the first of a tie) is a wrong token's; else the first that fails (a tie); else the smallest
+    outright = np.flatnonzero(logits.argmax(axis=1) != right) if (margins < 0).any() else wrong
+    focus = int(outright[0]) if len(outright) else smallest
     cases = [(examples[i], graded[i]) for i in below]
     if every_path:  # every path back of these, estimated before any is followed
         followed = [len(tokens[-params.structure.n_ctx :]) for _example, (tokens, _right) in cases]
