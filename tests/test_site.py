@@ -673,6 +673,12 @@ SLID_OUT = (  # ([drawer, ms]): waits until none of the drawer's links shows, or
     f" const shown = [...document.querySelectorAll(drawer + ' a[href]')].filter(a => {SHOWN}).length;"
     " if (!shown || performance.now() - start > ms) done(shown); else setTimeout(poll, 50); }; poll(); })"
 )
+SLID_IN = (  # ([drawer, ms]): waits until the drawer stands inside the window, or ms have gone by
+    "([drawer, ms]) => new Promise(done => { const start = performance.now(); const poll = () => {"
+    " const box = document.querySelector(drawer).getBoundingClientRect();"
+    " const inside = box.left >= -1 && box.right <= innerWidth + 1;"
+    " if (inside || performance.now() - start > ms) done(inside); else setTimeout(poll, 50); }; poll(); })"
+)
 
 
 @pytest.mark.ui
@@ -811,7 +817,7 @@ def test_a_phone_opens_and_closes_the_sidebars_from_the_keyboard(reader, page, b
     assert opener.get_attribute("aria-expanded") == "false" and not view.locator(drawer).is_visible()
     opener.focus()
     view.keyboard.press("Enter")
-    view.wait_for_timeout(300)  # the drawer slides in
+    view.evaluate(SLID_IN, [drawer, 5000])  # the drawer slides in: as long as it takes, on a busy machine too
     assert opener.get_attribute("aria-expanded") == "true"
     assert view.evaluate(f"document.querySelector('{drawer}').contains(document.activeElement)")
     box = view.locator(drawer).bounding_box()
