@@ -101,6 +101,37 @@ def test_zeroing_lg_in_c_proj_breaks_accuracy_and_reset_puts_back_every_control(
     assert _find(p.widget, "hm-context").value == "aabaa" and p.text == "aabaa"
 
 
+def _weights(p):
+    return {name: array.copy() for name, array in handmade.weights.arrays_of(p.params).items()}
+
+
+def _same(weights, other):
+    return weights.keys() == other.keys() and all(np.array_equal(weights[k], other[k]) for k in weights)
+
+
+def test_undo_reset_brings_back_the_weights_the_context_and_the_lg_box_a_reset_replaced_once():
+    """A reset is one click: what it replaced (a learner's edits, the context, what the Lg box said) comes back with
+    "undo reset", shown beside it; after that, and after a reset that changed nothing, there is nothing to undo."""
+    p = blog_playground()
+    reset, undo = _find(p.widget, "hm-reset"), _find(p.widget, "hm-undo-reset")
+    reset.click()  # nothing changed yet: nothing to bring back
+    assert undo.layout.display == "none" and "undo" not in p.status.value
+    p.strength.box.value = "3"
+    type_into(p, "c_proj.w", 7, 6, "0")
+    _find(p.widget, "hm-context").value = "ab"
+    designed, shown, lg = _weights(p), accuracy_text(p), p.strength.box.value
+    reset.click()
+    assert undo.layout.display is None and "“undo reset” brings back" in p.status.value
+    assert p.text == "aabaa" and p.editors["c_proj.w"].boxes[7][6].value == "1024" and "(27 / 27)" in accuracy_text(p)
+    undo.click()
+    assert _same(_weights(p), designed) and p.editors["c_proj.w"].boxes[7][6].value == "0"
+    assert p.text == "ab" and _find(p.widget, "hm-context").value == "ab"
+    assert accuracy_text(p) == shown and p.strength.box.value == lg
+    assert undo.layout.display == "none" and "from before the reset are back" in p.status.value
+    p.undo_reset()  # once: a second undo changes nothing
+    assert _same(_weights(p), designed) and p.text == "ab"
+
+
 @pytest.mark.parametrize(
     "text, message",
     [
@@ -1178,6 +1209,27 @@ def test_a_note_of_an_action_goes_once_something_else_happens(action, later):
     assert words in p.status.value, p.status.value
     LATER[later](p)
     assert p.status.value == "", p.status.value
+
+
+AFTER_A_RESET = {  # every other change: what a reset replaced is then no longer one step back
+    **LATER,
+    "Lg": lambda p: setattr(p.strength.box, "value", "2"),
+    "a load": lambda p: p.replace(handmade.blog_model(), note="loaded"),
+    "break it": lambda p: _find(p.widget, "hm-break-go").click(),
+}
+
+
+@pytest.mark.parametrize("later", list(AFTER_A_RESET))
+def test_undo_reset_goes_at_the_next_change_and_then_undoes_nothing(later):
+    p = blog_playground()
+    type_into(p, "q", 1, 0, "7")
+    p.reset()
+    assert _find(p.widget, "hm-undo-reset").layout.display is None
+    AFTER_A_RESET[later](p)
+    now = _weights(p)
+    assert _find(p.widget, "hm-undo-reset").layout.display == "none", later
+    p.undo_reset()
+    assert _same(_weights(p), now) and p.params["blocks"][0]["attn"]["c_attn"]["w"][1, 0] != 7
 
 
 # ---- a wide table scrolls by itself, and no number in it is broken ---------------------------------------------

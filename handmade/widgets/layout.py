@@ -50,6 +50,8 @@ class Screen:
     status: W.HTML  # what the last action did
     text_box: W.Text | None  # the context, when it can be typed
     text_message: W.HTML  # why a context was refused
+    reset: W.Button | None = None  # "reset", when it is a control
+    undo: W.Button | None = None  # "undo reset", shown after a reset that changed something, until the next change
 
 
 def _html(css_class, **layout):
@@ -121,7 +123,15 @@ def _bar(p, screen):
         )
         reset.add_class("hm-reset")
         reset.on_click(lambda _button: p.reset())
-        first.append(reset)
+        undo = W.Button(
+            description=_("undo reset"),
+            tooltip=_("back to the weights and the context from before the reset"),
+            layout=W.Layout(width="auto", display="none"),  # shown by a reset that changed something
+        )
+        undo.add_class("hm-undo-reset")
+        undo.on_click(lambda _button: p.undo_reset())
+        screen.reset, screen.undo = reset, undo
+        first += [reset, undo]
     first.append(screen.summary["prediction"])
     if p.score is not None:
         first.append(screen.summary["accuracy"])

@@ -120,6 +120,7 @@ class Playground:
         self.strength = NumberControl(strength.name, strength.label, strength.value, self._strength_changed) if (
             strength is not None and "strength" in self.controls) else None  # fmt: skip
         self._last = None  # the trace on screen, to mark what an edit changed
+        self._before_reset = None  # (weights, context) that "undo reset" brings back
         self._lay_out(O.left_out_note(left_out, shapes))
 
     def _lay_out(self, note):
@@ -192,6 +193,7 @@ class Playground:
             say_in(self.status, message_html(problem))
             return problem
         self._params = params
+        self._offer_undo(None)  # what a reset replaced is no longer one step back
         self._show(rendered)  # the views first, then the grids: a page that shows the new grids shows their effect
         tables = weight_tables(params)
         for name, editor in self.editors.items():
@@ -202,15 +204,54 @@ class Playground:
         return None
 
     def reset(self):
-        """Every weight and every control back to where this playground started."""
-        self.text = self._start_text
-        if self.text_box is not None:
-            self.text_box.value = self.text
+        """Every weight and every control back to where this playground started. What it replaced (the weights
+        and the context) comes back with ``undo_reset``, until the next change: a click loses nothing."""
+        before = (self.params, self.text)
+        changed = self.text != self._start_text or not _same_weights(self.params, self.original)
+        self._use(self._start_text)
         if self.strength is not None:
             self.strength.set(self.strength_option.value)
             self.strength.show("")  # what it said of the weights before is no longer so
         self._last = None
-        self._take(self.original, _("reset to the starting weights"))
+        if changed:
+            self._take(self.original, _("reset to the starting weights; “undo reset” brings back the ones from before"))
+        else:
+            self._take(self.original, _("reset to the starting weights"))
+        self._offer_undo(before if changed else None)
+
+    def undo_reset(self):
+        """The weights and the context the last reset replaced, back; nothing when something changed since."""
+        if self._before_reset is None:
+            say_in(
+                self.status,
+                message_html(
+                    _(
+                        "there is no reset to undo: “undo reset” brings back what a reset replaced until the next change"
+                    ),
+                    ok=True,
+                ),
+            )
+            return
+        params, text = self._before_reset
+        self._use(text)
+        self._last = None
+        self._take(params, _("the weights and the context from before the reset are back"))
+        if self.screen.reset is not None:
+            self.screen.reset.focus()  # the button that had focus goes: the keyboard stays beside it
+
+    def _use(self, text):
+        """Use the context ``text`` (one this playground has used before) and show it in its box, run by the
+        caller's ``_take`` with the weights that go with it."""
+        self.text = text
+        if self.text_box is not None:
+            self.text_box.value = text  # the observer finds it in use, and takes back a refusal shown
+            self._accept_text()
+
+    def _offer_undo(self, before):
+        """Keep ``before`` (weights, context) for "undo reset", and show the button, or (None) forget it and hide it."""
+        self._before_reset = before
+        if self.screen.undo is not None:
+            self.screen.undo.layout.display = None if before is not None else "none"
 
     # ---- computing what is shown
 
@@ -274,8 +315,9 @@ class Playground:
 
     def _news_past(self):
         """Something else happened (an edit, another context): what the status line said of the action before it
-        (a reset, a break, a load) no longer tells what is shown, and goes."""
+        (a reset, a break, a load) no longer tells what is shown, and goes; and so does "undo reset"."""
         self.status.value = ""
+        self._offer_undo(None)
 
     def _strength_followed(self):
         """After anything that changed the weights (an edit, a break, a load), the strength's box shows the value
@@ -307,6 +349,8 @@ class Playground:
         if folded != text:  # the box shows what is used: the observer comes back here with it
             self.text_box.value = folded
             return
+        if text == self.text:  # the context in use (typed again, or put back by a reset): nothing to run again
+            return self._accept_text()
         if len(text) > O.MAX_CONTEXT_CHARS:
             return self._refuse_text(
                 _("a context of at most {limit} characters, please; still showing {text}").format(
@@ -318,10 +362,13 @@ class Playground:
         except (NonFiniteError, ValueError) as error:
             return self._refuse_text(_("{error}; still showing {text}").format(error=error, text=brief(self.text, 30)))
         self.text = text
-        self.text_message.value = ""
-        marked(self.text_box, _("context"), refused=False)
+        self._accept_text()
         self._show(rendered)
         self._news_past()
+
+    def _accept_text(self):
+        self.text_message.value = ""
+        marked(self.text_box, _("context"), refused=False)
 
     def _refuse_text(self, said):
         self.text_message.value = message_html(said)
@@ -382,6 +429,11 @@ def _same_trace(before, after):
     if before is None or before.text != after.text or list(before) != list(after):
         return False
     return all(np.array_equal(before[name].values, after[name].values, equal_nan=True) for name in after)
+
+
+def _same_weights(params, other):
+    mine, theirs = arrays_of(params), arrays_of(other)
+    return mine.keys() == theirs.keys() and all(np.array_equal(mine[k], theirs[k]) for k in mine)
 
 
 def _owned(params):

@@ -175,6 +175,38 @@ def test_a_refused_edit_is_announced_and_focus_stays_in_the_box(notebook):
     nb.wait_for_text("hm-view-accuracy", "(27 / 27)")
 
 
+JS_FOCUSED = "(css) => document.activeElement !== null && document.activeElement.matches(css)"
+
+
+def test_undo_reset_is_the_next_stop_after_reset_and_gives_the_keyboard_back_to_reset(notebook):
+    """An edit, then reset from the keyboard: "undo reset" appears as the next Tab stop (a named button, in a bar where
+    axe finds nothing serious), Enter on it brings the edit back, and it goes with the focus left on reset, not lost
+    to the page."""
+    nb = with_axe(notebook(PLAYGROUND))
+    page = nb.page
+    nb.tab("c_proj")
+    box, before = nb.cell_box("c-proj-w", 7, 6), nb.html("hm-view-accuracy")
+    nb.type_into(box, "0")
+    nb.wait_for_change("hm-view-accuracy", before)
+    reset, undo = page.locator(".hm-reset"), page.get_by_role("button", name="undo reset", exact=True)
+    reset.focus()
+    page.keyboard.press("Enter")
+    nb.wait_for_text("hm-view-accuracy", "(27 / 27)")
+    undo.wait_for(state="visible")
+    assert "“undo reset” brings back" in nb.text("hm-status") and box.input_value() == "1024"
+    violations, _incomplete, _passed = page.locator(".hm-bar").first.evaluate(JS_AXE)
+    assert not serious(violations), serious(violations)
+    page.keyboard.press("Tab")
+    assert page.evaluate(JS_FOCUSED, ".hm-undo-reset")
+    page.keyboard.press("Enter")
+    undo.wait_for(state="hidden")
+    nb.wait_for_text("hm-status", "from before the reset are back")
+    assert box.input_value() == "0" and "(27 / 27)" not in nb.text("hm-view-accuracy")
+    page.wait_for_function(JS_FOCUSED, arg=".hm-reset")
+    reset.click()
+    nb.wait_for_text("hm-view-accuracy", "(27 / 27)")
+
+
 JS_FOCUSED_TAB = "() => [document.activeElement.textContent, document.activeElement.getAttribute('aria-selected')]"
 
 
