@@ -220,18 +220,11 @@ class Playground:
         self._offer_undo(before if changed else None)
 
     def undo_reset(self):
-        """The weights and the context the last reset replaced, back; nothing when something changed since."""
+        """The weights and the context the last reset replaced, back; when there are none (no reset that changed
+        anything, or a change since), the status line says so."""
         if self._before_reset is None:
-            say_in(
-                self.status,
-                message_html(
-                    _(
-                        "there is no reset to undo: “undo reset” brings back what a reset replaced until the next change"
-                    ),
-                    ok=True,
-                ),
-            )
-            return
+            none = _("there is no reset to undo: “undo reset” brings back what a reset replaced until the next change")
+            return say_in(self.status, message_html(none, ok=True))
         params, text = self._before_reset
         self._use(text)
         self._last = None
