@@ -6,15 +6,23 @@ is not installed.
 """
 
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
 import pytest
 
+MADE = []  # the temporary folders this process made for progress files: removed when it ends
+
+
+def _progress_folder():
+    MADE.append(tempfile.mkdtemp(prefix="handmade-progress-"))
+    return MADE[-1]
+
 
 def pytest_configure(config):
     # the learner's progress file: a temporary one, so that nothing a machine graded before shows
-    os.environ["HANDMADE_DATA"] = tempfile.mkdtemp(prefix="handmade-progress-")
+    os.environ["HANDMADE_DATA"] = _progress_folder()
     if config.pluginmanager.hasplugin("nbval"):
         config.option.nbval = True
         config.option.nbval_current_env = True
@@ -27,7 +35,12 @@ def pytest_runtest_setup(item):
     it stores must not depend on what other notebooks passed before it."""
     notebook = getattr(item, "parent", None)
     if type(notebook).__name__ == "IPyNbFile" and getattr(notebook, "_handmade_data", None) is None:
-        notebook._handmade_data = os.environ["HANDMADE_DATA"] = tempfile.mkdtemp(prefix="handmade-progress-")
+        notebook._handmade_data = os.environ["HANDMADE_DATA"] = _progress_folder()
+
+
+def pytest_unconfigure(config):
+    for folder in MADE:  # a run leaves no folder behind in the machine's temporary folder
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 # The files that take longest (the website in Chromium, JupyterLab in Chromium, the hostile inputs),
