@@ -26,7 +26,7 @@ from ..i18n import _, listed
 from ..inference import prepare
 from ..names import T
 from ..tokenizer import fold
-from ..weights import NonFiniteError, WeightsError, arrays_of, copied, iter_matrices
+from ..weights import NonFiniteError, WeightsError, arrays_of, copied
 from . import layout, tools
 from . import options as O
 from .editors import LARGEST, MatrixEditor, NumberControl, marked, message_html, say_in
@@ -237,8 +237,8 @@ class Playground:
         caller's ``_take`` with the weights that go with it."""
         self.text = text
         if self.text_box is not None:
-            self.text_box.value = text  # the observer finds it in use, and takes back a refusal shown
-            self._accept_text()
+            self.text_box.value = text  # the observer finds it in use and runs nothing
+            self._accept_text()  # a refused context the box showed is taken back, changed or not
 
     def _offer_undo(self, before):
         """Keep ``before`` (weights, context) for "undo reset", and show the button, or (None) forget it and hide it."""
@@ -331,11 +331,10 @@ class Playground:
     def _follows(self, value):
         """Whether the weights are what the strength's rule makes of them at ``value``."""
         try:
-            ruled = iter_matrices(self.strength_option.apply(self.params, value))
+            ruled = self.strength_option.apply(self.params, value)
         except ValueError:  # the rule cannot be applied to these weights at all
             return False
-        mine = iter_matrices(self.params)
-        return len(ruled) == len(mine) and all(np.array_equal(a, b) for (_p, a), (_q, b) in zip(ruled, mine))
+        return _same_weights(ruled, self.params)
 
     def _use_text(self, text):
         folded = fold(text, self.params.labels.alphabet)
@@ -425,6 +424,7 @@ def _same_trace(before, after):
 
 
 def _same_weights(params, other):
+    """Whether two weights dicts hold the same arrays under the same names, entry for entry."""
     mine, theirs = arrays_of(params), arrays_of(other)
     return mine.keys() == theirs.keys() and all(np.array_equal(mine[k], theirs[k]) for k in mine)
 
