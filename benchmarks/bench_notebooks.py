@@ -29,19 +29,20 @@ def run(path, write=False):
     stored = [cell.get("outputs") for cell in notebook.cells]
     for cell in notebook.cells:
         cell.metadata.pop("execution", None)  # timestamps from an earlier run
-    client = NotebookClient(
-        notebook,
-        timeout=120,
-        kernel_name="python3",
-        record_timing=False,  # no timestamps in the stored notebooks
-        store_widget_state=False,  # no widget model ids either; the snapshots serve viewers
-        shutdown_kernel="immediate",  # the notebook has run: no need to wait for a graceful goodbye
-        resources={"metadata": {"path": str(_first_run_folder(path))}},
-    )
-    os.environ["HANDMADE_DATA"] = tempfile.mkdtemp(prefix="handmade-progress-")  # an empty progress file, each
-    start = time.perf_counter()
-    client.execute()
-    seconds = time.perf_counter() - start
+    with tempfile.TemporaryDirectory(prefix="handmade-run-") as root:  # removed with all the run wrote
+        client = NotebookClient(
+            notebook,
+            timeout=120,
+            kernel_name="python3",
+            record_timing=False,  # no timestamps in the stored notebooks
+            store_widget_state=False,  # no widget model ids either; the snapshots serve viewers
+            shutdown_kernel="immediate",  # the notebook has run: no need to wait for a graceful goodbye
+            resources={"metadata": {"path": str(_first_run_folder(path, Path(root)))}},
+        )
+        os.environ["HANDMADE_DATA"] = str(Path(root) / "progress")  # an empty progress file, each
+        start = time.perf_counter()
+        client.execute()
+        seconds = time.perf_counter() - start
     if write:
         for cell, before in zip(notebook.cells, stored):
             if cell.cell_type == "code":
@@ -52,10 +53,9 @@ def run(path, write=False):
     return seconds
 
 
-def _first_run_folder(path):
-    """A fresh folder to run ``path`` in, as a learner's first run finds its own: none of the files an earlier run
-    wrote (notebook 17's homework.py and echo.json), which would change what it prints; ``data/`` beside it."""
-    root = Path(tempfile.mkdtemp(prefix="handmade-run-"))
+def _first_run_folder(path, root):
+    """A fresh folder below ``root`` to run ``path`` in, as a learner's first run finds its own: none of the files an
+    earlier run wrote (notebook 17's homework.py and echo.json), which would change what it prints; ``data/`` beside it."""
     (root / "data").symlink_to(NOTEBOOKS / "data")  # notebook 21 reads data/ (from zh/, ../data/)
     here = root / path.parent.relative_to(NOTEBOOKS)
     here.mkdir(exist_ok=True)

@@ -3338,7 +3338,8 @@ def test_the_readme_says_how_many_cases_each_class_tries(tmp_path):
 if __name__ == "__main__":
     import tempfile
 
-    found = counts(Path(tempfile.mkdtemp()))
+    with tempfile.TemporaryDirectory() as folder:
+        found = counts(Path(folder))
     for name, n in found.items():
         print(f"{name}: {n}")
     print(
