@@ -69,9 +69,16 @@ def reason(error):
 
 
 def not_text(error):
-    """What a UnicodeDecodeError means, in a sentence of the current language: which byte, where."""
-    return _("it is not text in {encoding}: byte {byte} at position {position} is not a character there").format(
-        encoding=error.encoding, byte=f"0x{error.object[error.start]:02x}", position=error.start
+    """What a UnicodeDecodeError means, in a sentence of the current language: which byte, and where, as an editor
+    finds it: its line and its place in that line, each counted from 1 (bytes, since the line is not text there)."""
+    data, start = bytes(error.object), error.start
+    return _(
+        "it is not text in {encoding}: on line {line}, byte {column} of the line ({byte}) is not a character"
+    ).format(
+        encoding=error.encoding,
+        line=data.count(b"\n", 0, start) + 1,
+        column=start - (data.rfind(b"\n", 0, start) + 1) + 1,
+        byte=f"0x{data[start]:02x}",
     )
 
 

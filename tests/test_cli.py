@@ -183,7 +183,7 @@ def _special_paths(tmp_path):
         "a pipe": (str(fifo), "it is not a regular file"),
         "a folder": (str(tmp_path), "it is not a regular file"),
         "a 200 MB file": (str(huge), "it has 200000000 bytes, more than the 10000000"),
-        "a binary file": (str(binary), "it is not text in utf-8: byte 0x"),
+        "a binary file": (str(binary), "it is not text in utf-8: on line 1, byte 1 of the line (0xff)"),
         "a missing file": ("/nonexistent/w.json", "cannot read weights from '/nonexistent/w.json': no such file"),
     }
 
@@ -550,7 +550,7 @@ BAD_TASK_FILES = {  # name: (the file's name, its content (None: no file), a phr
     "a binary file": (
         "binary.py",
         b"\xff\xfe\x00garbage",
-        "'binary.py': it is not text in utf-8: byte 0xff at position 0",
+        "'binary.py': it is not text in utf-8: on line 1, byte 1 of the line (0xff) is not a character",
     ),
     "a raise": ("raises.py", "import handmade\n1 / 0\n", "'raises.py': it raised ZeroDivisionError: division by zero"),
     "an exit": ("exits.py", "import sys\nsys.exit(3)\n", "'exits.py': it raised SystemExit: 3"),
@@ -617,6 +617,29 @@ def write_task_file(folder, case):
 def test_a_tasks_file_that_cannot_be_used_is_one_line_naming_it(tmp_path, case):
     name, phrase = write_task_file(tmp_path, case)
     _assert_one_short_line(*run("tasks", "--tasks", name, cwd=tmp_path), phrase)
+
+
+NOT_UTF8 = {  # what reads a person's text file: (its name, its content's first two lines, the command that reads it)
+    "a tasks file": ("mine.py", b"import handmade\n\n", ["tasks", "--tasks", "mine.py"]),
+    "a weights file": ("w.json", b'{\n"wte": [[1]],\n', ["grade", "abc", "--weights", "w.json"]),
+    "the progress file": ("data/progress.json", b'{\n"passed": [\n', ["tasks"]),
+}
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+@pytest.mark.parametrize("case", list(NOT_UTF8))
+def test_a_byte_that_is_not_utf8_is_found_by_its_line_and_its_place_in_it(tmp_path, case, language):
+    """Not the byte's offset in the file, which no editor shows: the line, and the byte's place in it, from 1."""
+    name, start, command = NOT_UTF8[case]
+    (tmp_path / "data").mkdir()
+    (tmp_path / name).write_bytes(start + b'  "caf\xe9"\n')  # line 3: the 7th byte, after two spaces, " and caf
+    env = {"HANDMADE_DATA": str(tmp_path / "data"), "HANDMADE_LANG": language}
+    status, out, err = run(*command, cwd=tmp_path, env=env)
+    said = {
+        "en": "it is not text in utf-8: on line 3, byte 7 of the line (0xe9) is not a character",
+        "zh": "它不是 utf-8 编码的文本：第 3 行的第 7 个字节（0xe9）在这种编码里不是字符",
+    }[language]
+    assert said in out + err, (status, out, err)
 
 
 @pytest.mark.parametrize("command", [["blank", "mine", "x.json"], ["grade", "mine", "--weights", "x.json"]])
