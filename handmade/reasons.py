@@ -58,6 +58,27 @@ CODE_REASONS = (
     (r"unsupported operand type", N_("the operation does not take these types")),
 )
 
+# the beginnings of what Python says of code it cannot compile (a teacher's tasks file), Python 3.10 to 3.13
+SYNTAX_REASONS = (
+    (r"invalid syntax", N_("the syntax is not valid")),
+    (r"unexpected indent", N_("a line is indented where no block begins")),
+    (r"unindent does not match any outer indentation level", N_("a line's indentation matches no line above it")),
+    (r"expected an indented block", N_("an indented block was expected")),
+    (r"'.' was never closed", N_("a bracket is opened and never closed")),
+    (r"unmatched '.'", N_("a bracket is closed that was never opened")),
+    (
+        r"closing parenthesis '.' does not match opening parenthesis",
+        N_("a closing bracket does not match its opening one"),
+    ),
+    (r"(unterminated (triple-quoted )?string literal|EO[LF] while scanning)", N_("a string is not closed")),
+    (r"expected ':'", N_("a colon was expected here")),
+    (r"invalid character", N_("a character that Python does not allow in code")),
+    (r"inconsistent use of tabs and spaces", N_("tabs and spaces are mixed in the indentation")),
+    (r"source code (string )?cannot contain null bytes", N_("the file holds a null character")),
+    (r"invalid (decimal|hexadecimal|octal|binary) literal", N_("a number is written with letters in it")),
+    (r"cannot assign to", N_("what is left of = cannot be assigned to")),
+)
+
 
 def reason(error):
     """The reason ``error`` gives (an exception, or the text of one), in the current language."""
@@ -94,5 +115,5 @@ def _said(error, original):
     if isinstance(error, OSError):
         return OS_REASONS.get(error.errno)
     found = [said for start, said in JSON_REASONS if original.startswith(start)]
-    found += [said for pattern, said in CODE_REASONS if re.match(pattern, original)]
+    found += [said for pattern, said in (*CODE_REASONS, *SYNTAX_REASONS) if re.match(pattern, original)]
     return found[0] if found else None

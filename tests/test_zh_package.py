@@ -266,6 +266,60 @@ def test_numpys_reason_in_a_verdict_is_said_in_chinese(zh):
     assert "形状无法相互广播（operands could not be broadcast together" in verdict.message, verdict.message
 
 
+SYNTAX_ERRORS = {  # a tasks file Python cannot compile, one for each of reasons.SYNTAX_REASONS at least
+    "invalid": "x = = 1\n",
+    "a comma forgotten": "f(a b)\n",
+    "an indent": "x = 1\n  y = 2\n",
+    "an unindent": "if 1:\n    x = 1\n  y = 2\n",
+    "no block": "def f():\nreturn 1\n",
+    "never closed": "x = (1 +\n",
+    "unmatched": "x = 1)\n",
+    "mismatched": "x = (1]\n",
+    "a string": "x = 'abc\n",
+    "a triple-quoted string": 'x = """abc\n',
+    "no colon": "def f()\n    return 1\n",
+    "a character": "x = 1 \u2192 2\n",
+    "tabs": "if 1:\n\tx = 1\n        y = 2\n",
+    "a null": "x = 1\0\n",
+    "a number": "x = 1a\n",
+    "an assignment": "f() = 1\n",
+}
+
+
+def _compile_error(tmp_path, source):
+    """What the package says of a tasks file of ``source``, and the reason in its brackets (without the line)."""
+    from handmade.course.task_files import load_tasks
+
+    path = tmp_path / "mine.py"
+    path.write_text(source, encoding="utf-8")
+    with pytest.raises(ValueError) as caught:
+        load_tasks(path)
+    message = str(caught.value)
+    found = re.search(r"it is not Python \((.*?)( at line \d+)?\)$|它不是 Python 代码（(第 \d+ 行：)?(.*)）$", message)
+    return message, found.group(1) or found.group(4)
+
+
+@pytest.mark.parametrize("case", list(SYNTAX_ERRORS))
+def test_what_python_says_of_a_tasks_file_it_cannot_compile_is_said_in_chinese_its_words_kept(tmp_path, case):
+    """The reason in Chinese, Python's own words after it in brackets (to look them up), and the line."""
+    _english, python_said = _compile_error(tmp_path, SYNTAX_ERRORS[case])  # as Python says it, whatever the version
+    set_language("zh")
+    try:
+        chinese, reason = _compile_error(tmp_path, SYNTAX_ERRORS[case])
+    finally:
+        set_language("en")
+    ours = reason.removesuffix(f"（{python_said}）")
+    assert ours != reason and re.fullmatch(rf"[{CJK}，= ]+", ours.replace("Python", "")), chinese
+
+
+def test_every_reason_for_code_python_cannot_compile_is_met_by_some_file(tmp_path):
+    from handmade.reasons import SYNTAX_REASONS
+
+    said = [_compile_error(tmp_path, source)[1] for source in SYNTAX_ERRORS.values()]
+    for pattern, _reason in SYNTAX_REASONS:
+        assert any(re.match(pattern, each) for each in said), pattern
+
+
 def test_english_reasons_are_unchanged():
     from handmade.reasons import reason
 
