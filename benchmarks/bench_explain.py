@@ -7,7 +7,8 @@ Prints, from one run:
   c_fc.w, c_fc.b or c_proj.b, block 0's flag (v and c_proj.w) in two blocks, the embeddings of a design
   without blocks), how many of those that fail have the planted part named in the report (target: 95 %),
   and of the faults in q, k or q.b, how many have an entry of that part itself named (target: 95 %), by
-  kind, with the misses;
+  kind, with the misses; and how many paths go on past the part planted, to end on a part the plant left as
+  it was (listed);
 - the time to grade (the text: the diagnosed context's path) and to make ``--json`` (every context under
   the margin explained, each with its path back) for failing models of the two largest tasks (``induction``
   and ``after_last_c``: their blanks, their solutions with block 0's flag gone, and seeded random weights of
@@ -39,11 +40,12 @@ def figures():
     start = time.perf_counter()
     found = planted.measured()
     took = time.perf_counter() - start
-    faults, named, qk, qk_named = planted.figures(found)
+    faults, named, qk, qk_named, past = planted.figures(found)
     print(f"planted faults that fail: {faults}; the part planted named: {named} ({100 * named / faults:.1f} %)")
     print(f"faults in q, k or q.b: {qk}; an entry of that part named: {qk_named} ({100 * qk_named / qk:.1f} %)")
+    print(f"paths that go on past the part planted, to end on a part left as it was: {past}")
     table = defaultdict(lambda: [0, 0, 0])
-    for _task, part, _how, hit, entry in found:
+    for _task, part, _how, hit, entry, _past in found:
         row = table[part.kind]  # q, mlp.c_fc.b, wte
         row[0], row[1], row[2] = row[0] + 1, row[1] + hit, row[2] + bool(entry)
     for kind, (n, hit, entry) in sorted(table.items()):
@@ -51,6 +53,7 @@ def figures():
     print(f"  tasks: {len({task for task, *_ in found})}; {took:.1f} s")
     misses = [f"{r.task} {r.part} {r.how}" for r in planted.misses(found)]
     print(f"  missed: {', '.join(misses) or 'none'}")
+    print(f"  gone past: {', '.join(f'{r.task} {r.part} {r.how}' for r in found if r.past) or 'none'}")
 
 
 def timings():

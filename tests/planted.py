@@ -235,6 +235,23 @@ def named_in_path(report, part, model, columns=None):
     return kind is not None and any(s["part"].startswith(owner) and s["kind"] == kind for s in steps)
 
 
+def went_past(report, part, model):
+    """Whether the diagnosed context's path goes on past the part planted, to end on a part the plant left as it
+    was: a step on its head or MLP (or one naming an entry of it), and after the last of them a step on another part.
+    In a design without blocks there is no step to go past."""
+    steps = _diagnosed(report)["path"] or []
+    if part.block is None:
+        return False
+    short = model.structure.part_names()[part]
+    owner = f"blocks[{part.block}].mlp" if part.kind.startswith("mlp.") else f"blocks[{part.block}].head"
+    on = [
+        i
+        for i, s in enumerate(steps)
+        if s["part"].startswith(owner) or any(e["entry"].startswith(f"{short}[") for e in s["entries"])
+    ]
+    return bool(on) and on[-1] < len(steps) - 1
+
+
 class Measured(NamedTuple):
     """One planted fault that fails its task, and what the report on it names."""
 
@@ -243,6 +260,7 @@ class Measured(NamedTuple):
     how: str  # how it was broken
     named: bool  # whether the report names the part (``named_in_path``)
     entry: bool | None  # whether the path names an entry of the part itself; None outside q, k and q.b
+    past: bool  # whether the path goes on past the part planted, to end on a part the plant left as it was
 
 
 def measured(seed=0):
@@ -250,14 +268,16 @@ def measured(seed=0):
     found = []
     for name, _task, model, part, how, columns, report in planted(seed):
         entry = entry_of(report, part, model) if part.kind in QK else None
-        found.append(Measured(name, part, how, named_in_path(report, part, model, columns), entry))
+        named = named_in_path(report, part, model, columns)
+        found.append(Measured(name, part, how, named, entry, went_past(report, part, model)))
     return found
 
 
 def figures(found):
-    """(faults, named in the path, faults in q or k, of which an entry of the part itself is named)."""
+    """(faults, named in the path, faults in q or k, of which an entry of the part itself is named, paths that go
+    on past the part planted)."""
     qk = [r for r in found if r.entry is not None]
-    return len(found), sum(r.named for r in found), len(qk), sum(r.entry for r in qk)
+    return len(found), sum(r.named for r in found), len(qk), sum(r.entry for r in qk), sum(r.past for r in found)
 
 
 def misses(found):

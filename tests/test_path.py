@@ -782,7 +782,8 @@ def test_the_contradiction_check_finds_what_it_describes():
 README = Path(__file__).resolve().parent.parent / "README.md"
 CLAIMED = re.compile(
     r"Over (\d+)\s+designs with one planted fault.*?report names the part planted in (\d+) \(([\d.]+) %\).*?"
-    r"Of the (\d+) faults in q, k\s+or q\.b, an entry of the very part planted is named in (\d+) \(([\d.]+) %\)",
+    r"Of the (\d+) faults in q, k\s+or q\.b, an entry of the very part planted is named in (\d+) \(([\d.]+) %\).*?"
+    r"The path goes on past the part planted, to end on a part the plant left as it was, in\s+(\d+) of them",
     re.S,
 )
 
@@ -791,14 +792,39 @@ def test_planted_faults_are_named_in_the_path_and_q_or_k_faults_by_an_entry_of_t
     """README, The command line: the figures bench_explain.py prints are the ones the README says, and
     the issue's targets (95 %) are met; every kind of fault and every built-in task is planted."""
     found = planted.measured()
-    faults, named, qk, qk_named = planted.figures(found)
+    faults, named, qk, qk_named, past = planted.figures(found)
     kinds = {r.part.kind for r in found}
     assert {"q", "k", "v", "q.b", "c_proj.b", "c_proj.w", "mlp.c_fc.w", "mlp.c_fc.b", "mlp.c_proj.b"} <= kinds
     assert {task for task, *_rest in found} >= set(TASKS)  # every built-in task's solution
     claimed = CLAIMED.search(README.read_text(encoding="utf-8")).groups()
-    measured = (faults, named, 100 * named / faults, qk, qk_named, 100 * qk_named / qk)
+    measured = (faults, named, 100 * named / faults, qk, qk_named, 100 * qk_named / qk, past)
     assert claimed == tuple(f"{x:.1f}" if isinstance(x, float) else str(x) for x in measured), planted.misses(found)
     assert named / faults >= 0.95 and qk_named / qk >= 0.95
+
+
+def _reads_position_3(c_fc):
+    """Unit s>0 (column 0) made to read position 3 (row 3, P3) as strongly as it reads V."""
+    c_fc = c_fc.copy()
+    c_fc[3, 0] = 1024
+    return c_fc
+
+
+MLP_OWN_FAULTS = {  # xor's solution with its mlp.c_fc.w broken: (how, the entry of unit s>0 the path ends at)
+    "every unit too weak to outweigh the output bias": (lambda c_fc: c_fc / 1000, "mlp.c_fc.w[V, s>0] = 1.024"),
+    "a unit reading a position the wrong way": (_reads_position_3, "mlp.c_fc.w[P3, s>0] = 1024"),
+}
+
+
+@pytest.mark.parametrize("case", list(MLP_OWN_FAULTS))
+def test_a_units_own_input_weight_at_fault_ends_the_path_at_the_unit_not_at_the_head_that_feeds_it(case):
+    """What the head feeds the unit is of the stream's size, or nothing: the unit's entry, named, is the fault."""
+    broken, entry = MLP_OWN_FAULTS[case]
+    c_fc = broken(get(reference("xor"), "mlp.c_fc.w"))
+    report = grade("xor", with_parts(reference("xor"), {"mlp.c_fc.w": c_fc}))
+    data = report.to_json()
+    path = data["failing"][data["diagnosed"]]["path"]
+    assert [(s["kind"], s["part"], s["unit"]) for s in path] == [("unit", "blocks[0].mlp", "s>0")], str(report)
+    assert entry in path[-1]["text"], path[-1]["text"]
 
 
 def test_the_measure_counts_only_an_entry_of_the_part_planted():

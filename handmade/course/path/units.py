@@ -120,7 +120,8 @@ def _weak_entry(model, read, unit, units, bias):
     """The entry of mlp.c_fc.w that fed ``unit`` (which fires and serves the reader, too little) the most, when it
     gives the reader less than the MLP's strongest unit gives of that input (its entry of mlp.c_fc.w times what a unit
     of its activation gives the reader: units a design scales differently compare alike) and, that strong, would make
-    the unit outweigh the output bias (its pre-activation grown as the entry does): (row, the entry that strong); else None."""
+    the unit outweigh the output bias (its pre-activation grown as the entry does): (row, the entry that strong,
+    "strongest"); else, when no unit is stronger, ``_small_entry``'s; else None."""
     b, p = read.part.block, read.position
     mlp = model.params["blocks"][b]["mlp"]
     c_fc, share = mlp["c_fc"]["w"], units[unit]  # [n_embd, n_hidden]
@@ -129,11 +130,33 @@ def _weak_entry(model, read, unit, units, bias):
     pre = float(model.tapped[Name(T.mlp_pre, b)][p][unit])
     row = int(np.argmax(pieces))
     target = float(np.abs(c_fc[row] * worth).max() / abs(worth[unit]))  # the size that would gain as much as the most
-    if pre <= 0 or pieces[row] <= tolerance(pieces) or abs(c_fc[row, unit]) >= target * (1 - 1e-6):
+    if pre <= 0 or pieces[row] <= tolerance(pieces):
         return None
+    if abs(c_fc[row, unit]) >= target * (1 - 1e-6):  # as strong as the strongest unit, which are all too weak
+        return _small_entry(model, read, unit, units, bias, row)
     grown = pre + pieces[row] * (target / abs(c_fc[row, unit]) - 1)  # its pre-activation with the entry that large
     outweighs = units.sum() - share + share * grown / pre + bias > tolerance([*units, bias])
-    return (row, float(np.copysign(target, c_fc[row, unit]))) if outweighs else None
+    return (row, float(np.copysign(target, c_fc[row, unit])), "strongest") if outweighs else None
+
+
+def _small_entry(model, read, unit, units, bias, row):
+    """(row, the size of entry ``row`` of ``unit``'s column of mlp.c_fc.w at which the unit outweighs the output bias,
+    "stream") when what the entry reads would have to grow larger than anything the stream holds at that position
+    to do it instead: it is the entry that is small, not what its writer wrote; else None (the writer's step says)."""
+    b, p = read.part.block, read.position
+    c_fc = model.params["blocks"][b]["mlp"]["c_fc"]["w"]  # [n_embd, n_hidden]
+    layer_in = layer_read(model, b, "mlp")[p]  # [n_embd]
+    pre = float(model.tapped[Name(T.mlp_pre, b)][p][unit])
+    rest = float(units.sum() - units[unit] + bias)  # what the unit has to outweigh: the bias and the other units
+    if units[unit] <= 0 or units[unit] + rest > 0:
+        return None
+    needed = pre * -rest / units[unit]  # the pre-activation at which its share outweighs the rest (as it grows alike)
+    growth = 1 + (needed - pre) / (layer_in[row] * c_fc[row, unit])  # of the entry, or of what it reads
+    if (
+        abs(layer_in[row]) * growth <= np.abs(layer_in).max()
+    ):  # what it reads could be that large: its writer's to write
+        return None
+    return row, float(c_fc[row, unit] * growth), "stream"
 
 
 def _misled(model, read, odd=False):
@@ -267,14 +290,20 @@ def _weak_entries(model, read, unit, layer_in):
     """The entries of a unit held back by its own weak entry of mlp.c_fc.w: that entry, and how the unit reaches
     the reader; and the sentence that says how large it would have to be."""
     b = read.part.block
-    row, target = _weak_entry(model, read, unit, _units_read(model, read), _bias_read(model, read))
+    row, target, why = _weak_entry(model, read, unit, _units_read(model, read), _bias_read(model, read))
     c_fc = model.params["blocks"][b]["mlp"]["c_fc"]["w"]  # [n_embd, n_hidden]
     weak = model.entry("mlp.c_fc.w", b, (row, unit), c_fc[row, unit])
     named = [e for e in (weak, _unit_output_entry(model, read, unit)) if e]
-    sentence = _(
-        "{entry} is smaller in size than {target}: at that size, what it reads would reach {reader} through this unit as strongly as through the strongest unit of the MLP (an entry of mlp.c_fc.w times what the unit's activation gives {reader}), and the unit would outweigh the output bias."
-    )
+    if why == "strongest":
+        sentence = _(
+            "{entry} is smaller in size than {target}: at that size, what it reads would reach {reader} through this unit as strongly as through the strongest unit of the MLP (an entry of mlp.c_fc.w times what the unit's activation gives {reader}), and the unit would outweigh the output bias."
+        )
+    else:
+        sentence = _(
+            "{entry} is smaller in size than {target}, the size at which the unit would outweigh the output bias; what it reads, {read}, could not grow that much instead without outgrowing everything else in the stream there, so it is the entry that is small."
+        )
     said = {"entry": entries_said([weak]), "target": fmt(target), "reader": reader_said(read.reader)}
+    said["read"] = fmt(layer_read(model, b, "mlp")[read.position][row])
     return named, then("", sentence.format(**said))
 
 
@@ -321,14 +350,19 @@ def _alike_said(model, b, unit):
 
 def _next_of_unit(model, read, at, shares, unit, want, feed=False):
     """The head, MLP or bias that pushed the unit's pre-activation the wrong way most (with ``feed``, the
-    right way most); None when that is the unit's own threshold (its step names it); or, when nothing was
-    written there, one that could write it; or None."""
+    right way most); None when that is the unit's own threshold, or (not with ``feed``) when an embedding pushed it
+    the wrong way more than any of them (the unit's step names its entry); or, when nothing was written there, one
+    that could write it; or None."""
     b, p = read.part.block, read.position
     column = model.params["blocks"][b]["mlp"]["c_fc"]["w"][:, unit]  # [n_embd]
     turn = -1 if feed else 1
     against = {n: want * v * turn for n, v in shares.items() if n.kind in BLOCK_PARTS or _threshold_or_bias(n)}
     worst = min(against, key=against.get, default=None)
     reader = ("unit", b, model.basis(model.structure.space("hidden", b))[unit])
+    pushes = {n: want * v * turn for n, v in shares.items()}
+    first = min(pushes, key=pushes.get, default=None)
+    if not feed and first.kind in ("wte", "wpe") and pushes[first] < -tolerance(shares.values()):
+        return None  # an embedding, which the unit's own entry of mlp.c_fc.w reads (its step names it), pushed most
     if worst is not None and against[worst] < -tolerance(shares.values()):
         if worst.kind == "mlp.c_fc.b":  # its own threshold: at fault, unless it is a gate what should open it missed
             return _gate_missed(model, read, at, shares, column, want, reader)
