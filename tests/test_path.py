@@ -827,6 +827,32 @@ def test_a_units_own_input_weight_at_fault_ends_the_path_at_the_unit_not_at_the_
     assert entry in path[-1]["text"], path[-1]["text"]
 
 
+TURNED = [
+    ("induction", "blocks[1].q"),
+    ("induction", "blocks[1].k"),
+    ("after_last_c", "blocks[1].k"),
+]  # those that fail
+
+
+@pytest.mark.parametrize(("task", "part"), TURNED)
+def test_a_flag_block_0_wrote_that_block_1s_own_weights_turn_against_ends_the_path_at_block_1(task, part):
+    """Block 1's q or k negated: block 0 wrote its flag as a flag is written, and block 1 reads it against the query.
+    The path ends at block 1's head, naming the entry of the part negated; the twin fault, block 0's flag negated,
+    still leads back to block 0."""
+    model = reference(task)
+    report = grade(task, with_parts(model, {part: -get(model, part)}))
+    data = report.to_json()
+    path = data["failing"][data["diagnosed"]]["path"]
+    assert (
+        path[-1]["part"] == "blocks[1].head0"
+        and "the fault is theirs, not that of head 0 of block 0" in path[-1]["text"]
+    )
+    short = part.removesuffix(".q").removesuffix(".k") + "." + part[-1]
+    assert re.search(rf"{re.escape(short)}\[[^]]+\] = -", path[-1]["text"]), path[-1]["text"]
+    twin = grade(task, with_parts(model, {"blocks[0].v": -get(model, "blocks[0].v")})).to_json()
+    assert twin["failing"][twin["diagnosed"]]["path"][-1]["part"] == "blocks[0].head0"
+
+
 def test_the_measure_counts_only_an_entry_of_the_part_planted():
     """An entry of k does not count for a fault in q: the entry measure is strict."""
     B = TASKS["abc"].labels.residual

@@ -17,7 +17,10 @@ says where that came from, exactly, in sums of terms from the recorded pass:
   carry it (``q[P1, P1]``). When it looked well, what it carried is at fault: the entries of v and
   c_proj.w that made its output, and a writer of the value that pushed the wrong way is the next step.
 
-A step whose cause is another head or MLP leads to it; a bias that wrote the most of what was read
+A step whose cause is another head or MLP leads to it, unless that one wrote what the step reads as a flag is
+written (positive, where the reader reads most of it) and the step's own q or k read it against the query, or
+the unit's own entry of mlp.c_fc.w is at fault (it reads an embedding the wrong way, or is too small for what its
+input, of the stream's size, can give): the path ends at the step, naming those entries; a bias that wrote the most of what was read
 (c_proj.b of an earlier block, a layer norm's b) is the last step, naming its entry (``bias_step``); a
 unit's own threshold, a query that asks nothing of what tells its keys apart (the entries of q and q.b
 that could, and of k that tells them apart), an embedding or the step's own weights end the path where

@@ -11,7 +11,7 @@ from ...i18n import _, listed, then
 from ...model import Name
 from ..explain import tolerance
 from .embeddings import unlike_query
-from .stream import SHOWN_DIRECTIONS, Read, embedding_writes, entries_said, layer_read, written_by
+from .stream import SHOWN_DIRECTIONS, Read, embedding_writes, entries_said, layer_read, turned_said, written_by
 from .values import best_entry
 
 
@@ -253,4 +253,6 @@ def unmet(model, read, view, pairs, column, rival, wanted):
     most = asked[column] * np.abs(view.wk[:, column]).max() * view.scale
     text = sentence.format(rival=rival, gap=fmt(abs(gap)), wanted=wanted, got=fmt(got), most=fmt(most), **said)
     direction = pairs.inputs[wanted].back(view.wk[:, column] * asked[column] * view.scale)
-    return named, text, written_by(model, Read(None, wanted, direction, 1, ("key", view.block, view.head, wanted, p)))
+    after = written_by(model, Read(None, wanted, direction, 1, ("key", view.block, view.head, wanted, p)))
+    turned = turned_said(model, pairs.inputs[wanted], after, view.wk @ view.q[p] * view.scale, named)
+    return (named, then(text, turned), None) if turned else (named, text, after)

@@ -22,6 +22,7 @@ from .stream import (
     is_bias,
     norm_note,
     reader_said,
+    turned_said,
     writer_said,
 )
 from .values import best_entry, carried_said, looked, unsent_alone, value_step
@@ -255,7 +256,13 @@ def _term(model, read, view, pairs, term, side, case, rival, wanted):
     apart = unasked(model, view, p, rival, wanted, avoid=upstream)
     if apart is not None:  # what would tell the keys apart, that the query leaves alone
         named, sentence = named + apart[0], then(sentence, apart[1])
-    return named, sentence, _next_of_term(model, view, pairs, a, b, side, case, p, rival, wanted)
+    after = _next_of_term(model, view, pairs, a, b, side, case, p, rival, wanted)
+    turned = turned_said(model, pairs.inputs[wanted], after, view.wk @ view.q[p] * view.scale, named)
+    if (
+        turned and after.position == wanted and after.reader[0] == "key"
+    ):  # the wanted key's writer wrote its flag: the path ends at this head
+        return named, then(sentence, turned), None
+    return named, sentence, after
 
 
 def _sides(model, view, pairs, a, b, case, p, rival, wanted):

@@ -170,6 +170,36 @@ def head_view(model, block, head):
     )
 
 
+def turned_said(model, layer_input, after, weights, named):
+    """The sentence that ends the path at a head when the writer ``after`` leads to (a Read into the writer of the key
+    it should have read) wrote a flag there, positive where it gives ``weights`` (the head's score per unit of each
+    direction) the most, and those weights make it negative: the head's own q or k turn it against the query.
+    "" otherwise. ``named``: the step's entries, of which those of the head's q and k are said again."""
+    share = layer_input.shares.get(after.part) if isinstance(after, Read) else None
+    if share is None:
+        return ""
+    pieces = share * weights  # [n_embd]: what each direction of the write gives the score
+    most = int(np.argmax(np.abs(pieces)))
+    if not (share[most] > tolerance(share) and pieces[most] < -tolerance(pieces)):
+        return ""
+    b, direction = after.reader[1], model.basis(model.structure.space("stream"))[most]
+    own = tuple(model.short[Name(kind, b)] + "[" for kind in ("q", "k") if Name(kind, b) in model.short)
+    mine = [e for e in named if e[0].startswith(own)]
+    reading = [e for e in mine if direction in e[0][e[0].index("[") + 1 : -1].split(", ")] or mine
+    if not reading:  # no entry of its q or k to name: said no more than the step says
+        return ""
+    said = {
+        "position": after.position,
+        "writer": writer_said(after.part),
+        "direction": direction,
+        "value": fmt(share[most]),
+        "entries": entries_said(reading),
+    }
+    return _(
+        "At position {position}, {writer} wrote {direction} = {value}, as a flag is written, and this head's own q and k read it against the query ({entries}): the fault is theirs, not that of {writer}."
+    ).format(**said)
+
+
 def writers_before(model, upto):
     """[(a head or MLP that writes before ``upto`` = (block, "attn" or "mlp"), its output matrix)], latest last."""
     block, layer = upto
