@@ -164,7 +164,7 @@ def test_a_tie_has_margin_zero_is_no_right_prediction_and_does_not_pass():
     assert report.margin == 0 and not report.passed  # ...nor passing
     assert report.smallest_at.expected == "a"
     assert all(m.tie and m.margin == 0 and m.predicted != "a" for m in report.failures)  # said as the other token
-    assert "the model predicted b by a tie (margin 0)" in str(report)
+    assert "whose logit ties with that of b (margin 0): a tie counts as wrong" in str(report)
     assert report.diagnosed == report.failures[0].example  # none predicted wrong outright: the first tie is spoken of
 
 
@@ -500,7 +500,7 @@ def test_the_report_reads_as_a_few_lines():
     lines = text.splitlines()
     assert lines[0] == "task abc: FAIL" and lines[1] == "  right: 0 / 15 contexts (0.0%)"  # a tie is no prediction
     assert "  first wrong predictions (15 in all):" in lines
-    assert "'a': expected b, the model predicted a by a tie (margin 0)" in text
+    assert "'a': expected b, whose logit ties with that of a (margin 0): a tie counts as wrong" in text
     assert lines[-2] == (
         "  where it goes wrong, for 'a' → b: the margin over a is 0; "
         "part by part: wte 0, wpe 0, blocks[0].head0 0, blocks[0].c_proj.b 0"

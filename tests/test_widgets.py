@@ -111,7 +111,8 @@ def _same(weights, other):
 
 def test_undo_reset_brings_back_the_weights_the_context_and_the_lg_box_a_reset_replaced_once():
     """A reset is one click: what it replaced (a learner's edits, the context, what the Lg box said) comes back with
-    "undo reset", shown beside it; after that, and after a reset that changed nothing, there is nothing to undo."""
+    "undo reset", shown beside it, however often reset is pressed; after that, and after a reset that changed nothing,
+    there is nothing to undo."""
     p = blog_playground()
     reset, undo = _find(p.widget, "hm-reset"), _find(p.widget, "hm-undo-reset")
     reset.click()  # nothing changed yet: nothing to bring back
@@ -123,6 +124,8 @@ def test_undo_reset_brings_back_the_weights_the_context_and_the_lg_box_a_reset_r
     reset.click()
     assert undo.layout.display is None and "“undo reset” brings back" in p.status.value
     assert p.text == "aabaa" and p.editors["c_proj.w"].boxes[7][6].value == "1024" and "(27 / 27)" in accuracy_text(p)
+    reset.click()  # twice: the second changes nothing, and keeps what the first replaced
+    assert undo.layout.display is None and "“undo reset” brings back" in p.status.value
     undo.click()
     assert _same(_weights(p), designed) and p.editors["c_proj.w"].boxes[7][6].value == "0"
     assert p.text == "ab" and _find(p.widget, "hm-context").value == "ab"

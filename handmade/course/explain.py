@@ -373,7 +373,9 @@ SHOWN_STEPS = 3  # steps of the path back shown in the text (--json has every st
 def miss_said(miss):
     """A wrong prediction (``Miss.to_json()``) as the report prints it."""
     line = (
-        _("{context}: expected {expected}, the model predicted {predicted} by a tie (margin {margin})")
+        _(
+            "{context}: expected {expected}, whose logit ties with that of {predicted} (margin {margin}): a tie counts as wrong"
+        )
         if miss["tie"]
         else _("{context}: expected {expected}, the model predicted {predicted} (margin {margin})")
     )

@@ -205,19 +205,20 @@ class Playground:
 
     def reset(self):
         """Every weight and every control back to where this playground started. What it replaced (the weights
-        and the context) comes back with ``undo_reset``, until the next change: a click loses nothing."""
-        before = (self.params, self.text)
+        and the context) comes back with ``undo_reset``, until the next change: a click loses nothing, and a second
+        click, which changes nothing, keeps what the first replaced."""
         changed = self.text != self._start_text or not _same_weights(self.params, self.original)
+        before = (self.params, self.text) if changed else self._before_reset  # or None: nothing to bring back
         self._use(self._start_text)
         if self.strength is not None:
             self.strength.set(self.strength_option.value)
             self.strength.show("")  # what it said of the weights before is no longer so
         self._last = None
-        if changed:
+        if before is not None:
             self._take(self.original, _("reset to the starting weights; “undo reset” brings back the ones from before"))
         else:
             self._take(self.original, _("reset to the starting weights"))
-        self._offer_undo(before if changed else None)
+        self._offer_undo(before)
 
     def undo_reset(self):
         """The weights and the context the last reset replaced, back; when there are none (no reset that changed
