@@ -17,6 +17,7 @@ from .embeddings import embedding_step, key_read, query_read
 from .stream import (
     BLOCK_PARTS,
     PathStep,
+    Read,
     entries_said,
     head_view,
     is_bias,
@@ -257,10 +258,9 @@ def _term(model, read, view, pairs, term, side, case, rival, wanted):
     if apart is not None:  # what would tell the keys apart, that the query leaves alone
         named, sentence = named + apart[0], then(sentence, apart[1])
     after = _next_of_term(model, view, pairs, a, b, side, case, p, rival, wanted)
+    at_wanted_key = isinstance(after, Read) and after.position == wanted and after.reader[0] == "key"
     turned = turned_said(model, pairs.inputs[wanted], after, view.wk @ view.q[p] * view.scale, named)
-    if (
-        turned and after.position == wanted and after.reader[0] == "key"
-    ):  # the wanted key's writer wrote its flag: the path ends at this head
+    if at_wanted_key and turned:  # the wanted key's writer wrote its flag as one: the path ends at this head
         return named, then(sentence, turned), None
     return named, sentence, after
 

@@ -152,9 +152,7 @@ def _small_entry(model, read, unit, units, bias, row):
         return None
     needed = pre * -rest / units[unit]  # the pre-activation at which its share outweighs the rest (as it grows alike)
     growth = 1 + (needed - pre) / (layer_in[row] * c_fc[row, unit])  # of the entry, or of what it reads
-    if (
-        abs(layer_in[row]) * growth <= np.abs(layer_in).max()
-    ):  # what it reads could be that large: its writer's to write
+    if abs(layer_in[row]) * growth <= np.abs(layer_in).max():  # what it reads could be that large: its writer's
         return None
     return row, float(c_fc[row, unit] * growth), "stream"
 
@@ -361,7 +359,7 @@ def _next_of_unit(model, read, at, shares, unit, want, feed=False):
     reader = ("unit", b, model.basis(model.structure.space("hidden", b))[unit])
     pushes = {n: want * v * turn for n, v in shares.items()}
     first = min(pushes, key=pushes.get, default=None)
-    if not feed and first.kind in ("wte", "wpe") and pushes[first] < -tolerance(shares.values()):
+    if not feed and first is not None and first.kind in ("wte", "wpe") and pushes[first] < -tolerance(shares.values()):
         return None  # an embedding, which the unit's own entry of mlp.c_fc.w reads (its step names it), pushed most
     if worst is not None and against[worst] < -tolerance(shares.values()):
         if worst.kind == "mlp.c_fc.b":  # its own threshold: at fault, unless it is a gate what should open it missed
