@@ -5,6 +5,7 @@ Set here rather than in ``addopts`` so that ``pytest tests/test_model.py`` also 
 is not installed.
 """
 
+import functools
 import os
 import shutil
 import tempfile
@@ -27,6 +28,31 @@ def pytest_configure(config):
         config.option.nbval = True
         config.option.nbval_current_env = True
         config.option.nbval_sanitize_with = str(Path(__file__).parent / "tests" / "sanitize.cfg")
+        import nbval.kernel
+
+        nbval.kernel.start_new_kernel = started_again_if_it_died(nbval.kernel.start_new_kernel)
+
+
+KERNEL_STARTS = 3  # a kernel that dies before it answers is started again, on new ports, this often in all
+
+
+def started_again_if_it_died(start_kernel):
+    """``start_kernel``, started again when the kernel dies before it answers. jupyter_client picks a
+    kernel's ports by asking the system for free ones and letting them go; another process starting a
+    kernel at the same moment (CI runs the conditions side by side, xdist two workers) can be handed
+    the same port, and the kernel that binds second exits. A cell that fails is never run again: only
+    a kernel that never ran one."""
+
+    @functools.wraps(start_kernel)
+    def start(*args, **kwargs):
+        for attempt in range(1, KERNEL_STARTS + 1):
+            try:
+                return start_kernel(*args, **kwargs)
+            except RuntimeError as error:
+                if "died before replying" not in str(error) or attempt == KERNEL_STARTS:
+                    raise
+
+    return start
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -3,6 +3,8 @@
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
@@ -185,6 +187,67 @@ def test_the_nudged_condition_covers_every_notebook_that_trains_and_really_nudge
     env = {**os.environ, "PYTHONPATH": str(ROOT / "tools" / "nudged")}
     out = subprocess.check_output([sys.executable, "-c", code], env=env, text=True, encoding="utf-8")
     assert out == "nudged_train True\n"  # zero steps: only the nudge changed the weights
+
+
+def root_conftest():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("root_conftest", ROOT / "conftest.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_kernel_handed_a_port_another_process_holds_is_started_again_on_new_ports():
+    """The race CI met once (jupyter_client lets a free port go before the kernel binds it): played here by
+    holding a port and handing it to the first kernel, which dies; the second start gets free ports."""
+    import inspect
+    import socket
+
+    import nbval.kernel
+    from jupyter_client.provisioning import local_provisioner
+
+    cache = local_provisioner.LocalPortCache
+    start_once = inspect.unwrap(nbval.kernel.start_new_kernel)
+    assert start_once is not nbval.kernel.start_new_kernel  # conftest.py wrapped the start that nbval calls
+    held = socket.socket()
+    held.bind(("127.0.0.1", 0))
+    held.listen()
+    handed, find_port = [], cache.find_available_port
+
+    def the_held_port_first(self, ip):
+        handed.append(held.getsockname()[1] if not handed else find_port(self, ip))
+        return handed[-1]
+
+    cache.find_available_port = the_held_port_first
+    try:
+        kwargs = {"kernel_name": nbval.kernel.CURRENT_ENV_KERNEL_NAME, "startup_timeout": 60}
+        try:
+            start_once(**kwargs)
+            raise AssertionError("a kernel on a port another process holds should die")
+        except RuntimeError as died:
+            assert "died before replying" in str(died)
+        handed.clear()
+        manager, client = root_conftest().started_again_if_it_died(start_once)(**kwargs)
+    finally:
+        cache.find_available_port = find_port
+        held.close()
+    ports_a_start_asks_for = 5  # shell, iopub, stdin, control, heartbeat
+    assert len(handed) == 2 * ports_a_start_asks_for and handed[0] not in handed[1:]  # died once, then new ports
+    client.stop_channels()
+    manager.shutdown_kernel(now=True)
+
+
+def test_a_kernel_start_that_fails_otherwise_is_not_tried_again():
+    calls = []
+
+    def times_out(**kwargs):
+        calls.append(kwargs)
+        raise RuntimeError("Kernel didn't respond in 60 seconds")
+
+    with pytest.raises(RuntimeError, match="didn't respond"):
+        root_conftest().started_again_if_it_died(times_out)(kernel_name="k")
+    assert calls == [{"kernel_name": "k"}]
 
 
 # ---- the scripts beside the package use names it has -------------------------------------------

@@ -52,6 +52,9 @@ def find_chromium():
     return next((c for c in candidates if c and Path(c).is_file() and os.access(c, os.X_OK)), None)
 
 
+SERVER_STARTS = 3  # a server whose port another process took first is started this often in all
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -68,8 +71,10 @@ class Lab:
         self.port, self.token = free_port(), "handmade-ui-test"
         self.url = f"http://127.0.0.1:{self.port}"
         self.process = None
+        self._environment = self._settings()
 
-    def _environment(self):
+    def _settings(self):
+        """The server's environment, with every setting in the temporary folder (made once)."""
         env = dict(os.environ)
         for name in ("config", "data", "runtime", "settings", "workspaces"):
             (self.tmp / name).mkdir()
@@ -94,6 +99,22 @@ class Lab:
         return env
 
     def __enter__(self):
+        """Start the server; on a new port if another process took the free one first (the same race as a
+        kernel's, conftest.py), which it says in its log before it exits."""
+        for attempt in range(1, SERVER_STARTS + 1):
+            self._start()
+            try:
+                self._wait_until_up()
+                return self
+            except RuntimeError as error:
+                if "already in use" not in str(error) or attempt == SERVER_STARTS:
+                    self.__exit__(None, None, None)  # the folder goes, the log is closed
+                    raise
+                self.log.close()
+                self.port = free_port()
+                self.url = f"http://127.0.0.1:{self.port}"
+
+    def _start(self):
         command = [
             sys.executable, "-m", "jupyter", "lab", "--no-browser",
             "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={self.port}", "--ServerApp.port_retries=0",
@@ -104,13 +125,11 @@ class Lab:
         self.log = open(self.tmp / "server.log", "w", encoding="utf-8")  # noqa: SIM115 (closed in __exit__)
         self.process = subprocess.Popen(  # a group of its own: it and its kernels are stopped together (__exit__)
             command,
-            env=self._environment(),
+            env=self._environment,
             stdout=self.log,
             stderr=subprocess.STDOUT,
             start_new_session=os.name == "posix",
         )
-        self._wait_until_up()
-        return self
 
     def _wait_until_up(self, timeout=60):
         deadline = time.monotonic() + timeout

@@ -4,6 +4,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -103,3 +104,32 @@ def test_a_page_script_that_never_answers_is_stopped_and_the_browser_still_works
     run = [sys.executable, "-c", ALONE, chromium, str(here), str(here.parent)]
     done = subprocess.run(run, capture_output=True, text=True, encoding="utf-8", timeout=120)
     assert done.stdout.splitlines() == ["a page's script took more than 1 s", "True", "2"], done.stderr[-2000:]
+
+
+def test_a_lab_whose_free_port_another_process_took_first_starts_on_a_new_one(monkeypatch):
+    """The race conftest.py meets for kernels, met by the server: its port handed out, then taken."""
+    import socket
+
+    import lab
+
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        taken = held.getsockname()[1]
+        handed = []
+
+        def taken_first(free_port=lab.free_port):
+            handed.append(free_port() if handed else taken)
+            return handed[-1]
+
+        monkeypatch.setattr(lab, "free_port", taken_first)
+        with lab.Lab() as server:
+            assert server.port != taken and len(handed) == 2
+            with urllib.request.urlopen(f"{server.url}/api/status?token={server.token}", timeout=10) as answer:
+                assert answer.status == 200
+        monkeypatch.setattr(lab, "SERVER_STARTS", 1)
+        handed.clear()
+        given_up = lab.Lab()
+        with pytest.raises(RuntimeError, match="already in use"):
+            given_up.__enter__()
+        assert not given_up.tmp.exists()  # nothing left behind by a server that never started
