@@ -12,6 +12,7 @@ import pytest
 from helpers import a_task, one_line, posix_only, reads_as_chinese
 
 import handmade
+from handmade.course.explain import shares_listed
 from handmade.course.task_files import MAX_FILE_TASKS
 
 
@@ -673,7 +674,7 @@ def test_grade_json_is_one_object_with_every_failing_context_and_its_shares(tmp_
     for case in report["failing"]:
         assert sum(case["contributions"].values()) == pytest.approx(case["margin"])
         assert case["margin"] <= report["threshold"] and case["path"] is not None
-    assert report["revealed"] is None is report["reference_problem"]  # nothing of the answer, nor of a broken one
+    assert report["revealed"] is None is report["reference_problem"] is report["answer_shares"]  # nothing of the answer
     assert "reference" not in out.replace('"reference_problem": null', "")
 
 
@@ -683,6 +684,11 @@ def test_grade_reveal_shows_the_reference_only_when_asked(tmp_path):
     assert "reference" not in run("grade", "abc", "--weights", str(path))[1]
     code, out, _err = run("grade", "abc", "--weights", str(path), "--reveal")
     assert code == 1 and "the reference solution, on the same context" in out and "blocks[0].head0 1024" in out
+    shown = json.loads(run("grade", "abc", "--weights", str(path), "--reveal", "--json")[1])
+    assert shown["answer_shares"]["blocks[0].head0"] == 1024 and shares_listed(shown["answer_shares"]) in out
+    withheld = {"HANDMADE_NO_REFERENCES": "1"}  # a learners' install: why there are none, no numbers
+    report = json.loads(run("grade", "abc", "--weights", str(path), "--reveal", "--json", env=withheld)[1])
+    assert "not installed here" in report["revealed"] and report["answer_shares"] is None
 
 
 OVER_A_LIMIT_IN_A_FILE = {  # a task of the file over a limit, and a phrase of the one line refusing it

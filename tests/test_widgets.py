@@ -865,13 +865,15 @@ def test_the_answers_button_says_whether_it_is_on_and_what_it_did(monkeypatch):
     assert button.description == "show the answer's shares"
     button.value = True
     assert button.description == "hide the answer's shares" and "now shows the answer's shares" in p.status.value
+    assert "cannot" not in p.status.value
     assert "the answer, as you asked" in p.summary["diagnosis"].value
     button.value = False
     assert button.description == "show the answer's shares" and "hidden" in p.status.value
     assert "the answer, as you asked" not in p.summary["diagnosis"].value
     monkeypatch.setenv("HANDMADE_NO_REFERENCES", "1")  # a learners' install: the diagnosis says why there are none
     button.value = True
-    assert "or says why it cannot" in p.status.value and "not installed here" in p.summary["diagnosis"].value
+    assert "cannot be shown" in p.status.value and "not installed here" in p.summary["diagnosis"].value
+    assert "now shows" not in p.status.value
 
 
 def saying_always(char):

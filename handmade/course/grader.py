@@ -39,15 +39,7 @@ from ..weights import (
 )
 from . import progress
 from .compared import lagging, missing, not_compared, revealed_line, shares_in
-from .explain import (
-    diagnosis_lines,
-    explain,
-    margin_direction,
-    margins_of,
-    miss_said,
-    read_window,
-    report_lines,
-)
+from .explain import diagnosis_lines, explain, margin_direction, margins_of, miss_said, read_window, report_lines
 from .path import follow
 from .shown_models import shown_model
 from .solutions import reference, teachers_reference
@@ -109,7 +101,8 @@ class Report:
     diagnosis: str | None = None  # why the model goes wrong there, from its own numbers, as sentences
     shares: dict | None = None  # {part: share of the margin} there
     focus: object = None  # the Explanation of that context: its margin, its shares, its path back
-    revealed: str | None = None  # the reference solution's shares there, only when asked
+    revealed: str | None = None  # the reference solution's shares there, only when asked, or why there are none
+    answer_shares: dict | None = None  # those shares, {part: share}, when ``revealed`` shows them
     reference_problem: str | None = None  # the line saying the task's reference is broken, unasked, or None
     progress_note: str | None = None  # what became of a pass handed in: recorded in the progress file, or why not
     recorded: bool = False  # whether that pass is in the progress file now
@@ -155,6 +148,7 @@ class Report:
             "paths": sum(e.path is not None for e in explained),
             "diagnosed": next((i for i, e in enumerate(self.explained) if e.context == self.diagnosed.context), None),
             "revealed": self.revealed,
+            "answer_shares": self.answer_shares,
             "reference_problem": self.reference_problem,
             "progress_note": self.progress_note,
             "recorded": self.recorded,
@@ -410,6 +404,7 @@ def _explained(report, task, params, cases, focus, reveal, every_path):
         shares=first.shares,
         focus=first,
         revealed=revealed_line(theirs, task, unusable, read) if reveal else None,
+        answer_shares=theirs if reveal and theirs is not None else None,  # what revealed_line shows, as numbers
         reference_problem=not_compared(unusable) if unusable and not reveal else None,  # said once: the reveal says it
         follower=follower if every_path else None,
     )
