@@ -46,7 +46,7 @@ JSON_REASONS = (
     ("Illegal trailing comma", N_("a comma comes before the closing bracket")),
 )
 
-# the beginnings of what numpy and Python say when a learner's code fails
+# the beginnings of what numpy and Python say when a learner's code, or a teacher's rule, fails as it runs
 CODE_REASONS = (
     (r"operands could not be broadcast together", N_("the shapes do not broadcast together")),
     (r"matmul: Input operand \d+ has a mismatch in its core dimension", N_("the shapes do not fit a matrix product")),
@@ -56,6 +56,20 @@ CODE_REASONS = (
     (r"division by zero", N_("division by zero")),
     (r"'utf-8' codec can't decode", N_("it is not UTF-8 text")),
     (r"unsupported operand type", N_("the operation does not take these types")),
+    (r"maximum recursion depth exceeded", N_("calls nest deeper than Python allows")),
+    (r"name '[^']+' is not defined", N_("a name is used that is not defined")),
+    (r"'[^']+' object is not callable", N_("something that is not a function is called")),
+    (r"'[^']+' object is not subscriptable", N_("something that has no items is indexed")),
+    (r"'[^']+' object is not iterable", N_("something that has no items is looped over")),
+    (r"'[^']+' object has no attribute", N_("an object has no attribute of that name")),
+    (r"invalid literal for int\(\)", N_("a text is not a whole number")),
+    (r"could not convert string to float", N_("a text is not a number")),
+    (r"(not enough|too many) values to unpack", N_("there are not as many values as names to unpack them into")),
+    (r"\S+\(\) missing \d+ required positional argument", N_("a function is called without an argument it needs")),
+    (
+        r"\S+\(\) takes \d+ positional arguments? but \d+ (were|was) given",
+        N_("a function is called with more arguments than it takes"),
+    ),
 )
 
 # the beginnings of what Python says of code it cannot compile (a teacher's tasks file), Python 3.10 to 3.13

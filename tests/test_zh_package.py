@@ -299,24 +299,77 @@ def _compile_error(tmp_path, source):
     return message, found.group(1) or found.group(4)
 
 
-@pytest.mark.parametrize("case", list(SYNTAX_ERRORS))
-def test_what_python_says_of_a_tasks_file_it_cannot_compile_is_said_in_chinese_its_words_kept(tmp_path, case):
-    """The reason in Chinese, Python's own words after it in brackets (to look them up), and the line."""
-    _english, python_said = _compile_error(tmp_path, SYNTAX_ERRORS[case])  # as Python says it, whatever the version
+def _said_in_chinese_with_pythons_words(tmp_path, said_of, source):
+    """``said_of(tmp_path, source)`` (the message, and Python's reason in it) in English, then in Chinese: the
+    Chinese reason must be Chinese, with Python's own words after it in brackets (to look them up)."""
+    _english, python_said = said_of(tmp_path, source)  # as Python says it, whatever the version
     set_language("zh")
     try:
-        chinese, reason = _compile_error(tmp_path, SYNTAX_ERRORS[case])
+        chinese, reason = said_of(tmp_path, source)
     finally:
         set_language("en")
     ours = reason.removesuffix(f"（{python_said}）")
-    assert ours != reason and re.fullmatch(rf"[{CJK}，= ]+", ours.replace("Python", "")), chinese
+    assert ours != reason and re.fullmatch(rf"[{CJK}，= ]+", re.sub("Python|UTF-8", "", ours)), chinese
 
 
-def test_every_reason_for_code_python_cannot_compile_is_met_by_some_file(tmp_path):
-    from handmade.reasons import SYNTAX_REASONS
+@pytest.mark.parametrize("case", list(SYNTAX_ERRORS))
+def test_what_python_says_of_a_tasks_file_it_cannot_compile_is_said_in_chinese_its_words_kept(tmp_path, case):
+    """The reason in Chinese, Python's own words after it in brackets, and the line."""
+    _said_in_chinese_with_pythons_words(tmp_path, _compile_error, SYNTAX_ERRORS[case])
 
-    said = [_compile_error(tmp_path, source)[1] for source in SYNTAX_ERRORS.values()]
-    for pattern, _reason in SYNTAX_REASONS:
+
+RUNTIME_ERRORS = {  # a teacher's rule that fails as it runs, one for each of reasons.CODE_REASONS at least
+    "recursion": "(lambda f: f(f))(lambda f: f(f))",
+    "a name": "nothing",
+    "not callable": "len(context)(2)",
+    "not subscriptable": "dict.get({}, 1)[0]",
+    "not iterable": "[x for x in 5]",
+    "an attribute": "context.nothing",
+    "an int": "int('a')",
+    "a float": "float('a')",
+    "unpacking": "[x for x, y in [(1, 2, 3)]]",
+    "an argument missing": "(lambda x: x)()",
+    "an argument too many": "(lambda: 1)(2)",
+    "division by zero": "1 / 0",
+    "an index": "context[99]",
+    "numpy's index": "np.ones(2)[5]",
+    "broadcasting": "np.ones(2) + np.ones(3)",
+    "matmul": "np.ones((2, 3)) @ np.ones((2, 3))",
+    "dot": "np.dot(np.ones((2, 3)), np.ones((2, 3)))",
+    "operand types": "'a' - 1",
+    "utf-8": "b'\\xff'.decode('utf-8')",
+}
+
+
+def _rule_error(tmp_path, expression):
+    """What the package says of a task whose rule evaluates ``expression``, and the reason after the error's kind."""
+    from handmade.course.task_files import load_tasks
+
+    path = tmp_path / "mine.py"
+    head = "import numpy as np\nimport handmade\n\n@handmade.task(alphabet='ab', n_ctx=2, n_embd=4)\n"
+    path.write_text(head + f'def failing(context):\n    """Fails."""\n    return {expression}\n', encoding="utf-8")
+    with pytest.raises(ValueError) as caught:
+        handmade.course.tasks.examples(load_tasks(path)["failing"])
+    message = str(caught.value)
+    return message, re.search(r"(?:raised|抛出了) \w+: (.*)$", message).group(1)
+
+
+@pytest.mark.parametrize("case", list(RUNTIME_ERRORS))
+def test_what_python_says_of_a_teachers_rule_that_fails_is_said_in_chinese_its_words_kept(tmp_path, case):
+    """The error's kind as Python names it, the reason in Chinese, Python's own words after it in brackets."""
+    _said_in_chinese_with_pythons_words(tmp_path, _rule_error, RUNTIME_ERRORS[case])
+
+
+@pytest.mark.parametrize("table", ["SYNTAX_REASONS", "CODE_REASONS"])
+def test_every_reason_said_of_pythons_words_is_met_by_some_file_or_rule(tmp_path, table):
+    from handmade import reasons
+
+    said_of, sources = {
+        "SYNTAX_REASONS": (_compile_error, SYNTAX_ERRORS),
+        "CODE_REASONS": (_rule_error, RUNTIME_ERRORS),
+    }[table]
+    said = [said_of(tmp_path, source)[1] for source in sources.values()]
+    for pattern, _reason in getattr(reasons, table):
         assert any(re.match(pattern, each) for each in said), pattern
 
 

@@ -33,6 +33,7 @@ import types
 from .. import _quiet
 from ..arguments import brief
 from ..i18n import _, language
+from ..reasons import reason
 
 SECONDS = 10  # one run of a teacher's code: far more than a rule asked about 20,000 texts needs
 MEMORY = 2**30  # bytes of address space one run may add (on Linux): a gigabyte
@@ -172,12 +173,14 @@ def _overtime(error):
 
 
 def described(error):
-    """``TypeError: message`` on one line, the message cut short: what a one-line error quotes."""
+    """``TypeError: message`` on one line, the message cut short: what a one-line error quotes (what Python itself
+    says there in the reader's language, its words after it in brackets: ``reasons.reason``)."""
     try:
         message = " ".join(str(error).split())
     except Exception:  # noqa: BLE001  (a __str__ of the teacher's that fails: the kind says enough)
         message = ""
     message = message if len(message) <= MAX_SHOWN else message[: MAX_SHOWN - 1] + "…"
+    message = reason(message) if message else message  # Python's words said in the reader's language, kept besides
     return f"{type(error).__name__}: {message}" if message else type(error).__name__
 
 
