@@ -31,6 +31,12 @@ def pytest_configure(config):
         import nbval.kernel
 
         nbval.kernel.start_new_kernel = started_again_if_it_died(nbval.kernel.start_new_kernel)
+    try:  # the tests that run a notebook as a learner's Run All or nbgrader runs it (nbclient), likewise
+        import nbclient
+    except ImportError:
+        pass
+    else:
+        nbclient.NotebookClient.execute = started_again_if_it_died(nbclient.NotebookClient.execute)
 
 
 KERNEL_STARTS = 3  # a kernel that dies before it answers is started again, on new ports, this often in all
@@ -41,7 +47,8 @@ def started_again_if_it_died(start_kernel):
     kernel's ports by asking the system for free ones and letting them go; another process starting a
     kernel at the same moment (CI runs the conditions side by side, xdist two workers) can be handed
     the same port, and the kernel that binds second exits. A cell that fails is never run again: only
-    a kernel that never ran one."""
+    a kernel that never ran one (nbclient's ``execute`` lets such a kernel go, and starts a new one when
+    called again, before any cell)."""
 
     @functools.wraps(start_kernel)
     def start(*args, **kwargs):

@@ -238,6 +238,35 @@ def test_a_kernel_handed_a_port_another_process_holds_is_started_again_on_new_po
     manager.shutdown_kernel(now=True)
 
 
+def test_a_notebook_run_whose_kernel_was_handed_a_taken_port_runs_on_new_ones_each_cell_once():
+    """nbclient (a learner's Run All, nbgrader's run), as wrapped by conftest.py, meeting the same race."""
+    import inspect
+    import socket
+
+    import nbclient
+    import nbformat
+    from jupyter_client.provisioning import local_provisioner
+
+    assert inspect.unwrap(nbclient.NotebookClient.execute) is not nbclient.NotebookClient.execute
+    cache = local_provisioner.LocalPortCache
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print('ran')")])
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        handed, find_port = [], cache.find_available_port
+
+        def the_held_port_first(self, ip):
+            handed.append(held.getsockname()[1] if not handed else find_port(self, ip))
+            return handed[-1]
+
+        cache.find_available_port = the_held_port_first
+        try:
+            nbclient.NotebookClient(notebook, timeout=60, kernel_name="python3", shutdown_kernel="immediate").execute()
+        finally:
+            cache.find_available_port = find_port
+    assert len(handed) == 10 and notebook.cells[0].outputs[0]["text"] == "ran\n"  # two starts, the cell run once
+
+
 def test_a_kernel_start_that_fails_otherwise_is_not_tried_again():
     calls = []
 
