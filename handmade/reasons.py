@@ -58,16 +58,26 @@ CODE_REASONS = (
     (r"unsupported operand type", N_("the operation does not take these types")),
     (r"maximum recursion depth exceeded", N_("calls nest deeper than Python allows")),
     (r"name '[^']+' is not defined", N_("a name is used that is not defined")),
+    (
+        r"(local variable '[^']+' referenced before assignment|cannot access local variable)",
+        N_("a local name is used before it is given a value"),
+    ),
     (r"'[^']+' object is not callable", N_("something that is not a function is called")),
-    (r"'[^']+' object is not subscriptable", N_("something that has no items is indexed")),
-    (r"'[^']+' object is not iterable", N_("something that has no items is looped over")),
-    (r"'[^']+' object has no attribute", N_("an object has no attribute of that name")),
+    (r"('[^']+' object|type '[^']+') is not subscriptable", N_("something that cannot be indexed is indexed")),
+    (
+        r"('[^']+' object|argument of type '[^']+') is not iterable",
+        N_("something that cannot be looped over is looped over"),
+    ),
+    (r"(module |type object )?'[^']+' (object )?has no attribute", N_("an object has no attribute of that name")),
     (r"invalid literal for int\(\)", N_("a text is not a whole number")),
     (r"could not convert string to float", N_("a text is not a number")),
-    (r"(not enough|too many) values to unpack", N_("there are not as many values as names to unpack them into")),
-    (r"\S+\(\) missing \d+ required positional argument", N_("a function is called without an argument it needs")),
     (
-        r"\S+\(\) takes \d+ positional arguments? but \d+ (were|was) given",
+        r"((not enough|too many) values to unpack|cannot unpack non-iterable)",
+        N_("there are not as many values as names to unpack them into"),
+    ),
+    (r"\S+\(\) missing \d+ required positional arguments?", N_("a function is called without arguments it needs")),
+    (
+        r"\S+\(\) takes (from \d+ to )?\d+ positional arguments? but \d+",
         N_("a function is called with more arguments than it takes"),
     ),
 )

@@ -232,10 +232,10 @@ def test_a_kernel_handed_a_port_another_process_holds_is_started_again_on_new_po
     finally:
         cache.find_available_port = find_port
         held.close()
-    ports_a_start_asks_for = 5  # shell, iopub, stdin, control, heartbeat
-    assert len(handed) == 2 * ports_a_start_asks_for and handed[0] not in handed[1:]  # died once, then new ports
     client.stop_channels()
     manager.shutdown_kernel(now=True)
+    ports_a_start_asks_for = 5  # shell, iopub, stdin, control, heartbeat
+    assert len(handed) == 2 * ports_a_start_asks_for and handed[0] not in handed[1:]  # died once, then new ports
 
 
 def test_a_notebook_run_whose_kernel_was_handed_a_taken_port_runs_on_new_ones_each_cell_once():
@@ -265,6 +265,20 @@ def test_a_notebook_run_whose_kernel_was_handed_a_taken_port_runs_on_new_ones_ea
         finally:
             cache.find_available_port = find_port
     assert len(handed) == 10 and notebook.cells[0].outputs[0]["text"] == "ran\n"  # two starts, the cell run once
+
+
+def test_a_kernel_that_dies_in_a_cell_is_not_started_again_and_the_cell_ran_once(tmp_path):
+    """Only a kernel that never ran a cell is started again: one that dies running one fails the run."""
+    import nbclient
+    import nbformat
+    from nbclient.exceptions import DeadKernelError
+
+    ran = tmp_path / "ran.txt"
+    code = f"import os\nwith open({str(ran)!r}, 'a') as f:\n    f.write('once\\n')\nos._exit(1)"
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)])
+    with pytest.raises(DeadKernelError):
+        nbclient.NotebookClient(notebook, timeout=60, kernel_name="python3", shutdown_kernel="immediate").execute()
+    assert ran.read_text(encoding="utf-8") == "once\n"
 
 
 def test_a_kernel_start_that_fails_otherwise_is_not_tried_again():

@@ -299,17 +299,20 @@ def _compile_error(tmp_path, source):
     return message, found.group(1) or found.group(4)
 
 
-def _said_in_chinese_with_pythons_words(tmp_path, said_of, source):
+def _said_in_chinese_with_pythons_words(tmp_path, said_of, source, expected=None):
     """``said_of(tmp_path, source)`` (the message, and Python's reason in it) in English, then in Chinese: the
-    Chinese reason must be Chinese, with Python's own words after it in brackets (to look them up)."""
+    Chinese reason must be Chinese (the translation of ``expected``, when given), with Python's own words after
+    it in brackets (to look them up)."""
     _english, python_said = said_of(tmp_path, source)  # as Python says it, whatever the version
     set_language("zh")
     try:
         chinese, reason = said_of(tmp_path, source)
+        wanted = expected and handmade.i18n._(expected)
     finally:
         set_language("en")
     ours = reason.removesuffix(f"（{python_said}）")
     assert ours != reason and re.fullmatch(rf"[{CJK}，= ]+", re.sub("Python|UTF-8", "", ours)), chinese
+    assert wanted is None or ours == wanted, (chinese, expected)
 
 
 @pytest.mark.parametrize("case", list(SYNTAX_ERRORS))
@@ -318,26 +321,37 @@ def test_what_python_says_of_a_tasks_file_it_cannot_compile_is_said_in_chinese_i
     _said_in_chinese_with_pythons_words(tmp_path, _compile_error, SYNTAX_ERRORS[case])
 
 
-RUNTIME_ERRORS = {  # a teacher's rule that fails as it runs, one for each of reasons.CODE_REASONS at least
-    "recursion": "(lambda f: f(f))(lambda f: f(f))",
-    "a name": "nothing",
-    "not callable": "len(context)(2)",
-    "not subscriptable": "dict.get({}, 1)[0]",
-    "not iterable": "[x for x in 5]",
-    "an attribute": "context.nothing",
-    "an int": "int('a')",
-    "a float": "float('a')",
-    "unpacking": "[x for x, y in [(1, 2, 3)]]",
-    "an argument missing": "(lambda x: x)()",
-    "an argument too many": "(lambda: 1)(2)",
-    "division by zero": "1 / 0",
-    "an index": "context[99]",
-    "numpy's index": "np.ones(2)[5]",
-    "broadcasting": "np.ones(2) + np.ones(3)",
-    "matmul": "np.ones((2, 3)) @ np.ones((2, 3))",
-    "dot": "np.dot(np.ones((2, 3)), np.ones((2, 3)))",
-    "operand types": "'a' - 1",
-    "utf-8": "b'\\xff'.decode('utf-8')",
+RUNTIME_ERRORS = {  # a teacher's rule that fails as it runs, and the reason said: one for each of reasons.CODE_REASONS at least
+    "recursion": ("(lambda f: f(f))(lambda f: f(f))", "calls nest deeper than Python allows"),
+    "a name": ("nothing", "a name is used that is not defined"),
+    "a local name": ("(lambda: (x, [x := 1]))()", "a local name is used before it is given a value"),
+    "not callable": ("len(context)(2)", "something that is not a function is called"),
+    "not subscriptable": ("dict.get({}, 1)[0]", "something that cannot be indexed is indexed"),
+    "a type not subscriptable": ("int[0]", "something that cannot be indexed is indexed"),
+    "not iterable": ("[x for x in 5]", "something that cannot be looped over is looped over"),
+    "in, not iterable": ("'a' in 5", "something that cannot be looped over is looped over"),
+    "an attribute": ("context.nothing", "an object has no attribute of that name"),
+    "a module's attribute": ("np.nothing", "an object has no attribute of that name"),
+    "a type's attribute": ("int.nothing", "an object has no attribute of that name"),
+    "an int": ("int('a')", "a text is not a whole number"),
+    "a float": ("float('a')", "a text is not a number"),
+    "unpacking": ("[x for x, y in [(1, 2, 3)]]", "there are not as many values as names to unpack them into"),
+    "unpacking a number": ("[x for x, y in [1]]", "there are not as many values as names to unpack them into"),
+    "an argument missing": ("(lambda x: x)()", "a function is called without arguments it needs"),
+    "two arguments missing": ("(lambda x, y: x)()", "a function is called without arguments it needs"),
+    "an argument too many": ("(lambda: 1)(2)", "a function is called with more arguments than it takes"),
+    "one of a range too many": (
+        "(lambda a, b=1: a)(1, 2, 3)",
+        "a function is called with more arguments than it takes",
+    ),
+    "division by zero": ("1 / 0", "division by zero"),
+    "an index": ("context[99]", "an index is out of range"),
+    "numpy's index": ("np.ones(2)[5]", "an index is out of range"),
+    "broadcasting": ("np.ones(2) + np.ones(3)", "the shapes do not broadcast together"),
+    "matmul": ("np.ones((2, 3)) @ np.ones((2, 3))", "the shapes do not fit a matrix product"),
+    "dot": ("np.dot(np.ones((2, 3)), np.ones((2, 3)))", "the shapes do not fit a matrix product"),
+    "operand types": ("'a' - 1", "the operation does not take these types"),
+    "utf-8": ("b'\\xff'.decode('utf-8')", "it is not UTF-8 text"),
 }
 
 
@@ -357,17 +371,15 @@ def _rule_error(tmp_path, expression):
 @pytest.mark.parametrize("case", list(RUNTIME_ERRORS))
 def test_what_python_says_of_a_teachers_rule_that_fails_is_said_in_chinese_its_words_kept(tmp_path, case):
     """The error's kind as Python names it, the reason in Chinese, Python's own words after it in brackets."""
-    _said_in_chinese_with_pythons_words(tmp_path, _rule_error, RUNTIME_ERRORS[case])
+    _said_in_chinese_with_pythons_words(tmp_path, _rule_error, *RUNTIME_ERRORS[case])
 
 
 @pytest.mark.parametrize("table", ["SYNTAX_REASONS", "CODE_REASONS"])
 def test_every_reason_said_of_pythons_words_is_met_by_some_file_or_rule(tmp_path, table):
     from handmade import reasons
 
-    said_of, sources = {
-        "SYNTAX_REASONS": (_compile_error, SYNTAX_ERRORS),
-        "CODE_REASONS": (_rule_error, RUNTIME_ERRORS),
-    }[table]
+    rules = {case: expression for case, (expression, _reason) in RUNTIME_ERRORS.items()}
+    said_of, sources = {"SYNTAX_REASONS": (_compile_error, SYNTAX_ERRORS), "CODE_REASONS": (_rule_error, rules)}[table]
     said = [said_of(tmp_path, source)[1] for source in sources.values()]
     for pattern, _reason in getattr(reasons, table):
         assert any(re.match(pattern, each) for each in said), pattern

@@ -180,7 +180,9 @@ def described(error):
     except Exception:  # noqa: BLE001  (a __str__ of the teacher's that fails: the kind says enough)
         message = ""
     message = message if len(message) <= MAX_SHOWN else message[: MAX_SHOWN - 1] + "…"
-    message = reason(message) if message else message  # Python's words said in the reader's language, kept besides
+    # Python's words said in the reader's language, kept besides; a teacher's own message that begins as one of
+    # Python's does is glossed too, its words kept whole
+    message = reason(message) if message else message
     return f"{type(error).__name__}: {message}" if message else type(error).__name__
 
 

@@ -195,7 +195,7 @@ def reveal_control(playground):
         elif p.score.answer_shown:
             said = _("the diagnosis now shows the answer's shares, beside yours")
         elif p.score.revealed:  # why there are none to show (not installed, none written, another window)
-            said = _("the answer's shares cannot be shown for this model: the diagnosis says why")
+            said = _("the answer's shares cannot be shown: the diagnosis says why")
         else:  # a model that passes has no diagnosis: they show when it fails
             said = _(
                 "the model passes, so there is no diagnosis to show the answer's shares in; they show when it fails"

@@ -10,6 +10,7 @@ finds the widgets by the CSS classes the package gives them.
 import contextlib
 import json
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -68,7 +69,8 @@ class Lab:
         self.tmp = Path(tempfile.mkdtemp(prefix="handmade-ui-"))
         self.root = self.tmp / "notebooks"
         shutil.copytree(notebooks, self.root, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
-        self.port, self.token = free_port(), "handmade-ui-test"
+        # a token of its own: another test process's server, on a port this one was handed too, answers 403, not 200
+        self.port, self.token = free_port(), secrets.token_hex(8)
         self.url = f"http://127.0.0.1:{self.port}"
         self.process = None
         self._environment = self._settings()
