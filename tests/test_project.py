@@ -1,5 +1,6 @@
 """The project's promises about itself: the README's commands, CI, Binder and the notebook list."""
 
+import contextlib
 import re
 from pathlib import Path
 
@@ -198,73 +199,64 @@ def root_conftest():
     return module
 
 
-def test_a_kernel_handed_a_port_another_process_holds_is_started_again_on_new_ports():
-    """The race CI met once (jupyter_client lets a free port go before the kernel binds it): played here by
-    holding a port and handing it to the first kernel, which dies; the second start gets free ports."""
-    import inspect
+PORTS_A_KERNEL_TAKES = 5  # shell, iopub, stdin, control, heartbeat
+
+
+@contextlib.contextmanager
+def the_first_port_taken():
+    """The race CI met once (jupyter_client lets a free port go before the kernel binds it), played: the first port
+    a kernel is handed is one held open here, so that kernel dies; yields the ports handed out, in order."""
     import socket
 
-    import nbval.kernel
     from jupyter_client.provisioning import local_provisioner
 
-    cache = local_provisioner.LocalPortCache
-    start_once = inspect.unwrap(nbval.kernel.start_new_kernel)
-    assert start_once is not nbval.kernel.start_new_kernel  # conftest.py wrapped the start that nbval calls
-    held = socket.socket()
-    held.bind(("127.0.0.1", 0))
-    held.listen()
-    handed, find_port = [], cache.find_available_port
+    cache, handed = local_provisioner.LocalPortCache, []
+    find_port = cache.find_available_port
 
     def the_held_port_first(self, ip):
         handed.append(held.getsockname()[1] if not handed else find_port(self, ip))
         return handed[-1]
 
-    cache.find_available_port = the_held_port_first
-    try:
-        kwargs = {"kernel_name": nbval.kernel.CURRENT_ENV_KERNEL_NAME, "startup_timeout": 60}
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        cache.find_available_port = the_held_port_first
         try:
-            start_once(**kwargs)
-            raise AssertionError("a kernel on a port another process holds should die")
-        except RuntimeError as died:
-            assert "died before replying" in str(died)
-        handed.clear()
+            yield handed
+        finally:
+            cache.find_available_port = find_port
+
+
+def test_a_kernel_handed_a_port_another_process_holds_is_started_again_on_new_ports():
+    """Started once, the kernel dies; started as conftest.py starts nbval's, it dies once, then gets free ports."""
+    import inspect
+
+    import nbval.kernel
+
+    start_once = inspect.unwrap(nbval.kernel.start_new_kernel)
+    assert start_once is not nbval.kernel.start_new_kernel  # conftest.py wrapped the start that nbval calls
+    kwargs = {"kernel_name": nbval.kernel.CURRENT_ENV_KERNEL_NAME, "startup_timeout": 60}
+    with the_first_port_taken(), pytest.raises(RuntimeError, match="died before replying"):
+        start_once(**kwargs)
+    with the_first_port_taken() as handed:
         manager, client = root_conftest().started_again_if_it_died(start_once)(**kwargs)
-    finally:
-        cache.find_available_port = find_port
-        held.close()
     client.stop_channels()
     manager.shutdown_kernel(now=True)
-    ports_a_start_asks_for = 5  # shell, iopub, stdin, control, heartbeat
-    assert len(handed) == 2 * ports_a_start_asks_for and handed[0] not in handed[1:]  # died once, then new ports
+    assert len(handed) == 2 * PORTS_A_KERNEL_TAKES and handed[0] not in handed[1:]  # died once, then new ports
 
 
 def test_a_notebook_run_whose_kernel_was_handed_a_taken_port_runs_on_new_ones_each_cell_once():
     """nbclient (a learner's Run All, nbgrader's run), as wrapped by conftest.py, meeting the same race."""
     import inspect
-    import socket
 
     import nbclient
     import nbformat
-    from jupyter_client.provisioning import local_provisioner
 
     assert inspect.unwrap(nbclient.NotebookClient.execute) is not nbclient.NotebookClient.execute
-    cache = local_provisioner.LocalPortCache
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print('ran')")])
-    with socket.socket() as held:
-        held.bind(("127.0.0.1", 0))
-        held.listen()
-        handed, find_port = [], cache.find_available_port
-
-        def the_held_port_first(self, ip):
-            handed.append(held.getsockname()[1] if not handed else find_port(self, ip))
-            return handed[-1]
-
-        cache.find_available_port = the_held_port_first
-        try:
-            nbclient.NotebookClient(notebook, timeout=60, kernel_name="python3", shutdown_kernel="immediate").execute()
-        finally:
-            cache.find_available_port = find_port
-    assert len(handed) == 10 and notebook.cells[0].outputs[0]["text"] == "ran\n"  # two starts, the cell run once
+    with the_first_port_taken() as handed:
+        nbclient.NotebookClient(notebook, timeout=60, kernel_name="python3", shutdown_kernel="immediate").execute()
+    assert len(handed) == 2 * PORTS_A_KERNEL_TAKES and notebook.cells[0].outputs[0]["text"] == "ran\n"
 
 
 def test_a_kernel_that_dies_in_a_cell_is_not_started_again_and_the_cell_ran_once(tmp_path):
