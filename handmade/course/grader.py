@@ -404,7 +404,7 @@ def _explained(report, task, params, cases, focus, reveal, every_path):
         shares=first.shares,
         focus=first,
         revealed=revealed_line(theirs, task, unusable, read) if reveal else None,
-        answer_shares=theirs if reveal and theirs is not None else None,  # what revealed_line shows, as numbers
+        answer_shares=theirs if reveal else None,  # what revealed_line shows, as numbers (None: why there are none)
         reference_problem=not_compared(unusable) if unusable and not reveal else None,  # said once: the reveal says it
         follower=follower if every_path else None,
     )

@@ -43,7 +43,7 @@ class TaskScore:
         self.task = get_task(task)
         self.label, self.reveal = _("{task}:").format(task=self.task.name), False
         self.revealed = None  # what the last grade said of the answer (reveal on, a model that fails), or None
-        self.answer_shown = False  # whether that was the answer's shares (else why there are none)
+        self.answer_shown = False  # whether the last grade showed the answer's shares (else why there are none)
 
     def __call__(self, params):
         from ..basis import token_shown
@@ -52,7 +52,7 @@ class TaskScore:
 
         report = handed_in(self.task, params, reveal=self.reveal)  # the learner's work: a pass is recorded
         self.revealed = None if report.passed else report.revealed  # a pass has no diagnosis to show them in
-        self.answer_shown = self.revealed is not None and report.answer_shares is not None
+        self.answer_shown = report.answer_shares is not None  # none on a pass: it has no diagnosis
         summary = _(
             "{correct} / {total} right, margin {margin} (smallest at {context} → {expected}; a pass needs all and more than {threshold})"
         ).format(
