@@ -801,6 +801,21 @@ def test_every_control_of_a_playground_has_a_name(make):
             assert box.placeholder == ""  # not ipywidgets' zero-width space, which passes for a name
 
 
+@pytest.mark.parametrize(
+    "make",
+    [blog_playground, lambda: Playground(task="induction"), SoftmaxExplorer],
+    ids=["blog", "induction", "softmax explorer"],
+)
+def test_every_text_box_sends_what_was_typed_once_when_left_not_key_by_key(make):
+    """ipywidgets holds back a box's later keys while its first is on the way to the kernel, but not a button's
+    click, which goes at once: a box that sent each key could have "save weights" read a file name cut short
+    (tests/ui: a name typed fast and saved at once). Every box sends what was typed when it is left or on Enter."""
+    made = make()
+    boxes = [c for c in _controls(made.widget) if isinstance(c, (W.Text, W.FloatText))]
+    assert boxes
+    assert [box.description for box in boxes if box.continuous_update] == []
+
+
 def test_a_refusal_is_an_alert_and_other_news_a_status():
     p = blog_playground()
     type_into(p, "q", 1, 0, "lots")

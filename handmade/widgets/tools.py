@@ -77,7 +77,15 @@ class _SaveRow:
 
     def __init__(self, playground, save_path):
         self.p, self.known = playground, {}  # file name -> digest of the bytes last saved there or loaded
-        self.path = W.Text(value=str(save_path), description=_("file"), layout=W.Layout(width="260px"), style=NARROW)
+        # sent when the box is left (or Enter pressed), not key by key: ipywidgets holds a box's later keys back while
+        # its first is on the way, but not a button's click, which would then read a name cut short
+        self.path = W.Text(
+            value=str(save_path),
+            description=_("file"),
+            continuous_update=False,
+            layout=W.Layout(width="260px"),
+            style=NARROW,
+        )
         self.buttons = buttons = {
             "save": W.Button(description=_("save weights"), layout=W.Layout(width="120px")),
             "load": W.Button(description=_("load weights"), layout=W.Layout(width="120px")),

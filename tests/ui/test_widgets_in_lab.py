@@ -287,6 +287,11 @@ def accuracy(nb):
     return nb.text("hm-view-accuracy")
 
 
+# ([seconds]): the notebook's kernel kept busy that long, as by a long computation a learner started
+BUSY = """(seconds) => { window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.requestExecute(
+    {code: `import time; time.sleep(${seconds})`, silent: true, store_history: false}); return true; }"""
+
+
 def tab(nb, title):
     """Open the playground's tab called ``title`` (its grids are hidden until then)."""
     nb.tab(title)
@@ -371,6 +376,29 @@ def test_saving_then_loading_restores_the_weights(notebook):
     assert box.input_value() == "2048"
     assert nb.text("hm-view-q-attention") == saved  # the same numbers (only the change marks differ)
     nb.page.locator(".hm-reset").click()
+
+
+@pytest.mark.floors
+def test_a_file_name_typed_key_by_key_and_saved_at_once_is_the_name_saved_to(lab, notebook):
+    """A name typed and "save weights" clicked while the kernel is still busy: the weights go to the whole name typed.
+    ipywidgets holds back a box's later keys while its first is on the way, but not a button's click, so a box that
+    sent each key had the button read the name's first letters (or none)."""
+    nb = notebook(PLAYGROUND)
+    tab(nb, "break")
+    path = nb.page.locator(".hm-file-path input")
+    start, name = path.input_value(), "ui_test_typed_key_by_key_and_saved_at_once.json"
+    try:
+        nb.page.evaluate(BUSY, 2)  # what a learner's earlier action still doing its work would do
+        path.fill("")
+        path.press_sequentially(name)  # no delay between the keys
+        before = nb.html("hm-status")
+        nb.page.locator(".hm-file-save").click()
+        nb.wait_for_change("hm-status", before)
+        said = nb.text("hm-status")
+        assert "wrote the weights to" in said and f"{name}'" in said and (lab.root / name).is_file(), said
+        assert [file.name for file in lab.root.glob("ui_test_typed*")] == [name]
+    finally:
+        nb.type_into(path, start)
 
 
 @pytest.mark.floors
