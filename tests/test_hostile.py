@@ -1633,6 +1633,35 @@ def test_the_playground_asks_before_it_replaces_another_model_and_says_what_it_d
     assert not handmade.load_weights(path)["blocks"][0]["attn"]["c_proj"]["b"].any()
 
 
+def test_an_answer_to_the_question_is_about_the_file_asked_about_never_a_name_typed_since(tmp_path, monkeypatch):
+    """Asked about a.json, the learner types b.json, another model of theirs, then answers: "replace it" asks about
+    b.json in its turn and replaces neither; "keep it" names the file it keeps; only "replace it" asked about b.json
+    replaces it, and a.json is kept byte for byte throughout."""
+    pytest.importorskip("ipywidgets")
+    monkeypatch.chdir(tmp_path)
+    for name in ("a.json", "b.json"):
+        handmade.save_weights(handmade.flip_model(), tmp_path / name)
+    before = {name: (tmp_path / name).read_bytes() for name in ("a.json", "b.json")}
+    playground, save = playground_saving_to("a.json")
+    box, replace, keep = (_find(playground.widget, f"hm-file-{name}") for name in ("path", "replace", "keep"))
+    save.click()
+    assert "'a.json' holds another model" in playground.status.value
+    box.value = "b.json"
+    replace.click()
+    assert "'b.json' holds another model" in playground.status.value
+    assert {name: (tmp_path / name).read_bytes() for name in before} == before
+    box.value = "a.json"
+    keep.click()
+    assert "nothing saved: 'b.json' is kept as it was" in playground.status.value
+    box.value = "b.json"
+    save.click()
+    replace.click()
+    assert "replaced the weights in" in playground.status.value and "b.json" in playground.status.value
+    assert (tmp_path / "a.json").read_bytes() == before["a.json"] and (tmp_path / "b.json").read_bytes() != before[
+        "b.json"
+    ]
+
+
 # ---- 11. the progress file: whatever is put there, read bounded and said, never a hang or a lost pass --
 
 

@@ -77,6 +77,7 @@ class _SaveRow:
 
     def __init__(self, playground, save_path):
         self.p, self.known = playground, {}  # file name -> digest of the bytes last saved there or loaded
+        self.asked = None  # the file name the question (replace it / keep it) is about
         # sent when the box is left (or Enter pressed), not key by key: ipywidgets holds a box's later keys back while
         # its first is on the way, but not a button's click, which would then read a name cut short
         self.path = W.Text(
@@ -114,8 +115,9 @@ class _SaveRow:
         target = self.path.value.strip()
         if not target:
             return self.say(_("could not save: type a file name first"))
-        if not replacing and _holds_another_model(target, self.known.get(target)):
-            self.asking.layout.display = "flex"
+        # "replace it" answers for the file it was asked about: a name typed since is asked about in its turn
+        if not (replacing and target == self.asked) and _holds_another_model(target, self.known.get(target)):
+            self.asked, self.asking.layout.display = target, "flex"
             question = _("'{path}' holds another model: replace it with this playground's weights?")
             return self.say(question.format(path=shown_path(target)))
         done = _save(self.p, str(Path(target).absolute()), force=False)  # the message says where it went
@@ -126,7 +128,7 @@ class _SaveRow:
     def keep(self):
         self.asking.layout.display = "none"
         _focus(self.buttons["save"])
-        self.say(_("nothing saved: '{path}' is kept as it was").format(path=shown_path(self.path.value)), ok=True)
+        self.say(_("nothing saved: '{path}' is kept as it was").format(path=shown_path(self.asked)), ok=True)
 
     def load(self):
         from ..files import load_weights
