@@ -779,7 +779,8 @@ def _controls(widget):
         for k in range(len(widget.children)):
             widget.selected_index = k  # a tab's grids are built when it is first shown
         widget.selected_index = 0
-    found = [widget] if isinstance(widget, (W.Text, W.FloatText, Menu, W.Button, W.ToggleButton, LogSlider)) else []
+    kinds = (W.Text, W.Textarea, W.FloatText, Menu, W.Button, W.ToggleButton, LogSlider)
+    found = [widget] if isinstance(widget, kinds) else []
     for child in getattr(widget, "children", ()):
         found += _controls(child)
     return found
@@ -811,7 +812,7 @@ def test_every_text_box_sends_what_was_typed_once_when_left_not_key_by_key(make)
     click, which goes at once: a box that sent each key could have "save weights" read a file name cut short
     (tests/ui: a name typed fast and saved at once). Every box sends what was typed when it is left or on Enter."""
     made = make()
-    boxes = [c for c in _controls(made.widget) if isinstance(c, (W.Text, W.FloatText))]
+    boxes = [c for c in _controls(made.widget) if isinstance(c, (W.Text, W.Textarea, W.FloatText))]
     assert boxes
     assert [box.description for box in boxes if box.continuous_update] == []
 

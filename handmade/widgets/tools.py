@@ -78,8 +78,9 @@ class _SaveRow:
     def __init__(self, playground, save_path):
         self.p, self.known = playground, {}  # file name -> digest of the bytes last saved there or loaded
         self.asked = None  # the file name the question (replace it / keep it) is about
-        # sent when the box is left (or Enter pressed), not key by key: ipywidgets holds a box's later keys back while
-        # its first is on the way, but not a button's click, which would then read a name cut short
+        # sent when the box is left (or Enter pressed), not key by key: ipywidgets holds a box's later updates back
+        # while its first is on the way, but not a button's click, which read a name cut short. Leaving the box comes
+        # before the click; a second edit of the box while the kernel is busy with the first is still held back
         self.path = W.Text(
             value=str(save_path),
             description=_("file"),

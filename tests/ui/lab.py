@@ -192,6 +192,15 @@ class NotebookPage:
         self.page.wait_for_function(JS_KERNEL_IDLE, timeout=60_000)
         return self
 
+    def keep_kernel_busy(self, seconds):
+        """Start ``seconds`` of work in the notebook's kernel, as a learner's earlier action still at work would, and
+        return once the kernel is at it, without waiting for the end (``kernel_busy`` says whether it still is)."""
+        self.page.evaluate(JS_KEEP_KERNEL_BUSY, seconds)
+        self.page.wait_for_function("() => " + JS_KERNEL_BUSY)
+
+    def kernel_busy(self):
+        return self.page.evaluate("() => " + JS_KERNEL_BUSY)
+
     def run_all(self, timeout=120_000):
         self.page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
         self.page.wait_for_function(JS_ALL_CELLS_RUN, timeout=timeout)
@@ -256,6 +265,13 @@ JS_ALL_CELLS_RUN = """() => {
   return !document.querySelector('.jp-InputPrompt')?.textContent.includes('*')
       && ![...document.querySelectorAll('.jp-InputPrompt')].some(p => p.textContent.includes('*'));
 }"""
+
+# (seconds): sleeps that long in the kernel, silently (no output, no execution count), without waiting for it
+JS_KEEP_KERNEL_BUSY = """(seconds) => {
+  const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+  kernel.requestExecute({code: `import time; time.sleep(${seconds})`, silent: true, store_history: false});
+}"""
+JS_KERNEL_BUSY = "window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status === 'busy'"
 
 JS_KERNEL_IDLE = """() => {
   const panel = window.jupyterapp && window.jupyterapp.shell.currentWidget;

@@ -287,11 +287,6 @@ def accuracy(nb):
     return nb.text("hm-view-accuracy")
 
 
-# ([seconds]): the notebook's kernel kept busy that long, as by a long computation a learner started
-BUSY = """(seconds) => { window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.requestExecute(
-    {code: `import time; time.sleep(${seconds})`, silent: true, store_history: false}); return true; }"""
-
-
 def tab(nb, title):
     """Open the playground's tab called ``title`` (its grids are hidden until then)."""
     nb.tab(title)
@@ -387,16 +382,18 @@ def test_a_file_name_typed_key_by_key_and_saved_at_once_is_the_name_saved_to(lab
     tab(nb, "break")
     path = nb.page.locator(".hm-file-path input")
     start, name = path.input_value(), "ui_test_typed_key_by_key_and_saved_at_once.json"
+    files = set(lab.root.iterdir())
     try:
-        nb.page.evaluate(BUSY, 2)  # what a learner's earlier action still doing its work would do
+        nb.keep_kernel_busy(3)
         path.fill("")
         path.press_sequentially(name)  # no delay between the keys
         before = nb.html("hm-status")
+        assert nb.kernel_busy()  # what the test is about: typed and clicked while the kernel is at other work
         nb.page.locator(".hm-file-save").click()
         nb.wait_for_change("hm-status", before)
         said = nb.text("hm-status")
-        assert "wrote the weights to" in said and f"{name}'" in said and (lab.root / name).is_file(), said
-        assert [file.name for file in lab.root.glob("ui_test_typed*")] == [name]
+        assert "wrote the weights to" in said and f"{name}'" in said, said
+        assert set(lab.root.iterdir()) - files == {lab.root / name}  # that file, and no other
     finally:
         nb.type_into(path, start)
 
