@@ -1809,14 +1809,16 @@ SURFACE_SKIPPED = {  # the public callables of the two packages not called blind
             "widgets.layout.build",
             "widgets.layout.what_each_stage_shows",
             "widgets.layout.Screen",
+            "widgets.undo.Undo",
+            *[f"widgets.undo.Undo.{n}" for n in ("add", "offer", "said", "focus_back")],
             "widgets.editors.Quiet",
             "widgets.marks.Marks",
         ],
         PLUMBING,
     ),
     **dict.fromkeys(
-        ["widgets.editors.message_html", "widgets.editors.css", "widgets.editors.say_in", "widgets.editors.marked"],
-        "the widgets' markup for the package's own sentences, and where it is put",
+        [f"widgets.editors.{n}" for n in ("message_html", "css", "say_in", "marked")] + ["widgets.marks.give_focus"],
+        "the widgets' markup for the package's own sentences, where it is put, and where the keyboard goes next",
     ),
     "widgets.editors.css_class": "a check whose second argument is its caller's argument's name (a Grid's, an option's name: tried through them)",
     **dict.fromkeys(

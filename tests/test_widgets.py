@@ -109,30 +109,69 @@ def _same(weights, other):
     return weights.keys() == other.keys() and all(np.array_equal(weights[k], other[k]) for k in weights)
 
 
-def test_undo_reset_brings_back_the_weights_the_context_and_the_lg_box_a_reset_replaced_once():
-    """A reset is one click: what it replaced (a learner's edits, the context, what the Lg box said) comes back with
-    "undo reset", shown beside it, however often reset is pressed; after that, and after a reset that changed nothing,
-    there is nothing to undo."""
-    p = blog_playground()
-    reset, undo = _find(p.widget, "hm-reset"), _find(p.widget, "hm-undo-reset")
-    reset.click()  # nothing changed yet: nothing to bring back
-    assert undo.layout.display == "none" and "undo" not in p.status.value
+def _with_a_file_to_load(tmp_path):
+    """The blog's playground, whose file box names a file of the blog's model: a load puts it back."""
+    handmade.save_weights(handmade.blog_model(), tmp_path / "blog.json")
+    return blog_playground(save_path=tmp_path / "blog.json")
+
+
+UNDONE = {  # what replaces a design: its button, its undo button, the undo's method, the context it leaves
+    "reset": ("hm-reset", "hm-undo-reset", "undo_reset", "aabaa"),
+    "load": ("hm-file-load", "hm-file-undo", "undo_load", "ab"),
+}
+
+
+@pytest.mark.parametrize("kind", list(UNDONE))
+def test_an_undo_brings_back_the_weights_the_context_and_the_lg_box_a_reset_or_a_load_replaced_once(tmp_path, kind):
+    """A reset, or "load weights", is one click: what it replaced (a learner's design, not saved, the context, what the
+    Lg box said) comes back with "undo reset" or "undo load", shown beside it however often it is pressed again; after
+    that, and after one that changed nothing, there is nothing to undo. A load keeps the context."""
+    p = _with_a_file_to_load(tmp_path)
+    button, undo = (_find(p.widget, css) for css in UNDONE[kind][:2])
+    method, context = UNDONE[kind][2:]
+    button.click()  # nothing changed yet: nothing to bring back
+    assert undo.layout.display == "none" and "undo" not in p.status.value and undo.description == f"undo {kind}"
     p.strength.box.value = "3"
     type_into(p, "c_proj.w", 7, 6, "0")
     _find(p.widget, "hm-context").value = "ab"
     designed, shown, lg = _weights(p), accuracy_text(p), p.strength.box.value
-    reset.click()
-    assert undo.layout.display is None and "“undo reset” brings back" in p.status.value
-    assert p.text == "aabaa" and p.editors["c_proj.w"].boxes[7][6].value == "1024" and "(27 / 27)" in accuracy_text(p)
-    reset.click()  # twice: the second changes nothing, and keeps what the first replaced
-    assert undo.layout.display is None and "“undo reset” brings back" in p.status.value
+    for _twice in range(2):  # the second changes nothing, and keeps what the first replaced
+        button.click()
+        assert undo.layout.display is None and f"“undo {kind}” brings back" in p.status.value
+        assert p.text == context and p.editors["c_proj.w"].boxes[7][6].value == "1024"
+        assert "(27 / 27)" in accuracy_text(p) or kind == "load"  # the blog's model, on the context kept
+    assert sum(_find(p.widget, css).layout.display is None for _b, css, _m, _c in UNDONE.values()) == 1
     undo.click()
     assert _same(_weights(p), designed) and p.editors["c_proj.w"].boxes[7][6].value == "0"
     assert p.text == "ab" and _find(p.widget, "hm-context").value == "ab"
     assert accuracy_text(p) == shown and p.strength.box.value == lg
-    assert undo.layout.display == "none" and "from before the reset are back" in p.status.value
-    p.undo_reset()  # once: a second undo changes nothing
-    assert _same(_weights(p), designed) and p.text == "ab"
+    assert undo.layout.display == "none" and f"from before the {kind} are back" in p.status.value
+    getattr(p, method)()  # once: a second undo changes nothing, and says so
+    assert _same(_weights(p), designed) and p.text == "ab" and f"there is no {kind} to undo" in p.status.value
+
+
+def test_one_undo_at_a_time_for_the_last_reset_or_load_and_a_refused_load_keeps_it(tmp_path):
+    """A reset and then a load: "undo load" brings back what the reset put in, and "undo reset" goes (the reset's
+    weights are no longer one step back). A load refused (another shape) changes nothing, its undo included."""
+    p = _with_a_file_to_load(tmp_path)
+    undo_reset, undo_load = _find(p.widget, "hm-undo-reset"), _find(p.widget, "hm-file-undo")
+    type_into(p, "q", 1, 0, "7")
+    designed = _weights(p)
+    p.reset()
+    type_into(p, "c_proj.w", 7, 6, "0")  # the reset's undo goes at the next change
+    edited = _weights(p)
+    _find(p.widget, "hm-file-load").click()
+    assert (undo_reset.layout.display, undo_load.layout.display) == ("none", None)
+    p.undo_reset()
+    assert "there is no reset to undo" in p.status.value and not _same(_weights(p), designed)
+    other = handmade.blog_model()
+    other["blocks"].append(other["blocks"][0])
+    handmade.save_weights(other, tmp_path / "two.json")
+    _find(p.widget, "hm-file-path").value = str(tmp_path / "two.json")
+    _find(p.widget, "hm-file-load").click()
+    assert "the model is unchanged" in p.status.value and undo_load.layout.display is None
+    undo_load.click()
+    assert _same(_weights(p), edited) and p.editors["c_proj.w"].boxes[7][6].value == "0"
 
 
 @pytest.mark.parametrize(
@@ -1232,7 +1271,7 @@ def test_a_note_of_an_action_goes_once_something_else_happens(action, later):
     assert p.status.value == "", p.status.value
 
 
-AFTER_A_RESET = {  # every other change: what a reset replaced is then no longer one step back
+AFTER_A_RESET = {  # every other change: what a reset or a load replaced is then no longer one step back
     **LATER,
     "Lg": lambda p: setattr(p.strength.box, "value", "2"),
     "a load": lambda p: p.replace(handmade.blog_model(), note="loaded"),
@@ -1241,15 +1280,17 @@ AFTER_A_RESET = {  # every other change: what a reset replaced is then no longer
 
 
 @pytest.mark.parametrize("later", list(AFTER_A_RESET))
-def test_undo_reset_goes_at_the_next_change_and_then_undoes_nothing(later):
-    p = blog_playground()
+@pytest.mark.parametrize("kind", list(UNDONE))
+def test_an_undo_goes_at_the_next_change_and_then_undoes_nothing(tmp_path, kind, later):
+    p = _with_a_file_to_load(tmp_path)
+    button, undo, method, _context = UNDONE[kind]
     type_into(p, "q", 1, 0, "7")
-    p.reset()
-    assert _find(p.widget, "hm-undo-reset").layout.display is None
+    _find(p.widget, button).click()
+    assert _find(p.widget, undo).layout.display is None
     AFTER_A_RESET[later](p)
     now = _weights(p)
-    assert _find(p.widget, "hm-undo-reset").layout.display == "none", later
-    p.undo_reset()
+    assert _find(p.widget, undo).layout.display == "none", later
+    getattr(p, method)()
     assert _same(_weights(p), now) and p.params["blocks"][0]["attn"]["c_attn"]["w"][1, 0] != 7
 
 

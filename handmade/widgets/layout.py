@@ -50,8 +50,6 @@ class Screen:
     status: W.HTML  # what the last action did
     text_box: W.Text | None  # the context, when it can be typed
     text_message: W.HTML  # why a context was refused
-    reset: W.Button | None = None  # "reset", when it is a control
-    undo: W.Button | None = None  # "undo reset", shown after a reset that changed something, until the next change
 
 
 def _html(css_class, **layout):
@@ -126,11 +124,10 @@ def _bar(p, screen):
         undo = W.Button(
             description=_("undo reset"),
             tooltip=_("back to the weights and the context from before the reset"),
-            layout=W.Layout(width="auto", display="none"),  # shown by a reset that changed something
+            layout=W.Layout(width="auto"),
         )
         undo.add_class("hm-undo-reset")
-        undo.on_click(lambda _button: p.undo_reset())
-        screen.reset, screen.undo = reset, undo
+        p.undo.add("reset", undo, reset, p._undo)  # shown by a reset that changed something, until the next change
         first += [reset, undo]
     first.append(screen.summary["prediction"])
     if p.score is not None:

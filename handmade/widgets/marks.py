@@ -10,7 +10,8 @@ the element each HTML widget of class ``LIVE`` writes its value into a status re
 next, so that a screen reader reads out what an edit changed there; a tab list, named after the box's heading
 (a playground's, "playground: abc"), each of its tabs tied to the panel it shows (a tabpanel, named by its tab);
 a tab chosen with the mouse the tab bar's stop of the Tab key; and a view's table wider than its room a named
-region the Tab key reaches, to scroll it from the keyboard (and no stop while it fits).
+region the Tab key reaches, to scroll it from the keyboard (and no stop while it fits). ``give_focus`` gives the
+keyboard to a control when the one that had it goes.
 """
 
 import anywidget
@@ -135,3 +136,9 @@ class Marks(anywidget.AnyWidget):
     _esm, _css = MARKS_ESM, MARKS_CSS
     box = traitlets.Unicode("").tag(sync=True)
     lang = traitlets.Unicode("en").tag(sync=True)
+
+
+def give_focus(widget):
+    """Give ``widget`` the keyboard's focus (ipywidgets 8.1 and later can; 8.0 leaves it where it was)."""
+    if hasattr(widget, "focus"):
+        widget.focus()

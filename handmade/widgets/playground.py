@@ -17,7 +17,7 @@ and titled as the state saved with the notebook.
 import numpy as np
 
 from .. import parts as P
-from ..arguments import brief, exact, fmt_apart, text_of
+from ..arguments import brief, exact, fmt_apart, shown_path, text_of
 from ..display import views as V
 from ..display.labelled import fmt
 from ..display.outputs import Html
@@ -31,6 +31,7 @@ from . import layout, tools
 from . import options as O
 from .editors import LARGEST, MatrixEditor, NumberControl, marked, message_html, say_in
 from .options import Strength  # noqa: F401 (a playground's option, exported from here too)
+from .undo import UNDO_SAID, Undo
 
 
 class TaskScore:
@@ -122,7 +123,7 @@ class Playground:
         self.strength = NumberControl(strength.name, strength.label, strength.value, self._strength_changed) if (
             strength is not None and "strength" in self.controls) else None  # fmt: skip
         self._last = None  # the trace on screen, to mark what an edit changed
-        self._before_reset = None  # (weights, context) that "undo reset" brings back
+        self.undo = Undo()  # what the last reset or load replaced, and the buttons that bring it back
         self._lay_out(O.left_out_note(left_out, shapes))
 
     def _lay_out(self, note):
@@ -195,7 +196,7 @@ class Playground:
             say_in(self.status, message_html(problem))
             return problem
         self._params = params
-        self._offer_undo(None)  # what a reset replaced is no longer one step back
+        self.undo.offer(None)  # what a reset replaced is no longer one step back
         self._show(rendered)  # the views first, then the grids: a page that shows the new grids shows their effect
         tables = weight_tables(params)
         for name, editor in self.editors.items():
@@ -209,31 +210,46 @@ class Playground:
         """Every weight and every control back to where this playground started. What it replaced (the weights
         and the context) comes back with ``undo_reset``, until the next change: a click loses nothing, and a second
         click, which changes nothing, keeps what the first replaced."""
-        changed = self.text != self._start_text or not _same_weights(self.params, self.original)
-        before = (self.params, self.text) if changed else self._before_reset  # or None: nothing to bring back
-        self._use(self._start_text)
-        if self.strength is not None:
-            self.strength.set(self.strength_option.value)
-            self.strength.show("")  # what it said of the weights before is no longer so
-        self._last = None
-        if before is not None:
-            self._take(self.original, _("reset to the starting weights; “undo reset” brings back the ones from before"))
-        else:
-            self._take(self.original, _("reset to the starting weights"))
-        self._offer_undo(before)
+        self._use_undoably("reset", self.original, self._start_text)
+
+    def _load(self, params, path):
+        """The weights loaded from the file ``path``, in place of this playground's (the save row's "load weights").
+        What they replaced comes back with ``undo_load``, until the next change: a design not saved is not lost."""
+        return self._use_undoably("load", params, self.text, path=shown_path(path))
+
+    def _use_undoably(self, kind, params, text, **names):
+        """Take ``params`` and ``text`` for a reset or a load (``kind``), keeping what they replace for "undo reset" or
+        "undo load" until the next change; one that changes nothing keeps what was kept before. None, or why not."""
+        changed = text != self.text or not _same_weights(params, self.params)
+        before = (kind, self.params, self.text) if changed else self.undo.before  # or None: nothing to bring back
+        if kind == "reset":  # every control too: the context, the Lg box, and no cell marked as changed
+            self._use(text)
+            if self.strength is not None:
+                self.strength.set(self.strength_option.value)
+                self.strength.show("")  # what it said of the weights before is no longer so
+            self._last = None
+        problem = self._take(params, _(self.undo.said(kind, before)).format(**names))
+        if problem is None:
+            self.undo.offer(before)
+        return problem
 
     def undo_reset(self):
         """The weights and the context the last reset replaced, back; when there are none (no reset that changed
         anything, or a change since), the status line says so."""
-        if self._before_reset is None:
-            none = _("there is no reset to undo: “undo reset” brings back what a reset replaced until the next change")
-            return say_in(self.status, message_html(none, ok=True))
-        params, text = self._before_reset
+        self._undo("reset")
+
+    def undo_load(self):
+        """The weights the last load replaced, back; when there are none, the status line says so."""
+        self._undo("load")
+
+    def _undo(self, kind):
+        if self.undo.before is None or self.undo.before[0] != kind:
+            return say_in(self.status, message_html(_(UNDO_SAID[kind]["none"]), ok=True))
+        _kind, params, text = self.undo.before
         self._use(text)
         self._last = None
-        self._take(params, _("the weights and the context from before the reset are back"))
-        if self.screen.reset is not None:
-            self.screen.reset.focus()  # the button that had focus goes: the keyboard stays beside it
+        self._take(params, _(UNDO_SAID[kind]["undone"]))
+        self.undo.focus_back(kind)
 
     def _use(self, text):
         """Use the context ``text`` (one this playground has used before) and show it in its box, run by the
@@ -242,12 +258,6 @@ class Playground:
         if self.text_box is not None:
             self.text_box.value = text  # the observer finds it in use and runs nothing
             self._accept_text()  # a refused context the box showed is taken back, changed or not
-
-    def _offer_undo(self, before):
-        """Keep ``before`` (weights, context) for "undo reset", and show the button, or (None) forget it and hide it."""
-        self._before_reset = before
-        if self.screen.undo is not None:
-            self.screen.undo.layout.display = None if before is not None else "none"
 
     # ---- computing what is shown
 
@@ -311,9 +321,9 @@ class Playground:
 
     def _news_past(self):
         """Something else happened (an edit, another context): what the status line said of the action before it
-        (a reset, a break, a load) no longer tells what is shown, and goes; and so does "undo reset"."""
+        (a reset, a break, a load) no longer tells what is shown, and goes; and so does what an undo would bring back."""
         self.status.value = ""
-        self._offer_undo(None)
+        self.undo.offer(None)
 
     def _strength_followed(self):
         """After anything that changed the weights (an edit, a break, a load), the strength's box shows the value

@@ -16,6 +16,7 @@ from ..files import read_bounded
 from ..i18n import N_, _
 from .choice import Menu
 from .editors import NARROW, message_html, say_in
+from .marks import give_focus
 
 ACTIONS = {N_("set to 0"): lambda x: 0.0, N_("flip sign"): lambda x: -x, N_("add 1"): lambda x: x + 1}
 
@@ -93,6 +94,11 @@ class _SaveRow:
             "load": W.Button(description=_("load weights"), layout=W.Layout(width="120px")),
             "replace": W.Button(description=_("replace it"), button_style="danger", layout=W.Layout(width="100px")),
             "keep": W.Button(description=_("keep it"), layout=W.Layout(width="100px")),
+            "undo": W.Button(
+                description=_("undo load"),
+                tooltip=_("back to the weights from before the load"),
+                layout=W.Layout(width="auto"),
+            ),
         }
         for name, widget in {"path": self.path, **buttons}.items():
             widget.add_class(f"hm-file-{name}")
@@ -101,9 +107,12 @@ class _SaveRow:
         buttons["replace"].on_click(lambda _button: self.save(replacing=True))
         buttons["keep"].on_click(lambda _button: self.keep())
         buttons["load"].on_click(lambda _button: self.load())
+        playground.undo.add(
+            "load", buttons["undo"], buttons["load"], playground._undo
+        )  # shown after a load, until the next change
         # the question right after the button that asked it: the next stop of the Tab key, where a screen reader
         # that heard the question (in the status line) looks for its answers
-        self.row = W.HBox([self.path, buttons["save"], self.asking, buttons["load"]])
+        self.row = W.HBox([self.path, buttons["save"], self.asking, buttons["load"], buttons["undo"]])
         self.row.layout.flex_flow = "row wrap"
 
     def say(self, sentence, ok=False):
@@ -112,7 +121,7 @@ class _SaveRow:
     def save(self, replacing=False):
         if self.asking.layout.display != "none":  # the question answered: back to the button it came from
             self.asking.layout.display = "none"
-            _focus(self.buttons["save"])
+            give_focus(self.buttons["save"])
         target = self.path.value.strip()
         if not target:
             return self.say(_("could not save: type a file name first"))
@@ -128,7 +137,7 @@ class _SaveRow:
 
     def keep(self):
         self.asking.layout.display = "none"
-        _focus(self.buttons["save"])
+        give_focus(self.buttons["save"])
         self.say(_("nothing saved: '{path}' is kept as it was").format(path=shown_path(self.asked)), ok=True)
 
     def load(self):
@@ -141,14 +150,8 @@ class _SaveRow:
             loaded = load_weights(target)
         except (OSError, ValueError) as error:
             return self.say(_("{error}; the model is unchanged").format(error=error))
-        if self.p._take(loaded, _("loaded the weights from {path}").format(path=shown_path(target))) is None:
+        if self.p._load(loaded, target) is None:
             self.known[target] = _digest(target)  # the playground holds them now: saving there replaces nothing else
-
-
-def _focus(widget):
-    """Give ``widget`` the keyboard's focus (ipywidgets 8.1 and later can; 8.0 leaves it where it was)."""
-    if hasattr(widget, "focus"):
-        widget.focus()
 
 
 def _save(p, target, force):

@@ -178,34 +178,56 @@ def test_a_refused_edit_is_announced_and_focus_stays_in_the_box(notebook):
 JS_FOCUSED = "(css) => document.activeElement !== null && document.activeElement.matches(css)"
 
 
-def test_undo_reset_is_the_next_stop_after_reset_and_gives_the_keyboard_back_to_reset(notebook):
-    """An edit, then reset from the keyboard: "undo reset" appears as the next Tab stop (a named button with a ring that stands
-    out, in a bar where axe finds nothing serious), Enter on it brings the edit back, and it goes with the focus left on reset, not lost
-    to the page."""
+UNDONE = {
+    "reset": (".hm-reset", ".hm-undo-reset", ".hm-bar"),
+    "load": (".hm-file-load", ".hm-file-undo", ".hm-file-path"),
+}
+
+
+@pytest.mark.parametrize("kind", list(UNDONE))
+def test_an_undo_is_the_next_stop_after_its_button_and_gives_the_keyboard_back_to_it(notebook, kind):
+    """An edit, not saved, then reset or "load weights" (of the model as it was, saved) from the keyboard: "undo reset" or
+    "undo load" appears as the next Tab stop (a named button with a ring that stands out, in a row where axe finds nothing
+    serious), Enter on it brings the edit back, and it goes with the focus left on the button before it, not lost to the
+    page."""
     nb = with_axe(notebook(PLAYGROUND))
     page = nb.page
-    nb.tab("c_proj")
-    box, before = nb.cell_box("c-proj-w", 7, 6), nb.html("hm-view-accuracy")
-    nb.type_into(box, "0")
-    nb.wait_for_change("hm-view-accuracy", before)
-    reset, undo = page.locator(".hm-reset"), page.get_by_role("button", name="undo reset", exact=True)
-    reset.focus()
-    page.keyboard.press("Enter")
-    nb.wait_for_text("hm-view-accuracy", "(27 / 27)")
-    undo.wait_for(state="visible")
-    assert "“undo reset” brings back" in nb.text("hm-status") and box.input_value() == "1024"
-    violations, _incomplete, _passed = page.locator(".hm-bar").first.evaluate(JS_AXE)
-    assert not serious(violations), serious(violations)
-    page.keyboard.press("Tab")
-    assert page.evaluate(JS_FOCUSED, ".hm-undo-reset")
-    assert_ringed(undo.evaluate(JS_RING), "undo reset")
-    page.keyboard.press("Enter")
-    undo.wait_for(state="hidden")
-    nb.wait_for_text("hm-status", "from before the reset are back")
-    assert box.input_value() == "0" and "(27 / 27)" not in nb.text("hm-view-accuracy")
-    page.wait_for_function(JS_FOCUSED, arg=".hm-reset")
-    nb.type_into(box, "1024")  # the blog's model again, by an edit: no reset left to undo for the tests after
-    nb.wait_for_text("hm-view-accuracy", "(27 / 27)")
+    button, undo_class, row = UNDONE[kind]
+    undo = page.get_by_role("button", name=f"undo {kind}", exact=True)
+    path, box = page.locator(".hm-file-path input"), nb.cell_box("c-proj-w", 7, 6)
+    nb.tab("break")
+    start, before = path.input_value(), nb.html("hm-view-accuracy")
+    try:
+        if kind == "load":  # the model as it is, saved, to load back
+            nb.type_into(path, "ui_test_undo_load.json")
+            page.locator(".hm-file-save").click()
+            nb.wait_for_text("hm-status", "wrote the weights to")
+        nb.tab("c_proj")
+        nb.type_into(box, "0")
+        nb.wait_for_change("hm-view-accuracy", before)
+        designed = nb.html("hm-view-accuracy")
+        nb.tab("break")  # reset is above the tabs; "load weights" in this one
+        page.locator(button).focus()
+        page.keyboard.press("Enter")
+        undo.wait_for(state="visible")
+        nb.wait_for_change("hm-view-accuracy", designed)
+        assert f"“undo {kind}” brings back" in nb.text("hm-status") and box.input_value() == "1024"
+        assert nb.html("hm-view-accuracy") == before
+        violations, _incomplete, _passed = page.locator(row).first.evaluate(JS_AXE)
+        assert not serious(violations), serious(violations)
+        page.keyboard.press("Tab")
+        assert page.evaluate(JS_FOCUSED, undo_class)
+        assert_ringed(undo.evaluate(JS_RING), f"undo {kind}")
+        page.keyboard.press("Enter")
+        undo.wait_for(state="hidden")
+        nb.wait_for_text("hm-status", f"from before the {kind} are back")
+        assert box.input_value() == "0" and nb.html("hm-view-accuracy") == designed
+        page.wait_for_function(JS_FOCUSED, arg=button)
+    finally:
+        nb.type_into(path, start)
+        nb.tab("c_proj")
+        nb.type_into(box, "1024")  # the blog's model again, by an edit: nothing left to undo for the tests after
+        nb.wait_for_text("hm-view-accuracy", "(27 / 27)")
     assert undo.count() == 0
 
 
