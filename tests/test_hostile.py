@@ -1776,6 +1776,7 @@ VIEWS = "the playground's views: plain functions from a trace that trace() made 
 SURFACE_SKIPPED = {  # the public callables of the two packages not called blindly, each with the reason
     "widgets.choice.Menu.set_state": "ipywidgets' hook for what the browser sends, never called by a person "
     "(tests/test_widgets.py sends it the names the browser may)",
+    "widgets.choice.Chosen": "the base of Menu, Choice and LogSlider (what the browser sends them), tried through them",
     "widgets.editors.typed_number": "reads what a box of the widgets holds, for the control to say in its own sentence "
     "(a clause that quotes the text, not the argument's name); tests/test_widgets.py types every kind of text into each",
     **{

@@ -1,15 +1,18 @@
 """The widgets, driven from Python: edits, bad entries, reset, Lg, break it, save and load, any model."""
 
+import importlib
 import json
+import pkgutil
 import re
 
+import anywidget
 import ipywidgets as W
 import numpy as np
 import pytest
 from helpers import random_params
 
 import handmade
-from handmade import parts
+from handmade import parts, widgets
 from handmade.arguments import exact
 from handmade.display import views
 from handmade.display.colours import CHANGED
@@ -17,7 +20,7 @@ from handmade.display.labelled import fmt
 from handmade.parts import with_parts
 from handmade.widgets import Playground, ProductExplorer, SoftmaxExplorer, blog_playground
 from handmade.widgets.blog import with_lg
-from handmade.widgets.choice import Menu
+from handmade.widgets.choice import Chosen, Menu
 from handmade.widgets.editors import QUIET_LABEL
 from handmade.widgets.slider import LogSlider
 
@@ -745,16 +748,61 @@ def test_break_it_says_the_weight_it_made_with_every_digit():
     assert p.editors[which.value].boxes[i][j].value == "1.000000000001"
 
 
+def browser_sends(widget, value):
+    """What the browser sends when a person chooses ``value`` in a menu, the radio buttons or the Lg slider: a message
+    of its own (``model.send``), which the kernel takes in its turn among the buttons' clicks."""
+    widget._handle_custom_msg({"value": value}, [])
+
+
+def _anywidgets():
+    """Every anywidget class of ``handmade.widgets``."""
+    modules = [importlib.import_module(m.name) for m in pkgutil.iter_modules(widgets.__path__, "handmade.widgets.")]
+    found = {cls for module in modules for cls in vars(module).values() if isinstance(cls, type)}
+    return {cls for cls in found if issubclass(cls, anywidget.AnyWidget) and cls.__module__.startswith("handmade.")}
+
+
+def test_no_control_sends_a_choice_as_a_change_of_its_model_which_ipywidgets_would_hold_back_behind_a_click():
+    """ipywidgets holds a model's later changes back while one is on its way to the kernel, but not a click: a menu
+    arrowed twice while the kernel was busy, and "break it" clicked, broke the weight of the first choice. Every control
+    of the package's own sends what a person chooses as a message (``Chosen``), which keeps its place among the clicks."""
+    controls = {cls for cls in _anywidgets() if "addEventListener" in getattr(cls, "_esm", "")}  # not Marks
+    assert {cls.__name__ for cls in controls} >= {"Menu", "Choice", "LogSlider"}
+    assert [cls.__name__ for cls in controls if "save_changes" in cls._esm or not issubclass(cls, Chosen)] == []
+
+
+@pytest.mark.parametrize("control", ["menu", "radio buttons", "slider"])
+def test_a_choice_sent_by_the_browser_is_used_and_a_refused_one_keeps_the_last_and_is_shown_again(monkeypatch, control):
+    p, explorer = blog_playground(), ProductExplorer(np.arange(1, 9).reshape(2, 4), np.arange(1, 13).reshape(4, 3))
+    widget, chosen, refused, used = {  # used: what shows the choice was used
+        "menu": (_find(p.widget, "hm-break-row"), "Tb", "no such row", lambda: p.status.value),
+        "radio buttons": (explorer.row, 1, 7, lambda: explorer.view.value),
+        "slider": (p.strength.slider, 2.0**3, "three", lambda: p.editors["c_proj.w"].boxes[7][6].value),
+    }[control]
+    shown, before = [], used()
+    monkeypatch.setattr(widget, "send_state", lambda key=None: shown.append((key, widget.value)))
+    browser_sends(widget, chosen)
+    assert widget.value == chosen and ("value", chosen) in shown  # sent back as the change it made
+    if control == "menu":
+        _find(p.widget, "hm-break-go").click()
+        assert "c_proj.w[Tb, " in p.status.value, p.status.value
+    assert used() != before
+    browser_sends(widget, refused)
+    assert widget.value == chosen and shown[-1] == ("value", chosen)
+    browser_sends(widget, None)
+    widget._handle_custom_msg("not a choice", [])
+    assert widget.value == chosen
+
+
 def test_a_menu_keeps_one_of_its_names_whatever_the_browser_sends_and_refuses_a_list_it_cannot_show():
     """The break tab's menus: a name the browser offered before the options changed (a row of the last
     part, sent before the new rows came) keeps the current one, and "break it" still breaks a weight;
     the browser cannot change the names; names come as a list, each once, and a value is one of them."""
     p = blog_playground()
     which, rows, cols = (_find(p.widget, f"hm-break-{name}") for name in ("matrix", "row", "col"))
-    which.set_state({"value": "wpe"})
-    rows.set_state({"value": "a"})  # one of wte's rows, which wpe does not have
+    browser_sends(which, "wpe")
+    browser_sends(rows, "a")  # one of wte's rows, which wpe does not have
     assert rows.value == rows.options[0] == "pos 0" and rows.options == list(p.editors["wpe"].matrix.rows)
-    rows.set_state({"options": ["x"], "value": "pos 2"})
+    rows.set_state({"options": ["x"], "value": "pos 2"})  # a change of its model, sent by another front end
     assert rows.options == list(p.editors["wpe"].matrix.rows) and rows.value == "pos 2"
     _find(p.widget, "hm-break-go").click()
     assert "wpe[pos 2, " in p.status.value

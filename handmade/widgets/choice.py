@@ -16,6 +16,8 @@ moves to the next cell instead of the next name. ``Menu`` is a ``<select>`` name
 the choice, as in any page.
 """
 
+import contextlib
+
 import anywidget
 import traitlets
 
@@ -38,10 +40,7 @@ function render({ model, el }) {
       input.name = name;
       input.setAttribute("data-lm-suppress-shortcuts", "");  // the arrow keys move the choice, not JupyterLab's cells
       input.addEventListener("change", () => {
-        if (input.checked) {
-          model.set("value", k);
-          model.save_changes();
-        }
+        if (input.checked) model.send({ value: k });  // a message of its own: see Chosen
       });
       label.append(input, document.createTextNode(text));
       return label;
@@ -64,7 +63,27 @@ RADIOS_CSS = """
 """
 
 
-class Choice(anywidget.AnyWidget):
+class Chosen(anywidget.AnyWidget):
+    """An anywidget whose ``value`` the browser sends as a message of its own (``model.send``), not as a change of the
+    model: ipywidgets holds a model's later changes back while one is on its way to the kernel, but no message and no
+    button's click, so a choice changed twice while the kernel was busy reached it after a click made since, and the
+    click used the first. A message keeps its place among them. A value refused (a name offered before the options
+    changed) keeps the current one; either way the browser is sent the one used, to show."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.on_msg(self._chosen)
+
+    def _chosen(self, _widget, content, _buffers):
+        if isinstance(content, dict) and "value" in content:
+            before = self.value
+            with contextlib.suppress(traitlets.TraitError, TypeError, ValueError):
+                self.value = content["value"]  # checked by the value's own validator; a change is sent back
+            if self.value == before:  # refused, or the same: the browser shows it again
+                self.send_state("value")
+
+
+class Choice(Chosen):
     """Radio buttons numbered 0 to ``count`` - 1 (``count`` at most ``MOST``), in a group named
     ``label``; ``value`` is the chosen number."""
 
@@ -104,10 +123,7 @@ function render({ model, el }) {
     }));
     select.value = model.get("value");
   };
-  select.addEventListener("change", () => {
-    model.set("value", select.value);
-    model.save_changes();
-  });
+  select.addEventListener("change", () => model.send({ value: select.value }));  // a message of its own: see Chosen
   model.on("change:value", () => { select.value = model.get("value"); });  // the same menu: focus stays
   model.on("change:options", draw);
   model.on("change:label", draw);
@@ -126,7 +142,7 @@ MENU_CSS = """
 """
 
 
-class Menu(anywidget.AnyWidget):
+class Menu(Chosen):
     """A menu of names (1 to ``MOST``, each once, in the order given) named ``label``; ``value`` is the
     chosen one, always one of ``options`` (the first when the options change without it). ``quiet``: the
     label is for a screen reader alone (the names say what it is). The browser sends only the name

@@ -10,12 +10,12 @@ and down arrows would move to another cell). Its ``value`` is a number on the sc
 each setting is checked where it comes in (``base`` above 1 and at most 10, the ends within ±300).
 """
 
-import anywidget
 import traitlets
 
 from ..arguments import number, text_of
 from ..display.labelled import fmt
 from ..i18n import _
+from .choice import Chosen
 
 ESM = """
 function render({ model, el }) {
@@ -33,10 +33,8 @@ function render({ model, el }) {
     input.title = model.get("label");
     readout.textContent = model.get("readout") ? model.get("valuetext") : "";
   };
-  input.addEventListener("change", () => {
-    model.set("value", model.get("base") ** Number(input.value));
-    model.save_changes();
-  });
+  // a message of its own, which keeps its place among the clicks (choice.Chosen)
+  input.addEventListener("change", () => model.send({ value: model.get("base") ** Number(input.value) }));
   model.on("change", draw);
   draw();
   input.setAttribute("data-lm-suppress-shortcuts", "");  // on the input itself: all four arrows move it, no cell
@@ -50,7 +48,7 @@ CSS = """
 """
 
 
-class LogSlider(anywidget.AnyWidget):
+class LogSlider(Chosen):
     """A range input from ``base ** min`` to ``base ** max``; ``label`` names it, ``valuetext``
     is what a screen reader says its value is (the value, as the tables write numbers), and
     ``readout`` writes it beside the slider too."""
