@@ -1774,8 +1774,8 @@ SURFACE_METHODS = _methods_of(SURFACE_CLASSES)
 PLUMBING = "the playground's own plumbing, given only what the package made and checked"
 VIEWS = "the playground's views: plain functions from a trace that trace() made (tried here) to HTML; bounded by the tables they draw"
 SURFACE_SKIPPED = {  # the public callables of the two packages not called blindly, each with the reason
-    "widgets.choice.Menu.set_state": "ipywidgets' hook for what the browser sends, never called by a person "
-    "(tests/test_widgets.py sends it the names the browser may)",
+    "widgets.choice.Menu.set_state": "ipywidgets' hook for a change of the model a front end sends, never called by a "
+    "person (tests/test_widgets.py sends it what a front end may)",
     "widgets.choice.Chosen": "the base of Menu, Choice and LogSlider (what the browser sends them), tried through them",
     "widgets.editors.typed_number": "reads what a box of the widgets holds, for the control to say in its own sentence "
     "(a clause that quotes the text, not the argument's name); tests/test_widgets.py types every kind of text into each",
@@ -1811,7 +1811,7 @@ SURFACE_SKIPPED = {  # the public callables of the two packages not called blind
             "widgets.layout.what_each_stage_shows",
             "widgets.layout.Screen",
             "widgets.undo.Undo",
-            *[f"widgets.undo.Undo.{n}" for n in ("add", "offer", "said", "focus_back")],
+            *[f"widgets.undo.Undo.{n}" for n in ("add", "offer", "said")],
             "widgets.editors.Quiet",
             "widgets.marks.Marks",
         ],

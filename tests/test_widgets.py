@@ -4,6 +4,7 @@ import importlib
 import json
 import pkgutil
 import re
+from dataclasses import replace
 
 import anywidget
 import ipywidgets as W
@@ -151,6 +152,42 @@ def test_an_undo_brings_back_the_weights_the_context_and_the_lg_box_a_reset_or_a
     assert undo.layout.display == "none" and f"from before the {kind} are back" in p.status.value
     getattr(p, method)()  # once: a second undo changes nothing, and says so
     assert _same(_weights(p), designed) and p.text == "ab" and f"there is no {kind} to undo" in p.status.value
+
+
+@pytest.mark.parametrize("change", ["heads", "names"])
+def test_a_load_that_changes_only_the_heads_or_the_names_is_a_change_and_can_be_undone(tmp_path, change):
+    """The same arrays under two heads (19 / 27, not 27 / 27), or under other names, are another model: the load offers
+    its undo, which brings back the one before."""
+    params = handmade.weights.check_weights(handmade.blog_model())
+    if change == "heads":
+        params["blocks"][0]["n_head"] = 2
+    else:
+        names = [f"d{k}" for k in range(len(params.labels.residual))]
+        params = handmade.weights.check_weights(params, replace(params.labels, residual=handmade.Basis(names)))
+    handmade.save_weights(params, tmp_path / "other.json")
+    p = blog_playground(save_path=tmp_path / "other.json")
+    before = _weights(p), p.params.structure, p.params.labels
+    _find(p.widget, "hm-file-load").click()
+    assert (p.params.structure, p.params.labels) != before[1:]
+    assert _find(p.widget, "hm-file-undo").layout.display is None and "“undo load” brings back" in p.status.value
+    p.undo_load()
+    assert _same(_weights(p), before[0]) and (p.params.structure, p.params.labels) == before[1:]
+
+
+def test_each_save_row_shows_the_undo_and_its_undo_gives_the_keyboard_to_its_own_load_button(tmp_path, monkeypatch):
+    """A second save row (``save_control()`` called again): built after a load, it shows the undo too; an undo pressed
+    in one row gives the keyboard to that row's "load weights", not to the other's."""
+    focused = []
+    monkeypatch.setattr(handmade.widgets.undo, "give_focus", focused.append)
+    p = _with_a_file_to_load(tmp_path)
+    type_into(p, "q", 1, 0, "7")
+    _find(p.widget, "hm-file-load").click()
+    second = p.save_control()
+    first_undo, second_undo = _find(p.widget, "hm-file-undo"), _find(second, "hm-file-undo")
+    assert first_undo.layout.display is None and second_undo.layout.display is None
+    second_undo.click()
+    assert focused == [_find(second, "hm-file-load")] and p.params["blocks"][0]["attn"]["c_attn"]["w"][1, 0] == 7
+    assert first_undo.layout.display == "none" and second_undo.layout.display == "none"
 
 
 def test_one_undo_at_a_time_for_the_last_reset_or_load_and_a_refused_load_keeps_it(tmp_path):
@@ -767,30 +804,39 @@ def test_no_control_sends_a_choice_as_a_change_of_its_model_which_ipywidgets_wou
     of the package's own sends what a person chooses as a message (``Chosen``), which keeps its place among the clicks."""
     controls = {cls for cls in _anywidgets() if "addEventListener" in getattr(cls, "_esm", "")}  # not Marks
     assert {cls.__name__ for cls in controls} >= {"Menu", "Choice", "LogSlider"}
-    assert [cls.__name__ for cls in controls if "save_changes" in cls._esm or not issubclass(cls, Chosen)] == []
+    sent = [cls for cls in controls if "save_changes" not in cls._esm and "sender(model" in cls._esm]
+    assert {cls.__name__ for cls in controls if cls not in sent or not issubclass(cls, Chosen)} == set()
 
 
 @pytest.mark.parametrize("control", ["menu", "radio buttons", "slider"])
-def test_a_choice_sent_by_the_browser_is_used_and_a_refused_one_keeps_the_last_and_is_shown_again(monkeypatch, control):
+def test_a_choice_sent_by_the_browser_is_used_or_refused_and_answered_once_after_the_change_it_made(
+    monkeypatch, control
+):
+    """The browser shows the kernel's value once the kernel has answered its last choice (SENDER_JS): each choice is
+    answered once, after the value is set, or kept when refused; what an observer raises does not stop the answer."""
     p, explorer = blog_playground(), ProductExplorer(np.arange(1, 9).reshape(2, 4), np.arange(1, 13).reshape(4, 3))
     widget, chosen, refused, used = {  # used: what shows the choice was used
         "menu": (_find(p.widget, "hm-break-row"), "Tb", "no such row", lambda: p.status.value),
         "radio buttons": (explorer.row, 1, 7, lambda: explorer.view.value),
         "slider": (p.strength.slider, 2.0**3, "three", lambda: p.editors["c_proj.w"].boxes[7][6].value),
     }[control]
-    shown, before = [], used()
-    monkeypatch.setattr(widget, "send_state", lambda key=None: shown.append((key, widget.value)))
+    answers, before = [], used()
+    monkeypatch.setattr(widget, "send", lambda content, buffers=None: answers.append((content, widget.value)))
     browser_sends(widget, chosen)
-    assert widget.value == chosen and ("value", chosen) in shown  # sent back as the change it made
+    assert widget.value == chosen and answers == [({"answered": True}, chosen)]
     if control == "menu":
         _find(p.widget, "hm-break-go").click()
         assert "c_proj.w[Tb, " in p.status.value, p.status.value
     assert used() != before
-    browser_sends(widget, refused)
-    assert widget.value == chosen and shown[-1] == ("value", chosen)
-    browser_sends(widget, None)
-    widget._handle_custom_msg("not a choice", [])
-    assert widget.value == chosen
+    for value in (refused, None):
+        browser_sends(widget, value)
+        assert widget.value == chosen and answers[-1] == ({"answered": True}, chosen)
+    widget._handle_custom_msg("not a choice", [])  # anywidget's own messages are not choices: no answer
+    assert len(answers) == 3
+    another = {"menu": "Ta", "radio buttons": 0, "slider": 2.0**2}[control]
+    widget.observe(lambda change: 1 / 0, names="value")  # an observer's failure is its own, and logged
+    browser_sends(widget, another)
+    assert answers[-1] == ({"answered": True}, another) and len(answers) == 4
 
 
 def test_a_menu_keeps_one_of_its_names_whatever_the_browser_sends_and_refuses_a_list_it_cannot_show():

@@ -16,8 +16,6 @@ moves to the next cell instead of the next name. ``Menu`` is a ``<select>`` name
 the choice, as in any page.
 """
 
-import contextlib
-
 import anywidget
 import traitlets
 
@@ -25,7 +23,24 @@ from ..arguments import brief, few, strings, text_of, whole, yes_or_no
 from ..basis import MAX_NAMES
 from ..i18n import _
 
-RADIOS_ESM = """
+# A person's choice goes to the kernel as a message of its own (Chosen), which keeps its place among the buttons'
+# clicks, and the kernel answers each. Until it has answered the last, what it sends back of the earlier ones is not
+# shown: the control keeps what the person chose, and an arrow key moves on from it. Then ``show`` shows the one in use.
+SENDER_JS = """
+function sender(model, show) {
+  let pending = 0;
+  model.on("msg:custom", (msg) => {
+    if (msg && msg.answered) {
+      pending = Math.max(0, pending - 1);
+      if (pending === 0) show();
+    }
+  });
+  return { send: (value) => { pending += 1; model.send({ value }); }, idle: () => pending === 0 };
+}
+"""
+RADIOS_ESM = (
+    SENDER_JS
+    + """
 function render({ model, el }) {
   const group = document.createElement("fieldset");
   const legend = document.createElement("legend");
@@ -40,14 +55,15 @@ function render({ model, el }) {
       input.name = name;
       input.setAttribute("data-lm-suppress-shortcuts", "");  // the arrow keys move the choice, not JupyterLab's cells
       input.addEventListener("change", () => {
-        if (input.checked) model.send({ value: k });  // a message of its own: see Chosen
+        if (input.checked) chosen.send(k);
       });
       label.append(input, document.createTextNode(text));
       return label;
     }));
     check();
   };
-  model.on("change:value", check);  // the same radio buttons: focus stays where it is
+  const chosen = sender(model, check);
+  model.on("change:value", () => { if (chosen.idle()) check(); });  // the same radio buttons: focus stays
   model.on("change:options", draw);
   model.on("change:label", draw);
   draw();
@@ -55,6 +71,7 @@ function render({ model, el }) {
 }
 export default { render };
 """
+)
 RADIOS_CSS = """
 .hm-choice fieldset { display: flex; flex-wrap: wrap; align-items: center; gap: 2px 12px; border: 0; margin: 0 0 4px 0; padding: 0; }
 .hm-choice legend { float: left; min-width: 64px; padding: 0; }
@@ -64,23 +81,27 @@ RADIOS_CSS = """
 
 
 class Chosen(anywidget.AnyWidget):
-    """An anywidget whose ``value`` the browser sends as a message of its own (``model.send``), not as a change of the
-    model: ipywidgets holds a model's later changes back while one is on its way to the kernel, but no message and no
-    button's click, so a choice changed twice while the kernel was busy reached it after a click made since, and the
-    click used the first. A message keeps its place among them. A value refused (a name offered before the options
-    changed) keeps the current one; either way the browser is sent the one used, to show."""
+    """An anywidget whose ``value`` the browser sends as a message of its own (``model.send``, ``SENDER_JS``), not as a
+    change of the model: ipywidgets holds a model's later changes back while one is on its way to the kernel, but no
+    message and no button's click, so a choice changed twice while the kernel was busy reached it after a click made
+    since, and the click used the first. A message keeps its place among them. Each is answered once the value is set
+    (or kept: a name offered before the options changed is refused), and the browser then shows the value in use."""
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self.on_msg(self._chosen)
 
     def _chosen(self, _widget, content, _buffers):
-        if isinstance(content, dict) and "value" in content:
-            before = self.value
-            with contextlib.suppress(traitlets.TraitError, TypeError, ValueError):
-                self.value = content["value"]  # checked by the value's own validator; a change is sent back
-            if self.value == before:  # refused, or the same: the browser shows it again
-                self.send_state("value")
+        if not (isinstance(content, dict) and "value" in content):
+            return
+        try:  # the value's own checks (its type, and the class's validator), before anything observes it
+            value = self.traits()["value"]._validate(self, content["value"])
+        except (traitlets.TraitError, TypeError, ValueError):
+            value = self.value  # refused: the one in use stays
+        try:
+            self.value = value  # what an observer raises then is its own, not a refusal, and is not hidden
+        finally:
+            self.send({"answered": True})  # after the change it made, if any
 
 
 class Choice(Chosen):
@@ -105,7 +126,9 @@ class Choice(Chosen):
 
 
 NAME = 200  # characters of one name in a menu
-MENU_ESM = """
+MENU_ESM = (
+    SENDER_JS
+    + """
 function render({ model, el }) {
   const row = document.createElement("div");
   const label = document.createElement("label");
@@ -123,8 +146,9 @@ function render({ model, el }) {
     }));
     select.value = model.get("value");
   };
-  select.addEventListener("change", () => model.send({ value: select.value }));  // a message of its own: see Chosen
-  model.on("change:value", () => { select.value = model.get("value"); });  // the same menu: focus stays
+  const chosen = sender(model, () => { select.value = model.get("value"); });
+  select.addEventListener("change", () => chosen.send(select.value));
+  model.on("change:value", () => { if (chosen.idle()) select.value = model.get("value"); });  // focus stays
   model.on("change:options", draw);
   model.on("change:label", draw);
   model.on("change:quiet", draw);
@@ -134,6 +158,7 @@ function render({ model, el }) {
 }
 export default { render };
 """
+)
 MENU_CSS = """
 .hm-menu > div { display: flex; align-items: center; gap: 4px; margin: 2px 8px 2px 0; }
 .hm-menu select { flex: none; max-width: 36ch; font-family: monospace; }
@@ -162,7 +187,7 @@ class Menu(Chosen):
         super().__init__(options=options, value=chosen, label=label, quiet=quiet, **kwargs)
         self.add_class("hm-menu")
 
-    def set_state(self, sync_data):  # what the browser sends: the name chosen, if it is still one of the names
+    def set_state(self, sync_data):  # a change of the model another front end sends (this one sends a message)
         offered = {key: value for key, value in sync_data.items() if key == "value"}
         if offered and offered["value"] not in self.options:
             offered["value"] = self.value  # chosen from the names before the last change: the echo shows the current

@@ -220,7 +220,7 @@ class Playground:
     def _use_undoably(self, kind, params, text, **names):
         """Take ``params`` and ``text`` for a reset or a load (``kind``), keeping what they replace for "undo reset" or
         "undo load" until the next change; one that changes nothing keeps what was kept before. None, or why not."""
-        changed = text != self.text or not _same_weights(params, self.params)
+        changed = text != self.text or not _same_model(params, self.params)
         before = (kind, self.params, self.text) if changed else self.undo.before  # or None: nothing to bring back
         if kind == "reset":  # every control too: the context, the Lg box, and no cell marked as changed
             self._use(text)
@@ -246,10 +246,10 @@ class Playground:
         if self.undo.before is None or self.undo.before[0] != kind:
             return say_in(self.status, message_html(_(UNDO_SAID[kind]["none"]), ok=True))
         _kind, params, text = self.undo.before
-        self._use(text)
+        if text != self.text:  # a load's undo keeps the context, and a refused one the learner typed since
+            self._use(text)
         self._last = None
         self._take(params, _(UNDO_SAID[kind]["undone"]))
-        self.undo.focus_back(kind)
 
     def _use(self, text):
         """Use the context ``text`` (one this playground has used before) and show it in its box, run by the
@@ -434,6 +434,12 @@ def _same_trace(before, after):
     if before is None or before.text != after.text or list(before) != list(after):
         return False
     return all(np.array_equal(before[name].values, after[name].values, equal_nan=True) for name in after)
+
+
+def _same_model(params, other):
+    """Whether two checked weights are one model as a playground shows it: the same arrays, heads and labels."""
+    same_heads = params.structure == other.structure  # n_head is not an array
+    return same_heads and params.labels == other.labels and _same_weights(params, other)
 
 
 def _same_weights(params, other):

@@ -15,9 +15,11 @@ import traitlets
 from ..arguments import number, text_of
 from ..display.labelled import fmt
 from ..i18n import _
-from .choice import Chosen
+from .choice import SENDER_JS, Chosen
 
-ESM = """
+ESM = (
+    SENDER_JS
+    + """
 function render({ model, el }) {
   const input = document.createElement("input");
   const readout = document.createElement("span");
@@ -33,15 +35,16 @@ function render({ model, el }) {
     input.title = model.get("label");
     readout.textContent = model.get("readout") ? model.get("valuetext") : "";
   };
-  // a message of its own, which keeps its place among the clicks (choice.Chosen)
-  input.addEventListener("change", () => model.send({ value: model.get("base") ** Number(input.value) }));
-  model.on("change", draw);
+  const chosen = sender(model, draw);  // choice.SENDER_JS
+  input.addEventListener("change", () => chosen.send(model.get("base") ** Number(input.value)));
+  model.on("change", () => { if (chosen.idle()) draw(); });
   draw();
   input.setAttribute("data-lm-suppress-shortcuts", "");  // on the input itself: all four arrows move it, no cell
   el.append(input, readout);
 }
 export default { render };
 """
+)
 CSS = """
 .hm-log-slider { display: flex; align-items: center; }
 .hm-log-slider input[type="range"] { width: 200px; margin: 0 8px; accent-color: #1f5fbf; }

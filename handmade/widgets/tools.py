@@ -1,7 +1,7 @@
 """The playground's tools: "break it" (change one weight by a rule) and saving and loading weights.
 
-Each is a row of widgets that acts on a playground through its public surface (``replace``,
-``params``, ``editors``, ``status``), so it works the same on any model.
+Each is a row of widgets that acts on a playground through what it offers its rows (``params``, ``editors``,
+``status``, ``_take`` and ``_load``, and ``undo``, its undo's buttons), so it works the same on any model.
 """
 
 import hashlib

@@ -29,10 +29,11 @@ class Undo:
         self.buttons = {}  # kind ("reset", "load") -> [(its undo button, the button the keyboard goes back to)]
 
     def add(self, kind, undo, back, press):
-        """``undo``, hidden until there is something to undo, calls ``press(kind)``; the keyboard then goes to ``back``."""
-        undo.layout.display = "none"
-        undo.on_click(lambda _button: press(kind))
+        """``undo``, shown while there is a ``kind`` to undo, calls ``press(kind)`` and then gives the keyboard to ``back``,
+        the button beside it (the undo goes, and the focus with it)."""
         self.buttons.setdefault(kind, []).append((undo, back))
+        undo.layout.display = None if self.before is not None and self.before[0] == kind else "none"
+        undo.on_click(lambda _button: (press(kind), give_focus(back)))
 
     def offer(self, before):
         """Keep ``before`` and show its kind's button alone, or (None) forget what was kept and hide them all."""
@@ -44,7 +45,3 @@ class Undo:
     def said(self, kind, before):
         """What a reset or a load (``kind``) says when it keeps ``before``: whether its undo is offered."""
         return UNDO_SAID[kind]["done_undoable" if before is not None and before[0] == kind else "done"]
-
-    def focus_back(self, kind):
-        for _undo, back in self.buttons.get(kind, ()):
-            give_focus(back)  # the button that had focus goes: the keyboard stays beside it

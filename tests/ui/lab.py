@@ -195,8 +195,12 @@ class NotebookPage:
     def keep_kernel_busy(self, seconds):
         """Start ``seconds`` of work in the notebook's kernel, as a learner's earlier action still at work would, and
         return once the kernel is at it, without waiting for the end (``kernel_busy`` says whether it still is)."""
-        self.page.evaluate(JS_KEEP_KERNEL_BUSY, seconds)
+        self.run_quietly(f"import time; time.sleep({seconds})")
         self.page.wait_for_function("() => " + JS_KERNEL_BUSY)
+
+    def run_quietly(self, code):
+        """Send ``code`` to the notebook's kernel to run, with no cell and no output, and return at once."""
+        self.page.evaluate(JS_RUN_QUIETLY, code)
 
     def kernel_busy(self):
         return self.page.evaluate("() => " + JS_KERNEL_BUSY)
@@ -267,9 +271,9 @@ JS_ALL_CELLS_RUN = """() => {
 }"""
 
 # (seconds): sleeps that long in the kernel, silently (no output, no execution count), without waiting for it
-JS_KEEP_KERNEL_BUSY = """(seconds) => {
+JS_RUN_QUIETLY = """(code) => {
   const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
-  kernel.requestExecute({code: `import time; time.sleep(${seconds})`, silent: true, store_history: false});
+  kernel.requestExecute({code, silent: true, store_history: false});
 }"""
 JS_KERNEL_BUSY = "window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status === 'busy'"
 

@@ -178,6 +178,13 @@ def test_a_refused_edit_is_announced_and_focus_stays_in_the_box(notebook):
 JS_FOCUSED = "(css) => document.activeElement !== null && document.activeElement.matches(css)"
 
 
+def save_as(nb, name):
+    """Save the first playground's weights as ``name``, from its tab of tools."""
+    nb.type_into(nb.page.locator(".hm-file-path input"), name)
+    nb.page.locator(".hm-file-save").click()
+    nb.wait_for_text("hm-status", "wrote the weights to")
+
+
 UNDONE = {
     "reset": (".hm-reset", ".hm-undo-reset", ".hm-bar"),
     "load": (".hm-file-load", ".hm-file-undo", ".hm-file-path"),
@@ -199,9 +206,7 @@ def test_an_undo_is_the_next_stop_after_its_button_and_gives_the_keyboard_back_t
     start, before = path.input_value(), nb.html("hm-view-accuracy")
     try:
         if kind == "load":  # the model as it is, saved, to load back
-            nb.type_into(path, "ui_test_undo_load.json")
-            page.locator(".hm-file-save").click()
-            nb.wait_for_text("hm-status", "wrote the weights to")
+            save_as(nb, "ui_test_undo_load.json")
         nb.tab("c_proj")
         nb.type_into(box, "0")
         nb.wait_for_change("hm-view-accuracy", before)

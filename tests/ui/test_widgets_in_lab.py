@@ -398,6 +398,25 @@ def test_a_file_name_typed_key_by_key_and_saved_at_once_is_the_name_saved_to(lab
         nb.type_into(path, start)
 
 
+# In the kernel: each choice of the first playground's row menu takes 0.4 s (as a large model's would), or no longer.
+SLOW_ROWS = """import time
+def _hm_walk(w):
+    yield w
+    for child in getattr(w, "children", ()):
+        yield from _hm_walk(child)
+_hm_rows = next(w for w in _hm_walk(playground.widget) if "hm-break-row" in w._dom_classes)
+def _hm_slow(change):
+    time.sleep(0.4)
+_hm_rows.observe(_hm_slow, names="value")"""
+NOT_SLOW = '_hm_rows.unobserve(_hm_slow, names="value")'
+# What a control shows, every 10 ms for 6 s, into window.hmSeen.
+JS_WATCH_VALUE = """(control) => {
+  window.hmSeen = [];
+  const watch = setInterval(() => window.hmSeen.push(control.value), 10);
+  setTimeout(() => clearInterval(watch), 6000);
+}"""
+
+
 @pytest.mark.floors
 def test_a_menu_changed_twice_while_the_kernel_is_busy_and_break_it_clicked_breaks_the_weight_the_menu_shows(notebook):
     """ipywidgets holds back a model's second change while its first is on the way to the kernel, but not a button's
@@ -406,18 +425,22 @@ def test_a_menu_changed_twice_while_the_kernel_is_busy_and_break_it_clicked_brea
     nb = notebook(PLAYGROUND)
     tab(nb, "break")
     rows = nb.page.locator(".hm-break-row select")
+    nb.run_quietly(SLOW_ROWS)
     try:
         nb.keep_kernel_busy(3)
         rows.select_option(index=1)
         rows.select_option(index=2)  # each a choice, as each arrow key on a closed menu is on Chrome for Linux
         shown = rows.input_value()
         assert nb.kernel_busy()  # what the test is about: chosen twice and clicked while the kernel is at other work
+        rows.evaluate(JS_WATCH_VALUE)  # and the menu never shows the first again while the kernel takes it
         before = nb.html("hm-status")
         nb.page.locator(".hm-break-go").click()
         nb.wait_for_change("hm-status", before)
         said = nb.text("hm-status")
         assert f"[{shown}, " in said and rows.input_value() == shown, said
+        assert nb.page.evaluate("() => [...new Set(window.hmSeen)]") == [shown]
     finally:
+        nb.run_quietly(NOT_SLOW)
         nb.page.locator(".hm-reset").click()  # the blog's model back for the tests after
         nb.wait_for_text("hm-view-accuracy", "(27 / 27)")
 
