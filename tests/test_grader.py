@@ -389,7 +389,7 @@ def test_a_margin_next_to_the_threshold_is_never_written_as_the_threshold(vote, 
     from 1, in its text and in a playground's summary, as the verdict does. Within rounding's reach of 1 (a
     billionth of the largest logit, 2 here: ``explain.margins_of``) a margin is 1, on every machine: it fails,
     and is written 1."""
-    from handmade.widgets.playground import TaskScore
+    from handmade.widgets.score import TaskScore
 
     model = reference("alternate")
     wpe = get(model, "wpe")

@@ -61,7 +61,7 @@ from handmade.display.trace import trace, weight_tables
 from handmade.display.views import prediction_html
 from handmade.display.window import TABLE_SIDE as SHOWN
 from handmade.training import AdamW, leaves
-from handmade.widgets.playground import TaskScore
+from handmade.widgets.score import TaskScore
 
 PACKAGE = Path(handmade.__file__).resolve().parent
 

@@ -608,7 +608,7 @@ def _reports(name):
     reference too (where an embedding may be the part named), and the widget's score line."""
     from handmade.course.grader import grade
     from handmade.display.views import score_html
-    from handmade.widgets.playground import TaskScore
+    from handmade.widgets.score import TaskScore
 
     models = {"blank": blank(name), "reference": reference(name), "scaled": _scaled_below_the_margin(name)}
     models |= {f"broken {i}": model for i, model in enumerate(_broken(name))}
@@ -646,7 +646,7 @@ def test_a_chinese_report_whose_predictions_are_all_right_says_the_margin_is_too
     """All predictions right, the margin below the threshold: the report, the graded cell's line and the
     widget say that the margin is too small, and where it is smallest; never that something went wrong."""
     from handmade.course.grader import graded
-    from handmade.widgets.playground import TaskScore
+    from handmade.widgets.score import TaskScore
 
     monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
     model = _scaled_below_the_margin(name)
