@@ -87,9 +87,20 @@ FIRST = (
 )
 
 
+OUTPUT_SECONDS = 60  # nbval's wait for each next message of a cell's output once the kernel has replied (its own: 5 s)
+
+
 def pytest_collection_modifyitems(items):
+    """The slowest files first (FIRST). nbval waits a fixed 5 s for each next message of a cell's output after the kernel
+    has replied to it; a playground's cell sends hundreds, and on a machine busy with browsers beside (CI) the wait
+    between two once ran past 5 s ("Timeout of 5 seconds exceeded waiting for output", notebook 18's task playground).
+    It waits OUTPUT_SECONDS here: a wait, not a check; every output is compared all the same."""
+
     def rank(item):
         path = item.nodeid.split("::")[0]
         return FIRST.index(path) if path in FIRST else len(FIRST)
 
     items.sort(key=rank)  # stable: the order within each file, and of the other files, is kept
+    for item in items:
+        if hasattr(item, "output_timeout"):  # an nbval cell
+            item.output_timeout = OUTPUT_SECONDS
