@@ -244,8 +244,18 @@ class NotebookPage:
         self._wait(css_class, "e.textContent.includes(value)", text, timeout)
 
     def _wait(self, css_class, condition, value, timeout):  # condition: JS over the element e and value
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
         script = f"([selector, value]) => {{ const e = document.querySelector(selector); return !!e && {condition}; }}"
-        self.page.wait_for_function(script, arg=[f".{css_class}", value], timeout=timeout)
+        try:
+            self.page.wait_for_function(script, arg=[f".{css_class}", value], timeout=timeout)
+        except PlaywrightTimeout as error:  # what it shows instead, for whoever reads the failure
+            found = self.page.evaluate(
+                "(s) => { const e = document.querySelector(s); return e && e.textContent; }", f".{css_class}"
+            )
+            raise AssertionError(
+                f"after {timeout} ms .{css_class} says {found!r}, waiting for {condition} with {value!r}"
+            ) from error
         # and until the kernel is idle again: the change that redrew this view may also update other
         # widgets (the grids, the Lg box), whose messages arrive before the kernel's "idle"
         self.page.wait_for_function(JS_KERNEL_IDLE, timeout=timeout)
