@@ -1811,7 +1811,7 @@ SURFACE_SKIPPED = {  # the public callables of the two packages not called blind
             "widgets.layout.what_each_stage_shows",
             "widgets.layout.Screen",
             "widgets.undo.Undo",
-            *[f"widgets.undo.Undo.{n}" for n in ("add", "offer", "said")],
+            *[f"widgets.undo.Undo.{n}" for n in ("add", "offer", "said", "offers")],
             "widgets.editors.Quiet",
             "widgets.marks.Marks",
         ],

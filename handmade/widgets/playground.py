@@ -142,7 +142,7 @@ class Playground:
             say_in(self.status, message_html(problem))
             return problem
         self._params = params
-        self.undo.offer(None)  # what a reset replaced is no longer one step back
+        self.undo.offer(None)  # what a reset or a load replaced is no longer one step back
         self._show(rendered)  # the views first, then the grids: a page that shows the new grids shows their effect
         tables = weight_tables(params)
         for name, editor in self.editors.items():
@@ -156,24 +156,29 @@ class Playground:
         """Every weight and every control back to where this playground started. What it replaced (the weights
         and the context) comes back with ``undo_reset``, until the next change: a click loses nothing, and a second
         click, which changes nothing, keeps what the first replaced."""
-        self._use_undoably("reset", self.original, self._start_text)
+        self._use_undoably("reset", self.original, self._start_text, first=self._controls_as_started)
+
+    def _controls_as_started(self):
+        """A reset's part beside the weights: the context and the Lg box as this playground started, no cell marked."""
+        self._use(self._start_text)
+        if self.strength is not None:
+            self.strength.set(self.strength_option.value)
+            self.strength.show("")  # what it said of the weights before is no longer so
+        self._last = None
 
     def _load(self, params, path):
         """The weights loaded from the file ``path``, in place of this playground's (the save row's "load weights").
         What they replaced comes back with ``undo_load``, until the next change: a design not saved is not lost."""
         return self._use_undoably("load", params, self.text, path=shown_path(path))
 
-    def _use_undoably(self, kind, params, text, **names):
-        """Take ``params`` and ``text`` for a reset or a load (``kind``), keeping what they replace for "undo reset" or
-        "undo load" until the next change; one that changes nothing keeps what was kept before. None, or why not."""
+    def _use_undoably(self, kind, params, text, first=None, **names):
+        """Take ``params`` (and ``text``, which ``first`` puts in use with the other controls) for a reset or a load
+        (``kind``), keeping what they replace for "undo reset" or "undo load" until the next change; one that changes
+        nothing keeps what was kept before. None, or why not."""
         changed = text != self.text or not _same_model(params, self.params)
         before = (kind, self.params, self.text) if changed else self.undo.before  # or None: nothing to bring back
-        if kind == "reset":  # every control too: the context, the Lg box, and no cell marked as changed
-            self._use(text)
-            if self.strength is not None:
-                self.strength.set(self.strength_option.value)
-                self.strength.show("")  # what it said of the weights before is no longer so
-            self._last = None
+        if first is not None:
+            first()
         problem = self._take(params, _(self.undo.said(kind, before)).format(**names))
         if problem is None:
             self.undo.offer(before)
@@ -189,7 +194,7 @@ class Playground:
         self._undo("load")
 
     def _undo(self, kind):
-        if self.undo.before is None or self.undo.before[0] != kind:
+        if not self.undo.offers(kind, self.undo.before):
             return say_in(self.status, message_html(_(UNDO_SAID[kind]["none"]), ok=True))
         _kind, params, text = self.undo.before
         if text != self.text:  # a load's undo keeps the context, and a refused one the learner typed since

@@ -107,9 +107,8 @@ class _SaveRow:
         buttons["replace"].on_click(lambda _button: self.save(replacing=True))
         buttons["keep"].on_click(lambda _button: self.keep())
         buttons["load"].on_click(lambda _button: self.load())
-        playground.undo.add(
-            "load", buttons["undo"], buttons["load"], playground._undo
-        )  # shown after a load, until the next change
+        # "undo load": shown after a load that changed the model, until the next change
+        playground.undo.add("load", buttons["undo"], buttons["load"], playground._undo)
         # the question right after the button that asked it: the next stop of the Tab key, where a screen reader
         # that heard the question (in the status line) looks for its answers
         self.row = W.HBox([self.path, buttons["save"], self.asking, buttons["load"], buttons["undo"]])

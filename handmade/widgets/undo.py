@@ -26,22 +26,26 @@ class Undo:
 
     def __init__(self):
         self.before = None
-        self.buttons = {}  # kind ("reset", "load") -> [(its undo button, the button the keyboard goes back to)]
+        self.buttons = {}  # kind ("reset", "load") -> [its undo buttons]
 
     def add(self, kind, undo, back, press):
         """``undo``, shown while there is a ``kind`` to undo, calls ``press(kind)`` and then gives the keyboard to ``back``,
         the button beside it (the undo goes, and the focus with it)."""
-        self.buttons.setdefault(kind, []).append((undo, back))
-        undo.layout.display = None if self.before is not None and self.before[0] == kind else "none"
+        self.buttons.setdefault(kind, []).append(undo)
+        undo.layout.display = None if self.offers(kind, self.before) else "none"
         undo.on_click(lambda _button: (press(kind), give_focus(back)))
 
     def offer(self, before):
         """Keep ``before`` and show its kind's button alone, or (None) forget what was kept and hide them all."""
         self.before = before
-        for kind, pairs in self.buttons.items():
-            for undo, _back in pairs:
-                undo.layout.display = None if before is not None and before[0] == kind else "none"
+        for kind, buttons in self.buttons.items():
+            for undo in buttons:
+                undo.layout.display = None if self.offers(kind, before) else "none"
 
     def said(self, kind, before):
         """What a reset or a load (``kind``) says when it keeps ``before``: whether its undo is offered."""
-        return UNDO_SAID[kind]["done_undoable" if before is not None and before[0] == kind else "done"]
+        return UNDO_SAID[kind]["done_undoable" if self.offers(kind, before) else "done"]
+
+    def offers(self, kind, before):
+        """Whether ``before`` is what a ``kind`` replaced, for its undo to bring back."""
+        return before is not None and before[0] == kind
