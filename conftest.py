@@ -5,8 +5,10 @@ Set here rather than in ``addopts`` so that ``pytest tests/test_model.py`` also 
 is not installed.
 """
 
+import faulthandler
 import functools
 import os
+import queue
 import shutil
 import tempfile
 from pathlib import Path
@@ -14,6 +16,7 @@ from pathlib import Path
 import pytest
 
 MADE = []  # the temporary folders this process made for progress files: removed when it ends
+STDERR = []  # this process's own stderr, kept before pytest captures it: where a hang and a silent kernel are told
 
 
 def _progress_folder():
@@ -24,6 +27,7 @@ def _progress_folder():
 def pytest_configure(config):
     # the learner's progress file: a temporary one, so that nothing a machine graded before shows
     os.environ["HANDMADE_DATA"] = _progress_folder()
+    STDERR.append(os.fdopen(os.dup(2), "w", encoding="utf-8"))  # pytest's capture is not on yet (nor is it here)
     if config.pluginmanager.hasplugin("nbval"):
         config.option.nbval = True
         config.option.nbval_current_env = True
@@ -31,6 +35,7 @@ def pytest_configure(config):
         import nbval.kernel
 
         nbval.kernel.start_new_kernel = started_again_if_it_died(nbval.kernel.start_new_kernel)
+        nbval.kernel.RunningKernel.get_message = asked_again_when_silent(nbval.kernel.RunningKernel.get_message)
     try:  # the tests that run a notebook as a learner's Run All or nbgrader runs it (nbclient), likewise
         import nbclient
     except ImportError:
@@ -62,6 +67,61 @@ def started_again_if_it_died(start_kernel):
     return start
 
 
+ASK_SECONDS = 5  # a kernel silent this long after its reply, while its cell's output is awaited, is asked for its info
+
+
+def asked_again_when_silent(get_message):
+    """nbval's ``get_message``, which, while it waits for a cell's output (after the kernel's reply), asks the kernel
+    for its info (``kernel_info``) each ASK_SECONDS it hears nothing, and says so on this process's stderr. Twice in
+    CI a task playground's cell (notebook 18, 677 messages) heard nothing more for 5 s, then 60 s, after its reply,
+    never here: the request makes the kernel send again, whatever held its messages back. Its own answers have another
+    parent, which nbval passes over; the outputs are compared all the same, and a kernel that stays silent still fails
+    at the end of the wait."""
+
+    @functools.wraps(get_message)
+    def get(kernel, stream, timeout=None):
+        if stream != "iopub" or timeout is None or timeout <= ASK_SECONDS:
+            return get_message(kernel, stream, timeout)
+        waited = 0
+        while True:
+            try:
+                message = get_message(kernel, stream, min(ASK_SECONDS, timeout - waited))
+            except queue.Empty:
+                waited += ASK_SECONDS
+                if waited >= timeout:
+                    raise
+                kernel.kc.kernel_info()
+                said(f"nbval: the kernel has said nothing for {waited} s while its output was awaited: asked it again")
+                continue
+            if waited:
+                said(f"nbval: the kernel spoke again after {waited} s ({message['msg_type']})")
+            return message
+
+    return get
+
+
+def said(line):
+    """A line on this process's own stderr, past pytest's capture (a worker's goes to the run's output)."""
+    if STDERR:
+        print(line, file=STDERR[0], flush=True)
+
+
+# A test, with the setting up and tearing down of its fixtures, that runs past this ends its process, every thread's
+# stack said first: a hang (CI once waited its whole 90 minutes on a tearing down) costs this much and shows where it is.
+# xdist reports the test as its worker's crash and goes on with another worker.
+ITEM_SECONDS = 1200  # past the browser tests' own bounds on each phase (tests/ui/conftest.py, 300 s each)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    if STDERR:
+        faulthandler.dump_traceback_later(ITEM_SECONDS, exit=True, file=STDERR[0])
+    try:
+        yield
+    finally:
+        faulthandler.cancel_dump_traceback_later()
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item):
     """Each notebook starts with an empty progress file of its own, before its kernel starts: what
@@ -74,6 +134,9 @@ def pytest_runtest_setup(item):
 def pytest_unconfigure(config):
     for folder in MADE:  # a run leaves no folder behind in the machine's temporary folder
         shutil.rmtree(folder, ignore_errors=True)
+    for stream in STDERR:
+        stream.close()
+    STDERR.clear()
 
 
 # The files that take longest (the website in Chromium, JupyterLab in Chromium, the hostile inputs),

@@ -379,8 +379,7 @@ def main(argv=None):
                 if _quiet.stops:  # however the command ended: an error's status, an exception on its way
                     _quiet.again()
             finally:
-                for number, handler in saved.items():
-                    signal.signal(number, handler)
+                _put_back(saved)
                 _quiet.stops.clear()
     except KeyboardInterrupt:  # here too while the handlers go back: the same line
         return _say(_("{prog}: interrupted").format(prog=PROG), INTERRUPTED)
@@ -408,17 +407,31 @@ class Terminated(BaseException):
 def _as_a_command(saved):
     """Ready the process for a command: Ctrl-C raises KeyboardInterrupt from here on (``handmade/__init__``
     quiets it before this) and SIGTERM raises Terminated, the handlers there were kept in ``saved``, by
-    signal, each as soon as it is replaced (a Ctrl-C may come right after); and output into a file or a
+    signal, each before it is replaced (a Ctrl-C may come right after); and output into a file or a
     pipe is UTF-8 on every platform (Windows' usual default, cp1252, has no '→' and no Chinese), a
     terminal keeping the encoding it declares, a character that cannot be written shown as an escape
     (\\udc80) rather than ending the command."""
     with contextlib.suppress(ValueError, OSError):  # not in the main thread: leave them as they are
         for number, handler in ((signal.SIGINT, signal.default_int_handler), (signal.SIGTERM, _terminated)):
-            saved[number] = signal.signal(number, handler)
+            saved[number] = signal.getsignal(number)  # kept before it is replaced: a Ctrl-C may come right after
+            signal.signal(number, handler)
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             with contextlib.suppress(ValueError, OSError):
                 stream.reconfigure(errors="backslashreplace", **({} if stream.isatty() else {"encoding": "utf-8"}))
+
+
+def _put_back(saved):
+    """The handlers kept in ``saved``, all put back: where signals can be held, a Ctrl-C or SIGTERM that comes
+    meanwhile waits until the last is back (then its handler there acts), so none is left as the command's."""
+    held = {signal.SIGINT, signal.SIGTERM} if hasattr(signal, "pthread_sigmask") and saved else set()
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, held) if held else None
+    try:
+        for number, handler in saved.items():
+            signal.signal(number, handler)
+    finally:
+        if held:
+            signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def _terminated(signum, frame):

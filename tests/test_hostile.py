@@ -1363,19 +1363,21 @@ def test_ctrl_c_at_any_import_of_the_start_up_is_one_line_and_ends_by_sigint(sit
 
 @pytest.mark.parametrize("after", range(4), ids=["SIGINT set", "SIGTERM set", "SIGINT put back", "SIGTERM put back"])
 def test_ctrl_c_as_the_command_puts_its_handlers_in_place_or_back_is_the_same_line(capsys, monkeypatch, after):
-    """In-process, deterministic: a Ctrl-C just after each of the command's own signal.signal calls,
-    where Python's handler would raise KeyboardInterrupt, outside the command's work."""
+    """In-process, deterministic: a real Ctrl-C (SIGINT sent to itself) just after each of the command's own
+    signal.signal calls, where Python's handler would raise KeyboardInterrupt, outside the command's work; while the
+    handlers go back it waits until they all are. Every handler there was is back after, SIGTERM's too."""
     from handmade.course import tasks
 
     for name in tasks.TASKS:  # their rules run already (as in a whole run): no handler of a rule's bounds below
         tasks.examples(name)
+    before = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
     real, calls = signal.signal, []
 
     def installing(number, handler):
         previous = real(number, handler)
         calls.append(number)
         if len(calls) == after + 1 and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-            raise KeyboardInterrupt
+            signal.raise_signal(signal.SIGINT)
         return previous
 
     monkeypatch.setattr(signal, "signal", installing)
@@ -1383,6 +1385,9 @@ def test_ctrl_c_as_the_command_puts_its_handlers_in_place_or_back_is_the_same_li
     monkeypatch.undo()
     assert status == cli.INTERRUPTED and capsys.readouterr().err == "python -m handmade: interrupted\n"
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # pytest's, put back
+    assert {
+        number: signal.getsignal(number) for number in before
+    } == before  # and SIGTERM's: none left as the command's
 
 
 SAVES = {  # a command that saves, and the events of its saves that a signal is sent at, in order

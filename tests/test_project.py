@@ -285,6 +285,82 @@ def test_a_kernel_start_that_fails_otherwise_is_not_tried_again():
     assert calls == [{"kernel_name": "k"}]
 
 
+class SilentKernel:
+    """nbval's kernel as ``asked_again_when_silent`` sees it, silent for its first ``silent`` waits (all, if None)."""
+
+    def __init__(self, silent):
+        self.silent, self.waits, self.asked = silent, [], 0
+        self.kc = self  # its client: what the wrapper asks
+
+    def get_message(self, stream, timeout=None):
+        import queue
+
+        self.waits.append((stream, timeout))
+        if self.silent is None or len(self.waits) <= self.silent:
+            raise queue.Empty
+        return {"msg_type": "status"}
+
+    def kernel_info(self):
+        self.asked += 1
+
+
+def test_a_kernel_silent_while_a_cells_output_is_awaited_is_asked_again_until_it_speaks_or_the_wait_ends():
+    import queue
+
+    conftest = root_conftest()
+    every = conftest.ASK_SECONDS
+    get = conftest.asked_again_when_silent(SilentKernel.get_message)
+    kernel = SilentKernel(silent=2)
+    assert get(kernel, "iopub", timeout=60) == {"msg_type": "status"}
+    assert (
+        kernel.waits == [("iopub", every)] * 3 and kernel.asked == 2
+    )  # asked after each silence, heard the third time
+    kernel = SilentKernel(silent=None)
+    with pytest.raises(queue.Empty):
+        get(kernel, stream="iopub", timeout=60)
+    assert sum(t for _s, t in kernel.waits) == 60 and kernel.asked == 60 // every - 1  # the whole wait, no longer
+    for stream, timeout in (("shell", 60), ("iopub", every), ("iopub", None)):  # the other waits: as nbval asked
+        kernel = SilentKernel(silent=None)
+        with pytest.raises(queue.Empty):
+            get(kernel, stream, timeout=timeout)
+        assert kernel.waits == [(stream, timeout)] and kernel.asked == 0
+
+
+HANGS = """import time
+import pytest
+
+
+@pytest.fixture(scope="session")
+def slow_to_end():
+    yield
+    time.sleep(60)  # a tearing down that hangs
+
+
+def test_passes(slow_to_end):
+    pass
+"""
+
+
+def test_a_test_whose_tearing_down_hangs_ends_its_process_with_every_stack_after_its_bound(tmp_path):
+    """conftest.py's bound on a whole test (ITEM_SECONDS, here 2 s): the stacks on stderr, the run ended, not waited."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    (tmp_path / "test_hangs.py").write_text(HANGS, encoding="utf-8")
+    (tmp_path / "shorter.py").write_text("import conftest\n\nconftest.ITEM_SECONDS = 2\n", encoding="utf-8")
+    plugins = ["-p", "conftest", "-p", "shorter", "-p", "no:cacheprovider"]  # conftest.py, shortened
+    command = [sys.executable, "-m", "pytest", *plugins, "-o", "addopts="]
+    started = time.monotonic()
+    run = subprocess.run(
+        [*command, "test_hangs.py"], cwd=tmp_path, capture_output=True, text=True, encoding="utf-8", timeout=50,
+        env={**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{tmp_path}"},
+    )  # fmt: skip
+    assert run.returncode != 0 and time.monotonic() - started < 40
+    assert "Timeout (0:00:02)!" in run.stderr and "in slow_to_end" in run.stderr, run.stderr[-2000:]
+
+
 # ---- the scripts beside the package use names it has -------------------------------------------
 
 

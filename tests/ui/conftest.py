@@ -12,8 +12,9 @@ import pytest
 from lab import Lab, NotebookPage, bounded, find_chromium, new_page, open_browser
 
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
-# a test's setting up (a notebook opened and run) and its run each stop with their name after this: some of
-# Playwright's calls (page.evaluate) wait as long as the page does not answer, which would hold the whole run
+# a test's setting up (a notebook opened and run), its run and its tearing down (the last test's closes the pages, the
+# browser and JupyterLab) each stop with their name after this: some of Playwright's calls (page.evaluate, page.close)
+# wait as long as the page does not answer, which would hold the whole run
 PHASE_SECONDS = 300
 
 
@@ -33,6 +34,12 @@ def pytest_runtest_setup(item):
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item):
     with bounded(PHASE_SECONDS, item.name):
+        yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item):
+    with bounded(PHASE_SECONDS, f"tearing down {item.name}"):
         yield
 
 
