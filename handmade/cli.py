@@ -379,7 +379,7 @@ def main(argv=None):
                 if _quiet.stops:  # however the command ended: an error's status, an exception on its way
                     _quiet.again()
             finally:
-                _put_back(saved)
+                _quiet.put_back(saved)
                 _quiet.stops.clear()
     except KeyboardInterrupt:  # here too while the handlers go back: the same line
         return _say(_("{prog}: interrupted").format(prog=PROG), INTERRUPTED)
@@ -419,19 +419,6 @@ def _as_a_command(saved):
         if hasattr(stream, "reconfigure"):
             with contextlib.suppress(ValueError, OSError):
                 stream.reconfigure(errors="backslashreplace", **({} if stream.isatty() else {"encoding": "utf-8"}))
-
-
-def _put_back(saved):
-    """The handlers kept in ``saved``, all put back: where signals can be held, a Ctrl-C or SIGTERM that comes
-    meanwhile waits until the last is back (then its handler there acts), so none is left as the command's."""
-    held = {signal.SIGINT, signal.SIGTERM} if hasattr(signal, "pthread_sigmask") and saved else set()
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, held) if held else None
-    try:
-        for number, handler in saved.items():
-            signal.signal(number, handler)
-    finally:
-        if held:
-            signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def _terminated(signum, frame):
