@@ -5,8 +5,7 @@ Python imports the package (``handmade/__init__``) before it runs ``handmade/__m
 is installed first thing there, before anything slow; ``handmade.cli.main`` replaces it with
 Python's own KeyboardInterrupt as soon as it can catch one. Installing it imports nothing: ``_signal``
 is the built-in that Python loads at start-up (``signal`` would import enum first), and the
-language of the line is looked up only when a signal comes. ``put_back`` puts back, at the command's end,
-the handlers it replaced.
+language of the line is looked up only when a signal comes.
 """
 
 import _signal
@@ -21,21 +20,6 @@ def again():
     """Deliver once more the SIGTERM noted last in ``stops``, not yet handled: its handler raises it here.
     Called only where ``stops`` holds one (the caller looks first): a command with none makes no call."""
     _signal.raise_signal(stops.pop())
-
-
-def put_back(saved):
-    """The handlers kept in ``saved`` ({signal: handler}), all put back: where signals can be held, a Ctrl-C or SIGTERM
-    that comes meanwhile waits until the last is back (then its handler there acts), so none is left as the command's."""
-    import signal  # the command line's already: nothing is loaded here
-
-    held = {signal.SIGINT, signal.SIGTERM} if hasattr(signal, "pthread_sigmask") and saved else set()
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, held) if held else None
-    try:
-        for number, handler in saved.items():
-            signal.signal(number, handler)
-    finally:
-        if held:
-            signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def quiet_interrupts():

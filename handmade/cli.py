@@ -379,7 +379,7 @@ def main(argv=None):
                 if _quiet.stops:  # however the command ended: an error's status, an exception on its way
                     _quiet.again()
             finally:
-                _quiet.put_back(saved)
+                _put_back(saved)
                 _quiet.stops.clear()
     except KeyboardInterrupt:  # here too while the handlers go back: the same line
         return _say(_("{prog}: interrupted").format(prog=PROG), INTERRUPTED)
@@ -421,6 +421,19 @@ def _as_a_command(saved):
                 stream.reconfigure(errors="backslashreplace", **({} if stream.isatty() else {"encoding": "utf-8"}))
 
 
+def _put_back(saved):
+    """The handlers kept in ``saved``, put back with SIGINT and SIGTERM held where they can be: one that comes
+    meanwhile acts once the last is back, by the handler put back, so none is left as the command's."""
+    held = hasattr(signal, "pthread_sigmask")  # not on Windows
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM}) if held else None
+    try:
+        for number, handler in saved.items():
+            signal.signal(number, handler)
+    finally:
+        if held:
+            signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
 def _terminated(signum, frame):
     _quiet.stops.append(signum)  # a C call that drops what this raises (compiling a module) does not end it: again()
     raise Terminated
@@ -438,10 +451,9 @@ def _argparse_speaks():
 
 
 def _write(output, status):
-    """Print ``output`` (None: only flush what is printed) and return ``status``: PIPE_CLOSED, quietly,
-    when the reader went away (BAD_INPUT still, whose line is on stderr: a script learns of the bad input);
-    CANNOT_WRITE, in one line, when the output could not be written (or there is no standard output at all:
-    started with it closed, ``>&-``)."""
+    """Print ``output`` (None: only flush what is printed) and return ``status``: PIPE_CLOSED, quietly, when the
+    reader went away (BAD_INPUT still, whose line is on stderr: a script learns of the bad input); CANNOT_WRITE, in
+    one line, when the output could not be written (or there is no stdout at all: started with it closed, ``>&-``)."""
     try:
         if sys.stdout is None:
             raise OSError(_("the standard output is closed"))
@@ -459,8 +471,7 @@ def _write(output, status):
 
 
 def _to_nowhere(stream):
-    """Send what is left in ``stream``'s buffer to the null device, so that the interpreter's last
-    flush cannot fail again (and print a traceback of its own)."""
+    """What is left in ``stream``'s buffer, sent to the null device: the interpreter's last flush cannot fail again."""
     with contextlib.suppress(AttributeError, ValueError, OSError):
         os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
 
@@ -472,8 +483,7 @@ JSON_ESCAPED = {code: f"\\u{code:04x}" for code in range(0x7F, 0xA0)}  # what js
 
 
 def _say(line, status):
-    """Write one line on stderr, clipped; return ``status``. A stderr that cannot be written (or that
-    is closed) is left."""
+    """Write one line on stderr, clipped; return ``status``. A stderr that cannot be written (or is closed) is left."""
     if sys.stderr is None:
         return status
     try:
@@ -485,7 +495,6 @@ def _say(line, status):
 
 
 def _fail(sentence, error):
-    """Bad input: one line on stderr, with the error's own sentence whole (the library keeps it within
-    MAX_MESSAGE) or, from elsewhere, cut short where it is long."""
+    """Bad input: one line on stderr, the error's sentence whole (the library's: within MAX_MESSAGE) or clipped."""
     shown = clip(error, MAX_MESSAGE)
     return _say(sentence.format(prog=PROG, error=shown, path=shown_path(getattr(error, "path", ""))), BAD_INPUT)
