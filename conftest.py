@@ -73,10 +73,10 @@ ASK_SECONDS = 5  # a kernel silent this long after its reply, while its cell's o
 def asked_again_when_silent(get_message):
     """nbval's ``get_message``, which, while it waits for a cell's output (after the kernel's reply), asks the kernel
     for its info (``kernel_info``) each ASK_SECONDS it hears nothing, and says so on this process's stderr. Twice in
-    CI a task playground's cell (notebook 18, 677 messages) heard nothing more for 5 s, then 60 s, after its reply,
-    never here (the cause is not known): the request gives the kernel something to send, and what is said tells
-    whether it spoke again. Its own answers have another parent, which nbval passes over; the outputs are compared
-    all the same, and a kernel that stays silent still fails at the end of the wait."""
+    the whole suite's run a task playground's cell (notebook 18, 677 messages) heard nothing more for 5 s, then 60 s,
+    after its reply, never with its notebook alone (the cause is not known): the request gives the kernel something to
+    send, and what is said tells whether it spoke again. Its own answers have another parent, which nbval passes
+    over; the outputs are compared all the same, and a kernel that stays silent still fails at the end of the wait."""
 
     @functools.wraps(get_message)
     def get(kernel, stream, timeout=None):
