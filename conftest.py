@@ -107,8 +107,8 @@ def said(line):
 
 
 # A test, with the setting up and tearing down of its fixtures, that runs past this ends its process, every thread's
-# stack said first: a hang (CI once waited its whole 90 minutes on a tearing down) costs this much and shows where it is.
-# xdist reports the test as its worker's crash and goes on with another worker.
+# stack said first: a hang (CI once waited its whole 90 minutes on a tearing down) costs this much and shows where
+# it is. xdist reports the test as its worker's crash and goes on with another worker.
 ITEM_SECONDS = 1200  # past the browser tests' own bounds on each phase (tests/ui/conftest.py, 300 s each)
 
 
@@ -154,10 +154,11 @@ OUTPUT_SECONDS = 60  # nbval's wait for each next message of a cell's output onc
 
 
 def pytest_collection_modifyitems(items):
-    """The slowest files first (FIRST). nbval waits a fixed 5 s for each next message of a cell's output after the kernel
-    has replied to it; a playground's cell sends hundreds, and on a machine busy with browsers beside (CI) the wait
-    between two once ran past 5 s ("Timeout of 5 seconds exceeded waiting for output", notebook 18's task playground).
-    It waits OUTPUT_SECONDS here: a wait, not a check; every output is compared all the same."""
+    """The slowest files first (FIRST). nbval waits a fixed 5 s for each next message of a cell's output after the
+    kernel has replied to it; a playground's cell sends hundreds, and in the whole suite's run the wait between two
+    once ran past 5 s ("Timeout of 5 seconds exceeded waiting for output", notebook 18's task playground). It waits
+    OUTPUT_SECONDS here, asking a silent kernel again (``asked_again_when_silent``: once 60 s ran out too): a wait,
+    not a check; every output is compared all the same."""
 
     def rank(item):
         path = item.nodeid.split("::")[0]

@@ -1385,9 +1385,8 @@ def test_ctrl_c_as_the_command_puts_its_handlers_in_place_or_back_is_the_same_li
     monkeypatch.undo()
     assert status == cli.INTERRUPTED and capsys.readouterr().err == "python -m handmade: interrupted\n"
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # pytest's, put back
-    assert {
-        number: signal.getsignal(number) for number in before
-    } == before  # and SIGTERM's: none left as the command's
+    # and SIGTERM's: none left as the command's
+    assert {number: signal.getsignal(number) for number in before} == before
 
 
 SAVES = {  # a command that saves, and the events of its saves that a signal is sent at, in order

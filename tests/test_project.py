@@ -312,13 +312,13 @@ def test_a_kernel_silent_while_a_cells_output_is_awaited_is_asked_again_until_it
     get = conftest.asked_again_when_silent(SilentKernel.get_message)
     kernel = SilentKernel(silent=2)
     assert get(kernel, "iopub", timeout=60) == {"msg_type": "status"}
-    assert (
-        kernel.waits == [("iopub", every)] * 3 and kernel.asked == 2
-    )  # asked after each silence, heard the third time
+    # asked after each silence, heard the third time
+    assert kernel.waits == [("iopub", every)] * 3 and kernel.asked == 2
     kernel = SilentKernel(silent=None)
     with pytest.raises(queue.Empty):
         get(kernel, stream="iopub", timeout=60)
-    assert sum(t for _s, t in kernel.waits) == 60 and kernel.asked == 60 // every - 1  # the whole wait, no longer
+    # the whole wait, no longer
+    assert sum(t for _s, t in kernel.waits) == 60 and kernel.asked == 60 // every - 1
     for stream, timeout in (("shell", 60), ("iopub", every), ("iopub", None)):  # the other waits: as nbval asked
         kernel = SilentKernel(silent=None)
         with pytest.raises(queue.Empty):
