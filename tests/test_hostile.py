@@ -1825,6 +1825,7 @@ SURFACE_SKIPPED = {  # the public callables of the two packages not called blind
         [f"widgets.editors.{n}" for n in ("message_html", "css", "say_in", "marked")] + ["widgets.marks.give_focus"],
         "the widgets' markup for the package's own sentences, where it is put, and where the keyboard goes next",
     ),
+    "widgets.choice.in_order": "where the kernel handles a control's messages, given the package's own controls as they are made",
     "widgets.editors.css_class": "a check whose second argument is its caller's argument's name (a Grid's, an option's name: tried through them)",
     **dict.fromkeys(
         [f"widgets.tools.{n}" for n in ("break_control", "save_control", "reveal_control")],
@@ -2106,13 +2107,14 @@ def controls(widget):
     from ipywidgets import Button, FloatText, Text, ToggleButton
 
     from handmade.widgets.slider import LogSlider
+    from handmade.widgets.textbox import TextBox
 
     found = {f"grid {name}": editor.boxes[0][0] for name, editor in getattr(widget, "editors", {}).items()}
     strength = getattr(widget, "strength", None)  # beside its stage's grids: built with them, like a grid
     for control in [*_walk(widget.widget), *([strength.box, strength.slider] if strength is not None else [])]:
         classes = getattr(control, "_dom_classes", ())
         named = [c for c in classes if c.startswith("hm-") and not c.startswith(("hm-cell", "hm-quiet-label"))]
-        if isinstance(control, (Text, FloatText, LogSlider, Button, ToggleButton)) and named:
+        if isinstance(control, (Text, TextBox, FloatText, LogSlider, Button, ToggleButton)) and named:
             found[named[0]] = control
     return found
 
@@ -2122,8 +2124,9 @@ def _values(control):
     from ipywidgets import FloatText, Text
 
     from handmade.widgets.slider import LogSlider
+    from handmade.widgets.textbox import TextBox
 
-    return TYPED if isinstance(control, Text) else NUMBERS if isinstance(control, FloatText) else (
+    return TYPED if isinstance(control, (Text, TextBox)) else NUMBERS if isinstance(control, FloatText) else (
         SLID if isinstance(control, LogSlider) else None)  # fmt: skip
 
 

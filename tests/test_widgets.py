@@ -23,7 +23,9 @@ from handmade.widgets import Playground, ProductExplorer, SoftmaxExplorer, blog_
 from handmade.widgets.blog import with_lg
 from handmade.widgets.choice import Chosen, Menu
 from handmade.widgets.editors import QUIET_LABEL
+from handmade.widgets.marks import Marks
 from handmade.widgets.slider import LogSlider
+from handmade.widgets.textbox import TextBox
 
 
 def type_into(playground, name, i, j, text):
@@ -786,7 +788,7 @@ def test_break_it_says_the_weight_it_made_with_every_digit():
 
 
 def browser_sends(widget, value):
-    """What the browser sends when a person chooses ``value`` in a menu, the radio buttons or the Lg slider: a message
+    """What the browser sends when a person chooses ``value`` in a menu, the radio buttons or the Lg slider, or types it into a box: a message
     of its own (``model.send``), which the kernel takes in its turn among the buttons' clicks."""
     widget._handle_custom_msg({"value": value}, [])
 
@@ -803,12 +805,56 @@ def test_no_control_sends_a_choice_as_a_change_of_its_model_which_ipywidgets_wou
     arrowed twice while the kernel was busy, and "break it" clicked, broke the weight of the first choice. Every control
     of the package's own sends what a person chooses as a message (``Chosen``), which keeps its place among the clicks."""
     controls = {cls for cls in _anywidgets() if "addEventListener" in getattr(cls, "_esm", "")}  # not Marks
-    assert {cls.__name__ for cls in controls} >= {"Menu", "Choice", "LogSlider"}
+    assert {cls.__name__ for cls in controls} >= {"Menu", "Choice", "LogSlider", "TextBox"}
     sent = [cls for cls in controls if "save_changes" not in cls._esm and "sender(model" in cls._esm]
     assert {cls.__name__ for cls in controls if cls not in sent or not issubclass(cls, Chosen)} == set()
+    # and each puts on its view the classes the kernel sets after it is drawn, which anywidget leaves off (a red edge)
+    assert {cls.__name__ for cls in controls if "keepClasses(model, el);" not in cls._esm} == set()
 
 
-@pytest.mark.parametrize("control", ["menu", "radio buttons", "slider"])
+def _every_widget(widget):
+    """``widget`` and every widget in its tree, with the tabs' grids built."""
+    if isinstance(widget, W.Tab):
+        for k in range(len(widget.children)):
+            widget.selected_index = k  # a tab's grids are built when it is first shown
+        widget.selected_index = 0
+    return [widget] + [w for child in getattr(widget, "children", ()) for w in _every_widget(child)]
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        blog_playground,
+        lambda: Playground(task="induction"),
+        lambda: ProductExplorer(np.arange(1, 9).reshape(2, 4), np.arange(1, 13).reshape(4, 3)),
+        lambda: SoftmaxExplorer([1.0, 2.0, 3.0]),
+    ],
+    ids=["blog", "induction", "product", "softmax"],
+)
+def test_every_control_has_its_messages_handled_in_the_kernels_main_thread_in_the_order_sent(monkeypatch, make):
+    """ipykernel 7.4 sends a widget's message to the thread from which the widget last sent one, not to the one the
+    browser asked for: a grid's box redrawn while the widgets' subshell handled a message went there, the save button to
+    the main thread, and a click ran beside a slow edit and before the edit typed after it. Every control a person can
+    operate (all but the boxes that lay out and the text that shows) is routed to the main thread, wherever it sent
+    from; made with the kernel's own comms, as in a notebook."""
+    import comm
+    from ipykernel.comm.comm import BaseComm  # what ipykernel's create_comm makes
+
+    monkeypatch.setattr(comm, "create_comm", BaseComm)
+    made = make()
+    every = _every_widget(made.widget)
+    shows = (W.HTML, W.HTMLMath, W.Label, W.Output, Marks)
+    controls = [w for w in every if not isinstance(w, shows) and (isinstance(w, W.Tab) or not isinstance(w, W.Box))]
+    assert len(controls) >= 2
+    for control in controls:
+        control.comm._reply_subshell_id = "the widgets' subshell"  # it last sent from there
+        assert control.comm._reply_subshell_for({}, "the widgets' subshell") is None, control
+    stock = W.Button(description="made elsewhere")  # what the kernel does with a widget the package did not make
+    stock.comm._reply_subshell_id = "the widgets' subshell"
+    assert stock.comm._reply_subshell_for({}, None) == "the widgets' subshell"
+
+
+@pytest.mark.parametrize("control", ["menu", "radio buttons", "slider", "text box"])
 def test_a_choice_sent_by_the_browser_is_used_or_refused_and_answered_once_after_the_change_it_made(
     monkeypatch, control
 ):
@@ -819,6 +865,7 @@ def test_a_choice_sent_by_the_browser_is_used_or_refused_and_answered_once_after
         "menu": (_find(p.widget, "hm-break-row"), "Tb", "no such row", lambda: p.status.value),
         "radio buttons": (explorer.row, 1, 7, lambda: explorer.view.value),
         "slider": (p.strength.slider, 2.0**3, "three", lambda: p.editors["c_proj.w"].boxes[7][6].value),
+        "text box": (p.editors["c_proj.w"].boxes[7][6], "3", 3, lambda: p.editors["c_proj.w"].values[7, 6]),
     }[control]
     answers, before = [], used()
     monkeypatch.setattr(widget, "send", lambda content, buffers=None: answers.append((content, widget.value)))
@@ -833,7 +880,7 @@ def test_a_choice_sent_by_the_browser_is_used_or_refused_and_answered_once_after
         assert widget.value == chosen and answers[-1] == ({"answered": True}, chosen)
     widget._handle_custom_msg("not a choice", [])  # anywidget's own messages are not choices: no answer
     assert len(answers) == 3
-    another = {"menu": "Ta", "radio buttons": 0, "slider": 2.0**2}[control]
+    another = {"menu": "Ta", "radio buttons": 0, "slider": 2.0**2, "text box": "4"}[control]
     widget.observe(lambda change: 1 / 0, names="value")  # an observer's failure is its own, and logged
     browser_sends(widget, another)
     assert answers[-1] == ({"answered": True}, another) and len(answers) == 4
@@ -912,7 +959,7 @@ def _controls(widget):
         for k in range(len(widget.children)):
             widget.selected_index = k  # a tab's grids are built when it is first shown
         widget.selected_index = 0
-    kinds = (W.Text, W.Textarea, W.FloatText, Menu, W.Button, W.ToggleButton, LogSlider)
+    kinds = (W.Text, W.Textarea, W.FloatText, TextBox, Menu, W.Dropdown, W.Button, W.ToggleButton, LogSlider)
     found = [widget] if isinstance(widget, kinds) else []
     for child in getattr(widget, "children", ()):
         found += _controls(child)
@@ -940,14 +987,17 @@ def test_every_control_of_a_playground_has_a_name(make):
     [blog_playground, lambda: Playground(task="induction"), SoftmaxExplorer],
     ids=["blog", "induction", "softmax explorer"],
 )
-def test_every_text_box_sends_what_was_typed_once_when_left_not_key_by_key(make):
-    """ipywidgets holds back a box's later keys while its first is on the way to the kernel, but not a button's
-    click, which goes at once: a box that sent each key could have "save weights" read a file name cut short
-    (tests/ui: a name typed fast and saved at once). Every box sends what was typed when it is left or on Enter."""
+def test_every_text_box_sends_what_was_typed_once_when_left_as_a_message_of_its_own(make):
+    """ipywidgets holds back a model's later changes while one is on its way to the kernel, but not a button's click:
+    a stock box that sent each key could have "save weights" read a file name cut short (tests/ui: a name typed fast
+    and saved at once), and one edited twice while the kernel was busy had the click use the first edit. Every box
+    is a TextBox: what was typed goes when the box is left or on Enter, as a message of its own, never key by key."""
     made = make()
-    boxes = [c for c in _controls(made.widget) if isinstance(c, (W.Text, W.Textarea, W.FloatText))]
-    assert boxes
-    assert [box.description for box in boxes if box.continuous_update] == []
+    controls = _controls(made.widget)
+    assert [c for c in controls if isinstance(c, (W.Text, W.Textarea, W.FloatText, W.Dropdown))] == []
+    assert [c for c in controls if isinstance(c, TextBox)]
+    listens = set(re.findall(r'addEventListener\("(\w+)"', TextBox._esm))
+    assert listens == {"change", "keydown"} and 'event.key === "Enter"' in TextBox._esm  # not "input": key by key
 
 
 def test_a_refusal_is_an_alert_and_other_news_a_status():

@@ -26,6 +26,7 @@ from ..i18n import _
 # A person's choice goes to the kernel as a message of its own (Chosen), which keeps its place among the buttons'
 # clicks, and the kernel answers each. Until it has answered the last, what it sends back of the earlier ones is not
 # shown: the control keeps what the person chose, and an arrow key moves on from it. Then ``show`` shows the one in use.
+# Each control keeps its classes too (keepClasses).
 SENDER_JS = """
 function sender(model, show) {
   let pending = 0;
@@ -36,6 +37,16 @@ function sender(model, show) {
     }
   });
   return { send: (value) => { pending += 1; model.send({ value }); }, idle: () => pending === 0 };
+}
+// anywidget puts a view's classes (add_class) on it once, when it is drawn: the ones set in the kernel later, a
+// refusal's red edge among them, are put on here
+function keepClasses(model, el) {
+  let classes = model.get("_dom_classes");
+  model.on("change:_dom_classes", () => {
+    el.classList.remove(...classes);
+    classes = model.get("_dom_classes");
+    el.classList.add(...classes);
+  });
 }
 """
 RADIOS_ESM = (
@@ -63,6 +74,7 @@ function render({ model, el }) {
     check();
   };
   const chosen = sender(model, check);
+  keepClasses(model, el);
   model.on("change:value", () => { if (chosen.idle()) check(); });  // the same radio buttons: focus stays
   model.on("change:options", draw);
   model.on("change:label", draw);
@@ -80,6 +92,24 @@ RADIOS_CSS = """
 """
 
 
+def in_order(widget):
+    """``widget``, each message of which the kernel now handles in its main thread, after those that came before it.
+
+    ipykernel 7.4 sends a widget's message to the thread from which that widget last sent one (``_reply_subshell_for``),
+    not to the one JupyterLab asked for: a box that was redrawn while a message of the widgets' subshell was handled
+    went to that subshell, a button made by the notebook's cell to the main thread, and the click ran beside the box's
+    slow edit, before the edit typed after it. Each control of the package is made here, so every one of its messages
+    goes to the main thread, in the order sent, as in ipykernel 6. A kernel that routes no other way is left as it is.
+    """
+    if hasattr(widget.comm, "_reply_subshell_for"):
+        widget.comm._reply_subshell_for = _main_thread
+    return widget
+
+
+def _main_thread(_data, _asked):
+    return None  # the main thread's subshell id
+
+
 class Chosen(anywidget.AnyWidget):
     """An anywidget whose ``value`` the browser sends as a message of its own (``model.send``, ``SENDER_JS``), not as a
     change of the model: ipywidgets holds a model's later changes back while one is on its way to the kernel, but no
@@ -89,6 +119,7 @@ class Chosen(anywidget.AnyWidget):
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
+        in_order(self)
         self.on_msg(self._chosen)
 
     def _chosen(self, _widget, content, _buffers):
@@ -147,6 +178,7 @@ function render({ model, el }) {
     select.value = model.get("value");
   };
   const chosen = sender(model, () => { select.value = model.get("value"); });
+  keepClasses(model, el);
   select.addEventListener("change", () => chosen.send(select.value));
   model.on("change:value", () => { if (chosen.idle()) select.value = model.get("value"); });  // focus stays
   model.on("change:options", draw);

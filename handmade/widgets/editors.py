@@ -19,6 +19,7 @@ from ..files import rounds_to_zero
 from ..i18n import _, tag
 from .marks import QUIET_LABEL, REFUSED, RINGED, Marks
 from .slider import LogSlider
+from .textbox import TextBox
 
 CELL = "46px"
 CELL_WIDTHS = (46, 8, 12)  # px: a grid box's least width, per character of its text (a wide one: two), padding
@@ -28,7 +29,7 @@ SPLIT = "2px solid #555"  # the line between two heads (a matrix's col_splits), 
 SPLIT_ROOM = 4  # px: that line and the gap after it, added to a box's width
 MESSAGE_WIDTH = 360  # px: the least a grid's message may take, a sentence in two or three lines
 MAX_BOXES = 512  # boxes in a part's grid (a bias under it adds a row): 16 x 32, built in 0.8 s (1.5 ms a box)
-NARROW = {"description_width": "initial"}  # a widget's label takes only the room it needs
+NARROW = "initial"  # a box's label (its description_width) takes only the room it needs
 
 
 def _ringed(box):
@@ -198,9 +199,8 @@ class MatrixEditor:
         )
 
     def _box(self, i, j):
-        box = W.Text(
+        box = TextBox(
             value=exact(self.values[i, j]),
-            continuous_update=False,
             description=self.box_name(i, j),  # its label, for a screen reader only (see QUIET_LABEL)
             placeholder="",  # not ipywidgets' zero-width space, which a checker would take for a name
             layout=W.Layout(width=self._box_width(j, exact(self.values[i, j])), height="24px", margin="0"),
@@ -323,9 +323,9 @@ class NumberControl:
         )
         self.value, self._quiet, self._forgotten = number(value, "value", -LARGEST, LARGEST), False, False
         self.label = label
-        self.box = W.Text(
-            value=exact(self.value), description=label, continuous_update=False,
-            placeholder=_("a number"), layout=W.Layout(width=self._box_width(exact(self.value))), style=NARROW,
+        self.box = TextBox(
+            value=exact(self.value), description=label, placeholder=_("a number"), description_width=NARROW,
+            layout=W.Layout(width=self._box_width(exact(self.value))),
         )  # fmt: skip
         self.box.tooltip = tooltip
         self.slider = LogSlider(

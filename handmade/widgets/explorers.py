@@ -14,6 +14,7 @@ from ..i18n import _
 from .choice import Choice
 from .editors import NotANumber, Quiet, Unusable, marked, message_html, typed_number
 from .slider import LogSlider
+from .textbox import TextBox
 
 
 class ProductExplorer:
@@ -57,7 +58,7 @@ class SoftmaxExplorer:
         self.row = real_array(row, "row", 1, self.MAX_NUMBERS)
         self._scale = number(scale, "scale", self.LOWEST, self.HIGHEST)
         scaled(self.row, self._scale, _("row"))  # the box's name, in the learner's language
-        self.text = W.Text(value=_as_typed(self.row), description=_("row"), continuous_update=False, placeholder="")
+        self.text = TextBox(value=_as_typed(self.row), description=_("row"))
         self.scale = LogSlider(value=self._scale, base=10, min=-2, max=3, step=0.05, label=_("scale"), readout=True)
         self.message, self.view = W.HTML(), W.HTML(layout=W.Layout(max_width="100%"))  # never wider than the page
         self._quiet, self._in_use = False, True  # whether the box's text is the row in use

@@ -15,8 +15,10 @@ import ipywidgets as W
 from ..display.labelled import width as text_width
 from ..display.views import view_names
 from ..i18n import _
+from .choice import in_order
 from .editors import NARROW, Quiet, css
 from .marks import LIVE
+from .textbox import TextBox
 
 STYLE = """<style>
 .hm-playground .hm-grid .widget-text {height: 22px; margin: 0; width: 46px}
@@ -48,7 +50,7 @@ class Screen:
     summary: dict  # "prediction", "accuracy" -> W.HTML
     outcomes: dict  # "predictions", "completion" -> W.HTML, when shown
     status: W.HTML  # what the last action did
-    text_box: W.Text | None  # the context, when it can be typed
+    text_box: TextBox | None  # the context, when it can be typed
     text_message: W.HTML  # why a context was refused
 
 
@@ -96,14 +98,7 @@ def _heading(p):
 
 
 def _context_box(p):
-    box = W.Text(
-        value=p.text,
-        description=_("context"),
-        continuous_update=False,
-        layout=W.Layout(width="200px"),
-        style=NARROW,
-        placeholder="",  # not ipywidgets' zero-width space, which a screen reader may say
-    )
+    box = TextBox(value=p.text, description=_("context"), description_width=NARROW, layout=W.Layout(width="200px"))
     box.add_class("hm-context")
     box.observe(lambda change: p._use_text(change["new"]), names="value")
     return box
@@ -119,14 +114,14 @@ def _bar(p, screen):
             tooltip=_("back to the weights and controls this playground started with"),
             layout=W.Layout(width="70px"),
         )
-        reset.add_class("hm-reset")
+        in_order(reset).add_class("hm-reset")
         reset.on_click(lambda _button: p.reset())
         undo = W.Button(
             description=_("undo reset"),
             tooltip=_("back to the weights and the context from before the reset"),
             layout=W.Layout(width="auto"),
         )
-        undo.add_class("hm-undo-reset")
+        in_order(undo).add_class("hm-undo-reset")
         p.undo.add("reset", undo, reset, p._undo)  # shown by a reset that changed something, until the next change
         first += [reset, undo]
     first.append(screen.summary["prediction"])
@@ -157,7 +152,7 @@ def _stages(p, screen):
     if tools is not None:
         boxes.append(tools)
         titles.append(tools_title)
-    tabs = W.Tab(boxes, titles=titles, layout=W.Layout(max_width="100%"))
+    tabs = in_order(W.Tab(boxes, titles=titles, layout=W.Layout(max_width="100%")))
     tabs.add_class("hm-stages")
     tabs.observe(lambda change: _open(builders, change["new"]), names="selected_index")
     _open(builders, 0)

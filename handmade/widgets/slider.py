@@ -36,6 +36,7 @@ function render({ model, el }) {
     readout.textContent = model.get("readout") ? model.get("valuetext") : "";
   };
   const chosen = sender(model, draw);  // choice.SENDER_JS
+  keepClasses(model, el);
   input.addEventListener("change", () => chosen.send(model.get("base") ** Number(input.value)));
   model.on("change", () => { if (chosen.idle()) draw(); });
   draw();

@@ -14,9 +14,10 @@ from .. import parts as P
 from ..arguments import exact, shown_path
 from ..files import read_bounded
 from ..i18n import N_, _
-from .choice import Menu
+from .choice import Menu, in_order
 from .editors import NARROW, message_html, say_in
 from .marks import give_focus
+from .textbox import TextBox
 
 ACTIONS = {N_("set to 0"): lambda x: 0.0, N_("flip sign"): lambda x: -x, N_("add 1"): lambda x: x + 1}
 
@@ -36,7 +37,7 @@ def break_control(playground, at=None):
     labels = {_(name): action for name, action in ACTIONS.items()}
     # the action's names say what it is: its label is for a screen reader alone
     action = Menu(list(labels), label=_("what to do to it"), quiet=True)
-    go = W.Button(description=_("break it"), button_style="warning", layout=W.Layout(width="90px"))
+    go = in_order(W.Button(description=_("break it"), button_style="warning", layout=W.Layout(width="90px")))
     for widget, name in ((which, "matrix"), (rows, "row"), (cols, "col"), (action, "action"), (go, "go")):
         widget.add_class(f"hm-break-{name}")
 
@@ -79,15 +80,10 @@ class _SaveRow:
     def __init__(self, playground, save_path):
         self.p, self.known = playground, {}  # file name -> digest of the bytes last saved there or loaded
         self.asked = None  # the file name the question (replace it / keep it) is about
-        # sent when the box is left (or Enter pressed), not key by key: ipywidgets holds a box's later updates back
-        # while its first is on the way, but not a button's click, which read a name cut short. Leaving the box comes
-        # before the click; a second edit of the box while the kernel is busy with the first is still held back
-        self.path = W.Text(
-            value=str(save_path),
-            description=_("file"),
-            continuous_update=False,
-            layout=W.Layout(width="260px"),
-            style=NARROW,
+        # sent when the box is left (or Enter pressed), not key by key, as a message of its own (TextBox), which keeps
+        # its place before a click made after it: the click reads the name as typed, however busy the kernel is
+        self.path = TextBox(
+            value=str(save_path), description=_("file"), description_width=NARROW, layout=W.Layout(width="260px")
         )
         self.buttons = buttons = {
             "save": W.Button(description=_("save weights"), layout=W.Layout(width="120px")),
@@ -101,6 +97,7 @@ class _SaveRow:
             ),
         }
         for name, widget in {"path": self.path, **buttons}.items():
+            in_order(widget)
             widget.add_class(f"hm-file-{name}")
         self.asking = W.HBox([buttons["replace"], buttons["keep"]], layout=W.Layout(display="none"))
         buttons["save"].on_click(lambda _button: self.save())
@@ -195,7 +192,9 @@ def reveal_control(playground):
     """A button that adds the reference solution's shares to the score's lines: the answer, shown
     only to a learner who asks for it (and a second press hides it again)."""
     p = playground
-    button = W.ToggleButton(value=False, description=_("show the answer's shares"), layout=W.Layout(width="200px"))
+    button = in_order(
+        W.ToggleButton(value=False, description=_("show the answer's shares"), layout=W.Layout(width="200px"))
+    )
     button.tooltip = _("the reference solution's share of the margin, part by part, beside yours: the answer")
     button.add_class("hm-reveal")
 

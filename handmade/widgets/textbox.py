@@ -1,0 +1,82 @@
+"""A text box whose text reaches the kernel in its place among the buttons' clicks: the browser's own
+``<input>``, named by its ``<label>``, drawn as ipywidgets' ``Text`` is (its classes, its look).
+
+ipywidgets holds a model's later changes back while one is on its way to the kernel, but not a
+button's click: a grid's box typed in twice while the kernel was busy with the first, and "save
+weights" clicked, saved the first. Here the text goes, when the box is left or Enter is pressed, as
+a message of its own (``choice.Chosen``), which keeps its place; the box shows the kernel's value
+again once the kernel has answered its last. Any text is a value: what the model makes of it is
+said by whoever observes ``value`` (the box keeps what was typed, to mend).
+"""
+
+import traitlets
+
+from ..arguments import text_of
+from .choice import SENDER_JS, Chosen
+
+TEXT_BOX_ESM = (
+    SENDER_JS
+    + """
+function render({ model, el }) {
+  el.classList.add("jupyter-widgets", "widget-inline-hbox", "widget-text");  // ipywidgets' Text's look (its CSS)
+  const label = document.createElement("label");
+  const input = document.createElement("input");
+  label.className = "widget-label";
+  input.type = "text";
+  input.id = "hm-text-" + Math.random().toString(36).slice(2);
+  label.htmlFor = input.id;  // the label names the box, and a click on it focuses it
+  let sent = null;  // the text sent last, until the kernel has answered
+  const show = () => {  // the kernel's value, unless the person typed on since the last text sent
+    if (sent === null || input.value === sent) input.value = model.get("value");
+    sent = null;
+  };
+  const typed = sender(model, show);  // choice.SENDER_JS
+  const commit = () => {
+    if (input.value !== (sent === null ? model.get("value") : sent)) {
+      sent = input.value;
+      typed.send(input.value);
+    }
+  };
+  input.addEventListener("change", commit);  // the box left
+  input.addEventListener("keydown", (event) => { if (event.key === "Enter") commit(); });
+  const draw = () => {
+    const name = model.get("description");
+    label.textContent = label.title = name;
+    label.style.display = name ? "" : "none";
+    label.style.width = model.get("description_width");
+    input.placeholder = model.get("placeholder");
+  };
+  keepClasses(model, el);  // a refusal's red edge comes later (add_class)
+  model.on("change:value", () => { if (typed.idle()) input.value = model.get("value"); });
+  for (const name of ["description", "description_width", "placeholder"]) model.on("change:" + name, draw);
+  draw();
+  input.value = model.get("value");
+  el.append(label, input);
+}
+export default { render };
+"""
+)
+
+
+LONGEST = 100_000  # characters of a value given here (the context box takes at most 10,000)
+
+
+class TextBox(Chosen):
+    """A box of text named ``description`` (shown in ``description_width``, "initial" for the room the
+    name needs, "" for ipywidgets' usual; a screen reader alone reads it in a box marked QUIET_LABEL),
+    ``placeholder`` shown while it is empty; ``value`` is the text sent last, or set here."""
+
+    _esm = TEXT_BOX_ESM
+    value = traitlets.Unicode("").tag(sync=True)
+    description = traitlets.Unicode("").tag(sync=True)
+    description_width = traitlets.Unicode("").tag(sync=True)
+    placeholder = traitlets.Unicode("").tag(sync=True)
+
+    def __init__(self, value="", description="", placeholder="", description_width="", **kwargs):  # kwargs: layout
+        super().__init__(
+            value=text_of(value, "value", LONGEST),
+            description=text_of(description, "description", 200),
+            placeholder=text_of(placeholder, "placeholder", 200),
+            description_width=text_of(description_width, "description_width", 20),
+            **kwargs,
+        )
