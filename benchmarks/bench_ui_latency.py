@@ -8,6 +8,11 @@ then the playground's first edit of the session, then 20 edits of q[P2, P2] (alt
 position 2 stops and starts looking at itself, which changes the attention and the accuracy).
 Prints the medians, the maxima and the ratio of the edit's median to the floor's (target: at most 2).
 
+Then the drawing of boxes, from running a cell to every box on the page: 512 of the package's text
+boxes (``TextBox``, the most a grid holds, each an anywidget whose module the browser imports once per
+box) against 512 of ipywidgets' ``Text`` (the floor), each cell run three times; prints the medians, per
+box, and their ratio.
+
     python benchmarks/bench_ui_latency.py
 """
 
@@ -33,6 +38,23 @@ W.VBox([floor_box, floor_view])""",
 playground = blog_playground()
 playground""",
 ]
+BOXES = 512  # editors.MAX_BOXES: the most one grid holds
+DRAWN = {  # a cell that draws BOXES boxes, by the class of the box that holds them
+    "floor-boxes": "W.VBox([W.Text(value=str(k), description='x') for k in range(BOXES)])",
+    "hm-boxes": "W.VBox([TextBox(value=str(k), description='x') for k in range(BOXES)])",
+}
+JS_RUN_CELL = """(index) => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  panel.content.activeCellIndex = index;
+  window.__drawStart = performance.now();
+  window.jupyterapp.commands.execute('notebook:run-cell');
+}"""
+JS_ALL_DRAWN = """([css, count]) => {
+  const holder = document.querySelector('.' + css);
+  if (!holder || holder.querySelectorAll('input').length < count) return false;
+  window.__drawn = performance.now() - window.__drawStart;
+  return true;
+}"""
 WATCH = """([input, views]) => {
   window.__latency = {start: null, done: {}};
   document.querySelector(input).addEventListener('keydown', event => {
@@ -49,10 +71,10 @@ DONE = "views => views.every(v => v in window.__latency.done)"
 ELAPSED = "views => Math.max(...views.map(v => window.__latency.done[v])) - window.__latency.start"
 
 
-def notebook():
+def notebook(sources=CELLS):
     cells = [
         {"cell_type": "code", "metadata": {}, "source": source, "outputs": [], "execution_count": None}
-        for source in CELLS
+        for source in sources
     ]
     kernel = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}
     return {"cells": cells, "metadata": kernel, "nbformat": 4, "nbformat_minor": 4}
@@ -67,6 +89,23 @@ def timed_edits(page, box, views, values, edits):
         page.press(box, "Enter")
         page.wait_for_function(DONE, arg=views, timeout=10_000)
         times.append(page.evaluate(ELAPSED, views))
+    return times
+
+
+def drawing_cells():
+    """The cells that time the drawing: imports, then one cell per kind of box, each holder with its class."""
+    first = f"import ipywidgets as W\nfrom handmade.widgets.textbox import TextBox\nBOXES = {BOXES}"
+    return [first] + [f"holder = {code}\nholder.add_class({css!r})\nholder" for css, code in DRAWN.items()]
+
+
+def timed_drawing(page, runs=3):
+    """{class of the holder: [milliseconds from running its cell to every box of it on the page]}."""
+    times = {css: [] for css in DRAWN}
+    for _ in range(runs):
+        for index, css in enumerate(DRAWN, start=1):
+            page.evaluate(JS_RUN_CELL, index)
+            page.wait_for_function(JS_ALL_DRAWN, arg=[css, BOXES], timeout=120_000)
+            times[css].append(page.evaluate("window.__drawn"))
     return times
 
 
@@ -87,12 +126,20 @@ def measure(edits=20):
         first = timed_edits(page, q_box, views, ["0"], 1)  # the first edit of the session
         floor = timed_edits(page, ".floor-box input", [".floor-view"], ["x", "y"], edits)
         edit = timed_edits(page, q_box, views, ["1024", "0"], edits)
+        (lab.root / "drawing.ipynb").write_text(json.dumps(notebook(drawing_cells())), encoding="utf-8")
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        drawing = NotebookPage(page, lab, "drawing.ipynb").open()
+        page.evaluate(JS_RUN_CELL, 0)
+        drawing.page.wait_for_function(
+            "() => window.jupyterapp.shell.currentWidget.content.model.cells.get(0).executionCount"
+        )
+        drawn = timed_drawing(page)
         browser.close()
-    return first[0], floor, edit
+    return first[0], floor, edit, drawn
 
 
 if __name__ == "__main__":
-    first, floor, edit = measure()
+    first, floor, edit, drawn = measure()
     print(
         f"bare widget round trip (the floor), {len(floor)} changes: median {statistics.median(floor):.0f} ms, max {max(floor):.0f} ms"
     )
@@ -101,3 +148,9 @@ if __name__ == "__main__":
     )
     print(f"the first edit of the session: {first:.0f} ms")
     print(f"edit median / floor median: {statistics.median(edit) / statistics.median(floor):.2f}  (target <= 2)")
+    ours, stock = (statistics.median(drawn[css]) for css in ("hm-boxes", "floor-boxes"))
+    print(
+        f"{BOXES} boxes drawn, run to every box on the page, median of {len(drawn['hm-boxes'])}: "
+        f"TextBox {ours:.0f} ms ({ours / BOXES:.1f} ms a box), ipywidgets' Text {stock:.0f} ms ({stock / BOXES:.1f} ms a box); "
+        f"ratio {ours / stock:.2f}"
+    )

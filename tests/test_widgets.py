@@ -955,15 +955,8 @@ def test_a_playground_needs_a_model_or_a_task():
 
 def _controls(widget):
     """Every widget a person can operate in ``widget``'s tree, with the tabs' grids built."""
-    if isinstance(widget, W.Tab):
-        for k in range(len(widget.children)):
-            widget.selected_index = k  # a tab's grids are built when it is first shown
-        widget.selected_index = 0
     kinds = (W.Text, W.Textarea, W.FloatText, TextBox, Menu, W.Dropdown, W.Button, W.ToggleButton, LogSlider)
-    found = [widget] if isinstance(widget, kinds) else []
-    for child in getattr(widget, "children", ()):
-        found += _controls(child)
-    return found
+    return [w for w in _every_widget(widget) if isinstance(w, kinds)]
 
 
 @pytest.mark.parametrize("make", [blog_playground, lambda: Playground(task="induction")], ids=["blog", "induction"])

@@ -96,10 +96,11 @@ def in_order(widget):
     """``widget``, each message of which the kernel now handles in its main thread, after those that came before it.
 
     ipykernel 7.4 sends a widget's message to the thread from which that widget last sent one (``_reply_subshell_for``),
-    not to the one JupyterLab asked for: a box that was redrawn while a message of the widgets' subshell was handled
-    went to that subshell, a button made by the notebook's cell to the main thread, and the click ran beside the box's
-    slow edit, before the edit typed after it. Each control of the package is made here, so every one of its messages
-    goes to the main thread, in the order sent, as in ipykernel 6. A kernel that routes no other way is left as it is.
+    not to the one JupyterLab asked for: a box redrawn while the widgets' subshell handled a message went there, a
+    button made by the notebook's cell to the main thread, and a click ran beside a box's slow edit, before the edit
+    typed after it. Every control of the package is given here as it is made: all its messages go to the main thread,
+    in the order sent, as in ipykernel 6; they wait, as there, while a cell runs. Other kernels are left as they are:
+    ipykernel 7.0 to 7.3 follow JupyterLab, whose default sends every widget's messages to one subshell, in order.
     """
     if hasattr(widget.comm, "_reply_subshell_for"):
         widget.comm._reply_subshell_for = _main_thread

@@ -23,6 +23,7 @@ function render({ model, el }) {
   const input = document.createElement("input");
   label.className = "widget-label";
   input.type = "text";
+  input.setAttribute("data-lm-suppress-shortcuts", "");  // Shift+Enter, Ctrl+Z: the box's, not the notebook's
   input.id = "hm-text-" + Math.random().toString(36).slice(2);
   label.htmlFor = input.id;  // the label names the box, and a click on it focuses it
   let sent = null;  // the text sent last, until the kernel has answered
@@ -38,17 +39,18 @@ function render({ model, el }) {
     }
   };
   input.addEventListener("change", commit);  // the box left
-  input.addEventListener("keydown", (event) => { if (event.key === "Enter") commit(); });
+  input.addEventListener("keydown", (event) => { if (event.key === "Enter" && !event.isComposing) commit(); });
   const draw = () => {
     const name = model.get("description");
     label.textContent = label.title = name;
     label.style.display = name ? "" : "none";
     label.style.width = model.get("description_width");
     input.placeholder = model.get("placeholder");
+    input.title = model.get("tooltip") || "";
   };
   keepClasses(model, el);  // a refusal's red edge comes later (add_class)
   model.on("change:value", () => { if (typed.idle()) input.value = model.get("value"); });
-  for (const name of ["description", "description_width", "placeholder"]) model.on("change:" + name, draw);
+  for (const name of ["description", "description_width", "placeholder", "tooltip"]) model.on("change:" + name, draw);
   draw();
   input.value = model.get("value");
   el.append(label, input);

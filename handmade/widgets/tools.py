@@ -97,8 +97,9 @@ class _SaveRow:
             ),
         }
         for name, widget in {"path": self.path, **buttons}.items():
-            in_order(widget)
             widget.add_class(f"hm-file-{name}")
+        for button in buttons.values():
+            in_order(button)  # the path, a TextBox, is in order as every Chosen is
         self.asking = W.HBox([buttons["replace"], buttons["keep"]], layout=W.Layout(display="none"))
         buttons["save"].on_click(lambda _button: self.save())
         buttons["replace"].on_click(lambda _button: self.save(replacing=True))

@@ -235,6 +235,33 @@ def test_lg_takes_exactly_1_then_1_01_and_reset_puts_every_control_back(notebook
     assert nb.page.locator(".hm-context input").input_value() == "aabaa"
 
 
+JS_PROMPTS = "() => [...document.querySelectorAll('.jp-InputPrompt')].map(e => e.textContent).join(' ')"
+
+
+@pytest.mark.floors
+def test_keys_typed_in_a_box_are_the_boxs_shift_enter_sends_it_and_runs_no_cell_tab_leaves_it_and_sends_it(notebook):
+    """In a notebook, Shift+Enter runs the cell and Ctrl+Z undoes a cell's change: typed in a box, they are the box's.
+    Shift+Enter sends what was typed, as Enter does, and the playground's cell is not run again (its edits kept);
+    leaving the box with Tab sends it too, and the keyboard goes on to the slider."""
+    nb = notebook("07_projection_and_residual.ipynb")
+    box, prompts = nb.page.locator(".hm-lg-box input"), nb.page.evaluate(JS_PROMPTS)
+    box.scroll_into_view_if_needed()
+    box.click()
+    box.fill("1")
+    box.press("Shift+Enter")
+    nb.wait_for_text("hm-view-accuracy", "(18 / 27)")  # used: a tie, which argmax breaks towards a
+    box.press("Control+z")  # the box's own undo, if any: the notebook's cells stay as they are
+    nb.page.wait_for_function(JS_KERNEL_IDLE)
+    assert nb.page.evaluate(JS_PROMPTS) == prompts and box.is_visible()
+    box.fill("1.01")
+    box.press("Tab")
+    nb.wait_for_text("hm-view-accuracy", "(27 / 27)")
+    assert nb.page.evaluate("() => document.activeElement.type") == "range"  # the Lg slider, next
+    assert nb.cell_box("c-proj-b", 0, 5).input_value() == "1.01" and nb.page.evaluate(JS_PROMPTS) == prompts
+    nb.page.locator(".hm-reset").click()
+    nb.wait_for_text("hm-view-accuracy", "(27 / 27)")
+
+
 JS_CUT_BOXES = """() => [...document.querySelectorAll("[class*='hm-cell-c-proj'] input, .hm-lg-box input")]
   .filter(e => e.scrollWidth > e.clientWidth).map(e => e.value)"""
 
