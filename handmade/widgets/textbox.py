@@ -5,17 +5,24 @@ ipywidgets holds a model's later changes back while one is on its way to the ker
 button's click: a grid's box typed in twice while the kernel was busy with the first, and "save
 weights" clicked, saved the first. Here the text goes, when the box is left or Enter is pressed, as
 a message of its own (``choice.Chosen``), which keeps its place; the box shows the kernel's value
-again once the kernel has answered its last. Any text is a value: what the model makes of it is
-said by whoever observes ``value`` (the box keeps what was typed, to mend).
+again once the kernel has answered its last, and text typed and not yet sent stays, whatever the
+kernel sets meanwhile (a reset waiting behind a cell). Any text is a value: what the model makes of
+it is said by whoever observes ``value`` (the box keeps what was typed, to mend, marked ``REFUSED``,
+which a screen reader hears as invalid). Its keys are its own, as in ipywidgets' box: Shift+Enter
+sends, Ctrl+Z undoes the typing, neither reaches the notebook.
 """
+
+import json
 
 import traitlets
 
 from ..arguments import text_of
 from .choice import SENDER_JS, Chosen
+from .marks import REFUSED
 
 TEXT_BOX_ESM = (
     SENDER_JS
+    + f"const REFUSED = {json.dumps(REFUSED)};"
     + """
 function render({ model, el }) {
   el.classList.add("jupyter-widgets", "widget-inline-hbox", "widget-text");  // ipywidgets' Text's look (its CSS)
@@ -23,12 +30,14 @@ function render({ model, el }) {
   const input = document.createElement("input");
   label.className = "widget-label";
   input.type = "text";
-  input.setAttribute("data-lm-suppress-shortcuts", "");  // Shift+Enter, Ctrl+Z: the box's, not the notebook's
+  input.setAttribute("data-lm-suppress-shortcuts", "");  // Shift+Enter: the box's, not JupyterLab's
   input.id = "hm-text-" + Math.random().toString(36).slice(2);
   label.htmlFor = input.id;  // the label names the box, and a click on it focuses it
   let sent = null;  // the text sent last, until the kernel has answered
+  let shown = model.get("value");  // the kernel's value the box showed last: other text in it is typed, not sent
+  const put = () => { input.value = shown = model.get("value"); };
   const show = () => {  // the kernel's value, unless the person typed on since the last text sent
-    if (sent === null || input.value === sent) input.value = model.get("value");
+    if (sent === null || input.value === sent) put();
     sent = null;
   };
   const typed = sender(model, show);  // choice.SENDER_JS
@@ -39,7 +48,10 @@ function render({ model, el }) {
     }
   };
   input.addEventListener("change", commit);  // the box left
-  input.addEventListener("keydown", (event) => { if (event.key === "Enter" && !event.isComposing) commit(); });
+  input.addEventListener("keydown", (event) => {
+    event.stopPropagation();  // as ipywidgets' box: the notebook would take Ctrl+Z from it
+    if (event.key === "Enter" && !event.isComposing) commit();
+  });
   const draw = () => {
     const name = model.get("description");
     label.textContent = label.title = name;
@@ -49,10 +61,13 @@ function render({ model, el }) {
     input.title = model.get("tooltip") || "";
   };
   keepClasses(model, el);  // a refusal's red edge comes later (add_class)
-  model.on("change:value", () => { if (typed.idle()) input.value = model.get("value"); });
+  const refused = () => input.setAttribute("aria-invalid", String(model.get("_dom_classes").includes(REFUSED)));
+  model.on("change:_dom_classes", refused);
+  refused();
+  model.on("change:value", () => { if (typed.idle() && input.value === shown) put(); });  // typing is kept
   for (const name of ["description", "description_width", "placeholder", "tooltip"]) model.on("change:" + name, draw);
   draw();
-  input.value = model.get("value");
+  put();
   el.append(label, input);
 }
 export default { render };

@@ -235,6 +235,32 @@ def test_lg_takes_exactly_1_then_1_01_and_reset_puts_every_control_back(notebook
     assert nb.page.locator(".hm-context input").input_value() == "aabaa"
 
 
+@pytest.mark.floors
+def test_a_box_being_typed_in_keeps_the_typing_when_the_kernel_changes_its_value_and_sends_it_when_left(notebook):
+    """A reset that waited behind a running cell, or any change the kernel makes to a box while a person types in it,
+    put the kernel's value in the box and the next key went after it (1024 then 6 used 10246): what is typed and not
+    yet sent stays, and is sent when the box is left; a box only looked into shows the kernel's value."""
+    nb = notebook(PLAYGROUND)
+    tab(nb, "c_proj")
+    box, other = nb.cell_box("c-proj-w", 7, 6), nb.cell_box("c-proj-w", 7, 5)
+    box.click()
+    box.press("Control+a")
+    box.press_sequentially("55")  # not sent: the box is not left
+    set_in_kernel = "playground.editors['c_proj.w'].boxes[7][{j}].value = '{value}'"
+    nb.run_quietly(set_in_kernel.format(j=6, value=3) + "\n" + set_in_kernel.format(j=5, value=-3))
+    nb.page.wait_for_function("e => e.value === '-3'", arg=other.element_handle())  # only looked at: it follows
+    nb.page.wait_for_function(JS_KERNEL_IDLE)
+    assert box.input_value() == "55"
+    box.press("Tab")
+    nb.page.wait_for_function(JS_KERNEL_IDLE)
+    kernel = "playground.editors['c_proj.w'].values[7, 6]"
+    nb.run_quietly(f"playground.status.value = str({kernel})")
+    nb.wait_for_text("hm-status", "55.0")
+    assert box.input_value() == "55"
+    nb.page.locator(".hm-reset").click()
+    nb.wait_for_text("hm-view-accuracy", "(27 / 27)")
+
+
 JS_PROMPTS = "() => [...document.querySelectorAll('.jp-InputPrompt')].map(e => e.textContent).join(' ')"
 
 
@@ -242,7 +268,7 @@ JS_PROMPTS = "() => [...document.querySelectorAll('.jp-InputPrompt')].map(e => e
 def test_keys_typed_in_a_box_are_the_boxs_shift_enter_sends_it_and_runs_no_cell_tab_leaves_it_and_sends_it(notebook):
     """In a notebook, Shift+Enter runs the cell and Ctrl+Z undoes a cell's change: typed in a box, they are the box's.
     Shift+Enter sends what was typed, as Enter does, and the playground's cell is not run again (its edits kept);
-    leaving the box with Tab sends it too, and the keyboard goes on to the slider."""
+    Ctrl+Z undoes the typing; leaving the box with Tab sends it too, and the keyboard goes on to the slider."""
     nb = notebook("07_projection_and_residual.ipynb")
     box, prompts = nb.page.locator(".hm-lg-box input"), nb.page.evaluate(JS_PROMPTS)
     box.scroll_into_view_if_needed()
@@ -250,7 +276,9 @@ def test_keys_typed_in_a_box_are_the_boxs_shift_enter_sends_it_and_runs_no_cell_
     box.fill("1")
     box.press("Shift+Enter")
     nb.wait_for_text("hm-view-accuracy", "(18 / 27)")  # used: a tie, which argmax breaks towards a
-    box.press("Control+z")  # the box's own undo, if any: the notebook's cells stay as they are
+    box.press_sequentially("5")
+    box.press("Control+z")  # the box's own undo: the 5 goes, and the notebook's cells stay as they are
+    assert box.input_value() == "1"
     nb.page.wait_for_function(JS_KERNEL_IDLE)
     assert nb.page.evaluate(JS_PROMPTS) == prompts and box.is_visible()
     box.fill("1.01")
@@ -351,6 +379,7 @@ def test_an_entry_that_is_not_a_number_shows_a_message_and_keeps_the_model(noteb
     attention, score = nb.html("hm-view-q-attention"), accuracy(nb)
     tab(nb, "c_proj")
     view = nb.page.locator(".hm-view-prediction").first
+    nb.cell_box("c-proj-w", 7, 6).scroll_into_view_if_needed()  # as typing will: the page does not scroll in between
     place = view.bounding_box()
     assert place is not None
     nb.type_into(nb.cell_box("c-proj-w", 7, 6), "lots")
@@ -360,9 +389,11 @@ def test_an_entry_that_is_not_a_number_shows_a_message_and_keeps_the_model(noteb
     assert view.bounding_box() == place  # the message appears where it does not move the views
     assert nb.html("hm-view-q-attention") == attention and accuracy(nb) == score
     assert refused_edge(nb, "c-proj-w", 7, 6) == ("rgb(179, 38, 30)", "2px")  # the box keeps a red edge till mended
+    assert nb.cell_box("c-proj-w", 7, 6).get_attribute("aria-invalid") == "true"  # and a screen reader hears it
     nb.type_into(nb.cell_box("c-proj-w", 7, 6), "1024")
     nb.page.wait_for_function("() => document.querySelector('.hm-message-c-proj-w').textContent.trim() === ''")
     assert refused_edge(nb, "c-proj-w", 7, 6) != ("rgb(179, 38, 30)", "2px")
+    assert nb.cell_box("c-proj-w", 7, 6).get_attribute("aria-invalid") == "false"
 
 
 def refused_edge(nb, matrix, i, j):
@@ -434,8 +465,8 @@ def test_a_file_name_typed_key_by_key_and_saved_at_once_is_the_name_saved_to(lab
 
 
 # In the kernel: each change of the value of the first playground's control of that class takes that long (as a large
-# model's would), or no longer. ipykernel 7 takes a widget's messages while a cell runs: a slow change is what holds
-# ipywidgets' next change of the same model back (ipykernel 6 also held it behind keep_kernel_busy's cell).
+# model's would), or no longer: a slow change holds ipywidgets' next change of the same model back, as a running cell
+# (keep_kernel_busy) does too now that every control is handled in the main thread (choice.in_order).
 SLOW = """import time
 def _hm_walk(w):
     yield w
