@@ -945,6 +945,49 @@ def test_a_weight_that_overflows_the_pass_is_refused_with_its_whole_reason_named
     assert not re.search(r"\[\d+, \d+\]", said), said
 
 
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_what_a_box_of_a_tab_left_still_refuses_is_said_again_in_the_status_line_with_the_tabs_name(language):
+    """A refusal is said beside its box; a click on another tab hid it, and the status line said nothing, so a learner
+    who typed x and went on never saw that it was not used. Leaving a tab says what its boxes still refuse (a grid's
+    message names the weight; the Lg box's is named by its label), and so does a refusal that comes once its tab is
+    hidden (a click on a tab changes it before the box sends); a tab with nothing refused, the tools' tab and a refusal
+    in the tab shown say nothing there, and what the status line said stays."""
+    handmade.set_language(language)
+    try:
+        p = blog_playground()
+        tabs = next(box for box in _boxes(p.widget) if isinstance(box, W.Tab))
+        c_proj, tools = [tabs.get_title(k) for k in range(len(tabs.children))].index("c_proj"), len(tabs.children) - 1
+        tab, colon = ("“c_proj”", ": ") if language == "en" else ("“c_proj”标签页", "：")
+        for typed_into, text, named in [
+            (p.editors["c_proj.w"].boxes[7][6], "x", f"{tab}{colon}c_proj.w[V, Tb]{colon}'x' "),
+            (
+                p.strength.box,
+                "abc",
+                f"{tab}，c_proj Lg{colon}'abc' " if language == "zh" else f"{tab}, c_proj Lg: 'abc' ",
+            ),
+        ]:
+            tabs.selected_index = c_proj
+            browser_sends(typed_into, text)
+            p.status.value = "what was said before"
+            tabs.selected_index = 1  # q: the c_proj tab is left
+            assert named in p.status.value and "1024" in p.status.value, p.status.value
+            p.status.value = "what was said before"
+            tabs.selected_index = tools  # q left: nothing refused there
+            tabs.selected_index = 0  # the tools' tab left
+            assert p.status.value == "what was said before"
+            tabs.selected_index = c_proj
+            browser_sends(typed_into, "1024")  # mended: the same value, used
+            tabs.selected_index = 1
+            assert tab not in p.status.value, p.status.value
+        browser_sends(p.editors["c_proj.w"].boxes[7][6], "y")  # sent once its tab is hidden (a click on another tab)
+        assert f"{tab}{colon}c_proj.w[V, Tb]{colon}'y' " in p.status.value, p.status.value
+        p.status.value = "what was said before"
+        browser_sends(p.editors["q"].boxes[0][0], "z")  # a refusal in the tab shown is said beside its box alone
+        assert p.status.value == "what was said before"
+    finally:
+        handmade.set_language("en")
+
+
 def test_a_playground_needs_a_model_or_a_task():
     with pytest.raises(ValueError, match="a playground needs a model"):
         Playground()

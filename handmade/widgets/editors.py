@@ -143,7 +143,7 @@ class MatrixEditor:
         self._quiet = False
         self._refused = set()  # (i, j) of the boxes that hold text the model did not take, said in the message
         self._boxes = self._widget = None  # built when first shown: a big model has thousands of boxes
-        self.message = W.HTML()
+        self.message, self.said = W.HTML(), ""  # said: what the message says (show)
         self.message.add_class(f"hm-message-{css(name)}")
         self.label_width, self.heading = label_width, heading
         self.under = ()  # editors whose rows this grid shows under its own, in its columns (a bias under its weights)
@@ -274,8 +274,9 @@ class MatrixEditor:
         marked(box, self.box_name(i, j), refused=False)
 
     def show(self, text):
-        """Say ``text`` beside the grid ("" says nothing)."""
-        say_in(self.message, message_html(text_of(text, "text", 1000)))
+        """Say ``text`` beside the grid ("" says nothing); ``said`` keeps it."""
+        self.said = text_of(text, "text", 1000)
+        say_in(self.message, message_html(self.said))
 
     def set_values(self, values):
         """Show new values (reset, load, Lg) without treating them as typed edits."""
@@ -332,7 +333,7 @@ class NumberControl:
             value=self._on_slider(self.value), base=self.BASE, min=self.LOWEST, max=self.HIGHEST,
             step=self.STEP, label=_("{name}, on a log scale").format(name=label),
         )  # fmt: skip
-        self.message = W.HTML(layout=W.Layout(max_width=f"{MESSAGE_WIDTH}px"))  # below, and wraps: never wider
+        self.message, self.said = W.HTML(layout=W.Layout(max_width=f"{MESSAGE_WIDTH}px")), ""  # below, wrapped
         for widget, css in (
             (self.box, f"hm-{name}-box"),
             (self.slider, f"hm-{name}"),
@@ -426,9 +427,8 @@ class NumberControl:
         marked(self.box, self.label, refused=False)  # empty, and whatever is typed next is used
         self._say_value()
         if not keep_message:  # said once, not again at each edit after it
-            self.message.value = message_html(
-                _("the weights no longer follow this rule; type a value to set it again"), ok=True
-            )
+            self.said = _("the weights no longer follow this rule; type a value to set it again")
+            self.message.value = message_html(self.said, ok=True)  # not say_in: not read out again at each edit
 
     def set(self, value):
         """Show ``value`` in the box and move the slider to it (as near as it goes), without using it."""
@@ -445,8 +445,9 @@ class NumberControl:
             self._quiet = False
 
     def show(self, text, ok=False):
-        """Say ``text`` beside the box ("" says nothing); ``ok``: news, not a refusal."""
-        say_in(self.message, message_html(text_of(text, "text", 1000), ok=ok))
+        """Say ``text`` beside the box ("" says nothing); ``ok``: news, not a refusal. ``said`` keeps it."""
+        self.said = text_of(text, "text", 1000)
+        say_in(self.message, message_html(self.said, ok=ok))
 
 
 def _fitting(text, least=CELL_WIDTHS[0], padding=CELL_WIDTHS[2], most=LONGEST_NUMBER):

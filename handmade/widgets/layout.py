@@ -16,8 +16,8 @@ from ..display.labelled import width as text_width
 from ..display.views import view_names
 from ..i18n import _
 from .choice import in_order
-from .editors import NARROW, Quiet, css
-from .marks import LIVE
+from .editors import NARROW, NumberControl, Quiet, css, message_html, say_in
+from .marks import LIVE, REFUSED
 from .textbox import TextBox
 
 STYLE = """<style>
@@ -155,6 +155,10 @@ def _stages(p, screen):
     tabs = in_order(W.Tab(boxes, titles=titles, layout=W.Layout(max_width="100%")))
     tabs.add_class("hm-stages")
     tabs.observe(lambda change: _open(builders, change["new"]), names="selected_index")
+    tabs.observe(lambda change: _left(p, laid_out, change["old"]), names="selected_index")
+    for index, (stage, grids, _views) in enumerate(laid_out):
+        for editor in _editors(p, stage, grids):
+            editor.message.observe(_when_hidden(p, tabs, index, stage, editor), names="value")
     _open(builders, 0)
     return tabs
 
@@ -164,6 +168,49 @@ def _open(builders, index):
     fill = builders.pop(index, None) if index is not None else None
     if fill is not None:
         fill()
+
+
+def _left(p, laid_out, index):
+    """The tab at ``index`` is hidden now: what its boxes refuse is said in the status line (``_unseen``)."""
+    if index is not None and index < len(laid_out):  # not the tools' tab
+        stage, grids, _views = laid_out[index]
+        _unseen(p, stage, _editors(p, stage, grids))
+
+
+def _when_hidden(p, tabs, index, stage, editor):
+    """What says a refusal of ``editor`` that comes once its tab (at ``index``) is hidden: a click on a tab changes it
+    before the box it leaves sends its text."""
+
+    def said(change):
+        if change["new"] and tabs.selected_index != index:
+            _unseen(p, stage, [editor])
+
+    return said
+
+
+def _unseen(p, stage, editors):
+    """What a box of these ``editors`` of a hidden tab refuses, said beside it and so out of sight, is said again in
+    the status line, with the tab's name (the box keeps its red edge)."""
+    refused = [e for e in editors if any(REFUSED in box._dom_classes for box in _boxes_of(e))]
+    if not refused:
+        return
+    first = refused[0]  # a grid's message names the weight; a number control's is named by its label
+    if isinstance(first, NumberControl):
+        said = _("in the tab “{tab}”, {name}: {said}").format(tab=stage.label, name=first.label, said=first.said)
+    else:
+        said = _("in the tab “{tab}”: {said}").format(tab=stage.label, said=first.said)
+    say_in(p.status, message_html(said))
+
+
+def _editors(p, stage, grids):
+    """The editors of a stage's ``grids``, and its number control (Lg) if it is there."""
+    here = p.strength is not None and p.strength_option.stage == stage.key
+    return [p.editors[name] for name in grids] + ([p.strength] if here else [])
+
+
+def _boxes_of(editor):
+    """The text boxes of a grid or of a number control."""
+    return [editor.box] if isinstance(editor, NumberControl) else [box for row in editor.boxes for box in row]
 
 
 def what_each_stage_shows(p, t):

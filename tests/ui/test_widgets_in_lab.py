@@ -261,6 +261,24 @@ def test_a_box_being_typed_in_keeps_the_typing_when_the_kernel_changes_its_value
     nb.wait_for_text("hm-view-accuracy", "(27 / 27)")
 
 
+@pytest.mark.floors
+def test_a_refusal_left_behind_by_a_click_on_another_tab_is_said_in_the_status_line(notebook):
+    """Typed into a grid, not sent, then another tab clicked: the box is left (its text sent) before the tab changes,
+    and the refusal, hidden with its tab, is said in the status line above the tabs, with the tab's name."""
+    nb = notebook(PLAYGROUND)
+    tab(nb, "c_proj")
+    box = nb.cell_box("c-proj-b", 0, 6)  # c_proj.b[bias, Tb]
+    box.click()
+    box.press("Control+a")
+    box.press_sequentially("x")
+    nb.page.locator(".hm-stages .lm-TabBar-tab", has_text="break").first.click()
+    nb.wait_for_text("hm-status", "in the tab “c_proj”: c_proj.b[bias, Tb]: 'x' is not a number")
+    tab(nb, "c_proj")
+    nb.type_into(box, "0")
+    nb.page.locator(".hm-reset").click()
+    nb.wait_for_text("hm-view-accuracy", "(27 / 27)")
+
+
 JS_PROMPTS = "() => [...document.querySelectorAll('.jp-InputPrompt')].map(e => e.textContent).join(' ')"
 
 
