@@ -432,6 +432,24 @@ def test_the_lg_box_never_shows_a_value_the_model_does_not_use_nor_says_what_no_
     assert p.params["blocks"][0]["attn"]["c_proj"]["w"][7, 6] == 1024 and p.strength.box.value == "1024"
 
 
+@pytest.mark.parametrize("language, empty", [("en", "; the box stays empty"), ("zh", "；输入框保持为空")])
+def test_a_refusal_in_the_emptied_lg_box_says_the_box_stays_empty_as_a_clause_of_its_own(language, empty):
+    """The Lg box emptied (the weights left its rule), then a bad entry: what stays is no value. It was said as a value
+    kept, "keeping the empty box", which read "保留原值 空着的输入框" in Chinese; each refusal ends with a clause of its
+    own for it now, and with the value kept while there is one."""
+    handmade.set_language(language)
+    try:
+        p = blog_playground()
+        p.strength.box.value = "abc"
+        assert p.strength.said.endswith("1024") and empty not in p.strength.said, p.strength.said
+        type_into(p, "c_proj.w", 7, 6, "0")  # the rule left: the box emptied
+        for typed in ("abc", " ", "1e301"):
+            p.strength.box.value = typed
+            assert p.strength.said.endswith(empty) and "1024" not in p.strength.said, p.strength.said
+    finally:
+        handmade.set_language("en")
+
+
 def settle(slider, step=0.05):
     """What the browser does after a value is set: the slider snaps to its nearest step and says so."""
     slider.value = slider.base ** (round(np.log2(slider.value) / step) * step)

@@ -350,16 +350,16 @@ class NumberControl:
         if self._quiet:
             return
         self.box.layout.width = self._box_width(text)  # what was typed stays, used or not: all of it shown
-        kept = _("the empty box") if self._forgotten else exact(self.value)  # what stays: the value, or no value
+        kept = _("the box stays empty") if self._forgotten else _("keeping {kept}").format(kept=exact(self.value))
         if not text.strip():  # emptied by hand
-            return self._refuse(_("type a number to use it; keeping {kept}").format(kept=kept))
+            return self._refuse(_("type a number to use it; {kept}").format(kept=kept))
         try:
             value = typed_number(text)
         except Unusable as problem:
-            return self._refuse(_("{problem}; keeping {kept}").format(problem=problem, kept=kept))
+            return self._refuse(_("{problem}; {kept}").format(problem=problem, kept=kept))
         if not abs(value) <= LARGEST:
             return self._refuse(
-                _("{text} is outside what this control can use, -{limit} to {limit}; keeping {kept}").format(
+                _("{text} is outside what this control can use, -{limit} to {limit}; {kept}").format(
                     text=_typed_shown(text), limit=f"{LARGEST:.0e}", kept=kept
                 )
             )
