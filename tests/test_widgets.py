@@ -1,5 +1,6 @@
 """The widgets, driven from Python: edits, bad entries, reset, Lg, break it, save and load, any model."""
 
+import html
 import importlib
 import json
 import pkgutil
@@ -1141,7 +1142,6 @@ def saying_always(char):
 def test_a_task_playground_says_a_space_tab_or_new_line_as_the_report_says_it(alphabet, char):
     """A character that would vanish (a space) or break the line: the why line names it as the report's text
     does (␣ ⇥ ⏎), not raw: that line and the report's heading agree on the context and the token."""
-    import html
 
     from handmade.basis import TOKEN_SHOWN
     from handmade.course.grader import grade
@@ -1158,14 +1158,18 @@ def test_a_task_playground_says_a_space_tab_or_new_line_as_the_report_says_it(al
     assert context_and_token.endswith(f" → {TOKEN_SHOWN[char]}"), context_and_token
 
 
-def _refusal_marked(box, name):
+def _refusal_marked(box, name, message):
     """Whether ``box`` is drawn with the red edge; a grid's box (whose label only a screen reader reads) is named
-    "``name``, not used" then, and ``name`` else; a box whose label is on the page keeps it."""
+    "``name``, not used" then, and ``name`` else; a box whose label is on the page keeps it. A refused box's
+    description (``why``, which a screen reader reads with it) is what ``message`` (its HTML widget) says; a box
+    that is not refused has none."""
     from handmade.widgets.editors import QUIET_LABEL, REFUSED
 
     refused = REFUSED in box._dom_classes
     quiet = QUIET_LABEL in box._dom_classes
     assert box.description == (f"{name}, not used" if refused and quiet else name), (box.description, refused)
+    said = html.unescape(re.sub(r"<[^>]*>", "", message.value))
+    assert (box.why == said and said) if refused else box.why == "", (box.why, said, refused)
     return refused
 
 
@@ -1176,37 +1180,37 @@ def test_every_box_that_holds_refused_text_says_so_until_what_is_used_is_shown_a
     p = blog_playground()
     grid, cell = p.editors["c_proj.w"], "c_proj.w, row V, column Tb"
     grid.boxes[7][6].value = "lots"
-    assert _refusal_marked(grid.boxes[7][6], cell)
+    assert _refusal_marked(grid.boxes[7][6], cell, grid.message)
     grid.boxes[7][5].value = "-512"  # another box's edit: the refused text is put back to the model's value
-    assert grid.boxes[7][6].value == "1024" and not _refusal_marked(grid.boxes[7][6], cell)
+    assert grid.boxes[7][6].value == "1024" and not _refusal_marked(grid.boxes[7][6], cell, grid.message)
     grid.boxes[7][6].value = "1e400"
-    assert _refusal_marked(grid.boxes[7][6], cell)
+    assert _refusal_marked(grid.boxes[7][6], cell, grid.message)
     grid.set_values(grid.values)  # a load or a reset writes every box again
-    assert not _refusal_marked(grid.boxes[7][6], cell)
+    assert not _refusal_marked(grid.boxes[7][6], cell, grid.message)
 
     lg = p.strength
     for typed in ("lots", "", "1e400"):
         lg.box.value = typed
-        assert _refusal_marked(lg.box, lg.label), typed
+        assert _refusal_marked(lg.box, lg.label, lg.message), typed
         lg.box.value = "512"
-        assert not _refusal_marked(lg.box, lg.label) and lg.value == 512
+        assert not _refusal_marked(lg.box, lg.label, lg.message) and lg.value == 512
 
     before = p.text
     p.text_box.value = "abc"  # c is not a token of (aab)*
-    assert _refusal_marked(p.text_box, "context") and p.text == before
+    assert _refusal_marked(p.text_box, "context", p.text_message) and p.text == before
     p.text_box.value = "ab"
-    assert not _refusal_marked(p.text_box, "context") and p.text == "ab"
+    assert not _refusal_marked(p.text_box, "context", p.text_message) and p.text == "ab"
 
     e = SoftmaxExplorer()
     e.text.value = "x"
-    assert _refusal_marked(e.text, "row")
+    assert _refusal_marked(e.text, "row", e.message)
     e.text.value = "1, 2"
-    assert not _refusal_marked(e.text, "row")
+    assert not _refusal_marked(e.text, "row", e.message)
     e.scale.value = 1000
     e.text.value = "1e306, 0"  # numbers, but too large at this scale: not used
-    assert _refusal_marked(e.text, "row") and "last row that fits" in e.message.value
+    assert _refusal_marked(e.text, "row", e.message) and "last row that fits" in e.message.value
     e.scale.value = 2.0  # a new scale puts the row in use back in the box
-    assert not _refusal_marked(e.text, "row")
+    assert not _refusal_marked(e.text, "row", e.message)
 
 
 def test_a_context_in_full_width_letters_is_read_as_the_letters_and_shown_so():
@@ -1255,7 +1259,7 @@ def test_softmax_explorer_says_a_number_too_large_or_not_finite_as_the_grids_say
     e.text.value = typed
     assert said in e.message.value and "keeping the last row" in e.message.value, e.message.value
     assert e.row.tolist() == [1, 0, 0] and e.view.value == shown
-    assert e.text.placeholder == "" and _refusal_marked(e.text, "row")
+    assert e.text.placeholder == "" and _refusal_marked(e.text, "row", e.message)
 
 
 def test_each_playground_has_a_heading_a_screen_reader_finds_naming_it():

@@ -55,16 +55,16 @@ class Quiet(W.VBox):
         ).format(name=self._label)
 
 
-def marked(box, name, refused):
-    """Mark ``box`` while it holds text the model did not take (``refused``): a red edge; and a box whose label
-    only a screen reader reads (a grid's, ``QUIET_LABEL``) is called "``name``, not used" then, ``name`` else,
-    so the refusal stays with the box after the message that said it has been read. A label on the page stays
-    as it is (a longer one would move what is beside it): the message under the box says it there."""
+def marked(box, name, why):
+    """Mark ``box`` while it holds text the model did not take, ``why`` saying why ("": it took it): a red edge,
+    ``why`` as the box's description, which a screen reader reads with it, and a grid's box (``QUIET_LABEL``: its
+    label only a screen reader reads) called "``name``, not used" then, ``name`` else."""
     if QUIET_LABEL in box._dom_classes:
-        said = _("{name}, not used").format(name=name) if refused else name
+        said = _("{name}, not used").format(name=name) if why else name
         if box.description != said:  # a grid written again changes no label that stays as it was
             box.description = said
-    (box.add_class if refused else box.remove_class)(REFUSED)
+    box.why = text_shown(why)
+    (box.add_class if why else box.remove_class)(REFUSED)
 
 
 def css_class(value, name):
@@ -230,10 +230,10 @@ class MatrixEditor:
         problem = self._refusal(i, j, text)
         if problem:  # the box keeps what was typed, to mend, and the message says what the model keeps
             self._refused.add((i, j))
-            marked(self.boxes[i][j], self.box_name(i, j), refused=True)
+            marked(self.boxes[i][j], self.box_name(i, j), problem)
             return self.show(problem)
         self._refused.discard((i, j))
-        marked(self.boxes[i][j], self.box_name(i, j), refused=False)
+        marked(self.boxes[i][j], self.box_name(i, j), "")
         self._put_back()
         self.show("")
 
@@ -271,7 +271,7 @@ class MatrixEditor:
     def _show_in(self, i, j, value):  # every digit of the number the model runs, in a box wide enough to show them
         box = self._boxes[i][j]
         box.value, box.layout.width = exact(value), self._box_width(j, exact(value))
-        marked(box, self.box_name(i, j), refused=False)
+        marked(box, self.box_name(i, j), "")
 
     def show(self, text):
         """Say ``text`` beside the grid ("" says nothing); ``said`` keeps it."""
@@ -373,7 +373,7 @@ class NumberControl:
 
     def _refuse(self, said):
         """Say why the text in the box is not used, and mark the box so (``marked``) until a value is shown there."""
-        marked(self.box, self.label, refused=True)
+        marked(self.box, self.label, said)
         self.show(said)
 
     def _slid(self, value):
@@ -424,7 +424,7 @@ class NumberControl:
             self.box.value = ""
         finally:
             self._quiet = False
-        marked(self.box, self.label, refused=False)  # empty, and whatever is typed next is used
+        marked(self.box, self.label, "")  # empty, and whatever is typed next is used
         self._say_value()
         if not keep_message:  # said once, not again at each edit after it
             self.said = _("the weights no longer follow this rule; type a value to set it again")
@@ -438,7 +438,7 @@ class NumberControl:
             self.value = value
             self.box.value = exact(self.value)
             self.box.layout.width = self._box_width(self.box.value)
-            marked(self.box, self.label, refused=False)
+            marked(self.box, self.label, "")
             self.slider.value = self._on_slider(self.value)
             self._say_value()
         finally:

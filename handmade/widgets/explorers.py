@@ -88,7 +88,7 @@ class SoftmaxExplorer:
 
     def _refuse(self, said):
         self.message.value = message_html(said)
-        marked(self.text, _("row"), refused=True)
+        marked(self.text, _("row"), said)
 
     def _scaled(self, scale):
         if scale != self._scale:  # not the slider put back where the last scale was (below)
@@ -106,7 +106,7 @@ class SoftmaxExplorer:
             else:
                 said = _("{error}; showing the last row that fits").format(error=error)
             self.message.value = message_html(said)
-            return marked(self.text, _("row"), refused=not self._in_use)
+            return marked(self.text, _("row"), "" if self._in_use else said)
         self._in_use = self._in_use or row is not self.row  # a row typed and taken is the box's text, as typed
         self.row, self._scale = row, scale
         self._show_row()  # a new scale: the box shows the row in use again, not a text refused before
@@ -115,7 +115,7 @@ class SoftmaxExplorer:
 
     def _show_row(self):
         """Put the row in use in the box (every digit) when the box holds a text that was refused."""
-        marked(self.text, _("row"), refused=False)
+        marked(self.text, _("row"), "")
         if not self._in_use:
             self._quiet = True
             try:

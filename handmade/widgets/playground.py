@@ -324,11 +324,11 @@ class Playground:
 
     def _accept_text(self):
         self.text_message.value = ""
-        marked(self.text_box, _("context"), refused=False)
+        marked(self.text_box, _("context"), "")
 
     def _refuse_text(self, said):
         self.text_message.value = message_html(said)
-        marked(self.text_box, _("context"), refused=True)
+        marked(self.text_box, _("context"), said)
 
     def _check_fits(self, params):
         """The grids need the same parts of the same shapes as the model this playground started with."""

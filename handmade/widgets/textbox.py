@@ -7,22 +7,18 @@ weights" clicked, saved the first. Here the text goes, when the box is left or E
 a message of its own (``choice.Chosen``), which keeps its place; the box shows the kernel's value
 again once the kernel has answered its last, and text typed and not yet sent stays, whatever the
 kernel sets meanwhile (a reset waiting behind a cell). Any text is a value: what the model makes of
-it is said by whoever observes ``value`` (the box keeps what was typed, to mend, marked ``REFUSED``,
-which a screen reader hears as invalid). Its keys are its own, as in ipywidgets' box: Shift+Enter
+it is said by whoever observes ``value`` (the box keeps what was typed, to mend, with ``why`` it was
+refused, which a screen reader hears with the box as invalid, and why). Its keys are its own, as in ipywidgets' box: Shift+Enter
 sends, Ctrl+Z undoes the typing, neither reaches the notebook.
 """
-
-import json
 
 import traitlets
 
 from ..arguments import text_of
 from .choice import SENDER_JS, Chosen
-from .marks import REFUSED
 
 TEXT_BOX_ESM = (
     SENDER_JS
-    + f"const REFUSED = {json.dumps(REFUSED)};"
     + """
 function render({ model, el }) {
   el.classList.add("jupyter-widgets", "widget-inline-hbox", "widget-text");  // ipywidgets' Text's look (its CSS)
@@ -61,14 +57,22 @@ function render({ model, el }) {
     input.title = model.get("tooltip") || "";
   };
   keepClasses(model, el);  // a refusal's red edge comes later (add_class)
-  const refused = () => input.setAttribute("aria-invalid", String(model.get("_dom_classes").includes(REFUSED)));
-  model.on("change:_dom_classes", refused);
+  const why = document.createElement("span");  // hidden, and still the box's description (aria-describedby)
+  why.id = input.id + "-why";
+  why.hidden = true;
+  const refused = () => {
+    why.textContent = model.get("why");
+    input.setAttribute("aria-invalid", String(Boolean(model.get("why"))));
+    if (model.get("why")) input.setAttribute("aria-describedby", why.id);
+    else input.removeAttribute("aria-describedby");
+  };
+  model.on("change:why", refused);
   refused();
   model.on("change:value", () => { if (typed.idle() && input.value === shown) put(); });  // typing is kept
   for (const name of ["description", "description_width", "placeholder", "tooltip"]) model.on("change:" + name, draw);
   draw();
   put();
-  el.append(label, input);
+  el.append(label, input, why);
 }
 export default { render };
 """
@@ -81,13 +85,15 @@ LONGEST = 100_000  # characters of a value given here (the context box takes at 
 class TextBox(Chosen):
     """A box of text named ``description`` (shown in ``description_width``, "initial" for the room the
     name needs, "" for ipywidgets' usual; a screen reader alone reads it in a box marked QUIET_LABEL),
-    ``placeholder`` shown while it is empty; ``value`` is the text sent last, or set here."""
+    ``placeholder`` shown while it is empty; ``value`` is the text sent last, or set here; ``why`` the sentence
+    that says why the model did not take it ("": it did), the box's description (``editors.marked`` sets it)."""
 
     _esm = TEXT_BOX_ESM
     value = traitlets.Unicode("").tag(sync=True)
     description = traitlets.Unicode("").tag(sync=True)
     description_width = traitlets.Unicode("").tag(sync=True)
     placeholder = traitlets.Unicode("").tag(sync=True)
+    why = traitlets.Unicode("").tag(sync=True)
 
     def __init__(self, value="", description="", placeholder="", description_width="", **kwargs):  # kwargs: layout
         super().__init__(

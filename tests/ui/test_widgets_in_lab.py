@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from lab import JS_KERNEL_IDLE
+from playwright.sync_api import expect
 
 from handmade.display.colours import CHANGED
 
@@ -407,11 +408,14 @@ def test_an_entry_that_is_not_a_number_shows_a_message_and_keeps_the_model(noteb
     assert view.bounding_box() == place  # the message appears where it does not move the views
     assert nb.html("hm-view-q-attention") == attention and accuracy(nb) == score
     assert refused_edge(nb, "c-proj-w", 7, 6) == ("rgb(179, 38, 30)", "2px")  # the box keeps a red edge till mended
-    assert nb.cell_box("c-proj-w", 7, 6).get_attribute("aria-invalid") == "true"  # and a screen reader hears it
+    assert nb.cell_box("c-proj-w", 7, 6).get_attribute("aria-invalid") == "true"  # and a screen reader hears it,
+    said = nb.text("hm-message-c-proj-w").strip()  # and why, with the box, after the alert has been read
+    expect(nb.cell_box("c-proj-w", 7, 6)).to_have_accessible_description(said)
     nb.type_into(nb.cell_box("c-proj-w", 7, 6), "1024")
     nb.page.wait_for_function("() => document.querySelector('.hm-message-c-proj-w').textContent.trim() === ''")
     assert refused_edge(nb, "c-proj-w", 7, 6) != ("rgb(179, 38, 30)", "2px")
     assert nb.cell_box("c-proj-w", 7, 6).get_attribute("aria-invalid") == "false"
+    expect(nb.cell_box("c-proj-w", 7, 6)).to_have_accessible_description("")
 
 
 def refused_edge(nb, matrix, i, j):
