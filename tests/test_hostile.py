@@ -1781,7 +1781,8 @@ SURFACE_SKIPPED = {  # the public callables of the two packages not called blind
     "widgets.choice.Menu.set_state": "ipywidgets' hook for a change of the model a front end sends, never called by a "
     "person (tests/test_widgets.py sends it what a front end may)",
     "widgets.choice.Chosen": "the base of Menu, Choice and LogSlider (what the browser sends them), tried through them",
-    "widgets.editors.typed_number": "reads what a box of the widgets holds, for the control to say in its own sentence "
+    "widgets.typed.typed_shown": "quotes a box's text (a str, typed_number's argument) in a control's message",
+    "widgets.typed.typed_number": "reads what a box of the widgets holds, for the control to say in its own sentence "
     "(a clause that quotes the text, not the argument's name); tests/test_widgets.py types every kind of text into each",
     **{
         name: "the Playground's checks of its options, each tried through the Playground's own arguments"

@@ -12,9 +12,10 @@ from ..display.outputs import product_pair, scaled, softmax_story
 from ..display.views import scrolling
 from ..i18n import _
 from .choice import Choice
-from .editors import NotANumber, Quiet, Unusable, marked, message_html, typed_number
+from .editors import Quiet, marked, message_html
 from .slider import LogSlider
 from .textbox import TextBox
+from .typed import NotANumber, Unusable, typed_number
 
 
 class ProductExplorer:

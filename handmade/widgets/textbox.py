@@ -30,7 +30,7 @@ function render({ model, el }) {
   input.id = "hm-text-" + Math.random().toString(36).slice(2);
   label.htmlFor = input.id;  // the label names the box, and a click on it focuses it
   let sent = null;  // the text sent last, until the kernel has answered
-  let shown = model.get("value");  // the kernel's value the box showed last: other text in it is typed, not sent
+  let shown;  // (put) the kernel's value the box showed last: other text in it is typed, not sent
   const put = () => { input.value = shown = model.get("value"); };
   const show = () => {  // the kernel's value, unless the person typed on since the last text sent
     if (sent === null || input.value === sent) put();
