@@ -127,14 +127,14 @@ def config(exchange):
 
 
 def shift_assignment(folder):
-    """The README's task of one's own (without its reference) and a notebook of the three cells it shows."""
+    """The README's task of one's own (without its reference) and a notebook of the three cells it shows, each
+    with the metadata it gives (nbgrader refuses an assignment whose cells lack a field of it)."""
     tasks_section = README[README.index("## Tasks") : README.index("## For teachers")]
     shift = blocks(tasks_section, "python")[0]
     (folder / "shift.py").write_text(shift[: shift.index("@shift.reference")], encoding="utf-8")
-    setup, answer, check = blocks(TEACHERS[TEACHERS.index("### A task of your own") :], "python")[:3]
-    meta = {"schema_version": 3, "task": False}
-    answer_meta = {**meta, "grade": False, "grade_id": "shift_answer", "locked": False, "solution": True}
-    check_meta = {**meta, "grade": True, "grade_id": "shift_graded", "locked": True, "points": 2, "solution": False}
+    own = TEACHERS[TEACHERS.index("### A task of your own") :]
+    setup, answer, check = blocks(own, "python")[:3]
+    answer_meta, check_meta = (json.loads(block)["nbgrader"] for block in blocks(own, "json")[:2])  # as written
     notebook = nbformat.v4.new_notebook(metadata=nbformat.read(folder / f"{CHALLENGES[0]}.ipynb", 4).metadata)
     notebook.cells = [
         nbformat.v4.new_code_cell(setup),
