@@ -2787,6 +2787,7 @@ TEACHERS_CODE = {  # what the teacher's code does: (a statement, a phrase of the
     "raises its own BaseException": ("raise Stop('here')", "raised Stop: here"),
     "raises GeneratorExit": ("raise GeneratorExit", "raised GeneratorExit"),
     "calls sys.exit(0)": ("sys.exit(0)", "raised SystemExit: 0"),
+    "calls os._exit(0)": ("import os; os._exit(0)", "called os._exit(0)"),  # which would end the command with 0
     "raises KeyboardInterrupt itself": ("raise KeyboardInterrupt", "raised KeyboardInterrupt"),
     "reads stdin": ("input()", "raised EOFError"),
     "recurses without end": ("(lambda f: f(f))(lambda f: f(f))", "raised RecursionError"),
@@ -2865,6 +2866,20 @@ def test_a_teachers_code_runs_bounded_and_its_failure_is_one_line_of_its_own(
         monkeypatch.setattr(user_code, "SECONDS", USUAL)  # SHORT is for the hang above, not a busy machine's load
         fine = tasks.load_tasks(path)["fine"]
         assert grader.grade(fine, tasks.blank(fine)).total == 6
+
+
+@pytest.mark.parametrize("place", PLACES)
+@pytest.mark.parametrize("surface", SURFACES)
+def test_a_teachers_code_that_sets_the_language_leaves_the_courses_as_it_was(
+    tmp_path, monkeypatch, capsys, short_bound, place, surface
+):
+    """A file that calls handmade.set_language("zh") (a notebook's cell copied into it), wherever the call runs:
+    every word after it is in the language the command or the notebook asked for, and that language stays."""
+    monkeypatch.setitem(TEACHERS_CODE, "sets the language", ("handmade.set_language('zh')", None))
+    path = teachers_file(tmp_path, "sets the language", place)
+    result, out, err = _on(surface, place, path, monkeypatch, capsys, lang=["--lang", "en"])
+    assert result in (None, 0, 1) and handmade.i18n.language() == "en", (result, err)
+    assert not re.search("[\u4e00-\u9fff]", out + err), out + err
 
 
 @pytest.mark.parametrize("code", [c for c, (_s, phrase) in TEACHERS_CODE.items() if phrase and "4 GB" not in c])

@@ -11,6 +11,10 @@ The course runs code that it did not write, and a teacher's mistake must not bec
   code runs (``RLIMIT_AS``, put back after): an allocation beyond it is a MemoryError there.
 - **streams**: what it prints goes to stderr, so that ``grade --json`` stays one JSON object on
   stdout; ``input()`` reads an empty text.
+- **exits**: ``os._exit()``, which would end the process there and then (with status 0, a pass to a
+  script), raises instead, and is the code's failure ("called os._exit(0)").
+- **language**: the course's language is as it was once the code has run (a file that calls
+  ``handmade.set_language("zh")`` does not override ``--lang en``, nor a notebook's language).
 - **failures**: whatever it raises, BaseException subclasses included (SystemExit, GeneratorExit,
   a KeyboardInterrupt it raises itself), is its own failure: ``Failed``, whose ``clause`` says how
   ("raised KeyError: 'b'", "ran for more than 10 s"). A real Ctrl-C or SIGTERM that arrives while
@@ -32,7 +36,7 @@ import types
 
 from .. import _quiet
 from ..arguments import brief
-from ..i18n import _, language
+from ..i18n import _, language, set_language
 from ..reasons import reason
 
 SECONDS = 10  # one run of a teacher's code: far more than a rule asked about 20,000 texts needs
@@ -163,6 +167,8 @@ def _own(function, args, passing, signals):
             raise _overtime(error) from None
         if isinstance(error, MemoryError) and signals.memory:
             clause = _("needed more than {mb} MB of memory").format(mb=MEMORY >> 20)
+        elif isinstance(error, _Exited):
+            clause = _("called os._exit({status})").format(status=brief(error.args[0], 20))
         else:
             clause = _("raised {error}").format(error=described(error))
         raise Failed(clause, error) from None
@@ -217,15 +223,33 @@ class _Signals:
             signal.signal(number, previous)
 
 
+class _Exited(BaseException):
+    """``os._exit(status)`` called by a teacher's code, raised where it was called: its failure (``_streams``)."""
+
+
+def _exit_of(thread, real_exit):
+    """``os._exit`` while a teacher's code runs in ``thread``: raises ``_Exited`` there; another thread's exits (a
+    kernel's own, its parent gone) as they were."""
+
+    def exit_(status):
+        if threading.current_thread() is not thread:
+            real_exit(status)
+        raise _Exited(status)
+
+    return exit_
+
+
 @contextlib.contextmanager
 def _streams():
-    """print to stderr, input() from an empty text."""
-    saved = sys.stdout, sys.stdin
-    sys.stdout, sys.stdin = _ToStderr(), io.StringIO()
+    """print to stderr, input() from an empty text, os._exit() raising ``_Exited``; the course's language put back
+    after."""
+    saved = sys.stdout, sys.stdin, os._exit, language()
+    sys.stdout, sys.stdin, os._exit = _ToStderr(), io.StringIO(), _exit_of(threading.current_thread(), os._exit)
     try:
         yield
     finally:
-        sys.stdout, sys.stdin = saved
+        sys.stdout, sys.stdin, os._exit = saved[:3]
+        set_language(saved[3])
 
 
 class _ToStderr(io.TextIOBase):
