@@ -1056,11 +1056,25 @@ def test_every_text_box_sends_what_was_typed_once_when_left_as_a_message_of_its_
 
 
 def test_a_refusal_is_an_alert_and_other_news_a_status():
+    """Marked for the box's speakers (marks.SAID, tests/ui): no region of its own, put on the page with its words."""
     p = blog_playground()
     type_into(p, "q", 1, 0, "lots")
-    assert 'role="alert" aria-live="assertive"' in p.editors["q"].message.value
+    assert 'data-hm-said="alert"' in p.editors["q"].message.value and "role" not in p.editors["q"].message.value
     p.reset()
-    assert 'role="status" aria-live="polite"' in p.status.value and "reset" in p.status.value
+    assert 'data-hm-said="status"' in p.status.value and "reset" in p.status.value
+
+
+def test_the_same_failure_again_is_said_again(tmp_path):
+    """A save refused twice: the second is a change of the status line too (``say_in``), which the speakers read
+    out again (a learner who pressed save again heard nothing)."""
+    p = blog_playground()
+    changes = []
+    p.status.observe(lambda change: changes.append(change["new"]), names="value")
+    _find(p.widget, "hm-file-path").value = str(tmp_path)  # a folder: no file can be written there
+    for _ in range(2):
+        _find(p.widget, "hm-file-save").click()
+    said = [value for value in changes if value]
+    assert len(said) == 2 and said[0] == said[1] and "could not save" in said[0], changes
 
 
 # ---- what a screen reader hears ---------------------------------------------------------------
@@ -1079,7 +1093,7 @@ def test_the_lg_slider_says_the_value_in_use_beyond_its_ends_after_it_settles_an
     type_into(p, "c_proj.w", 7, 6, "0")
     said = p.strength.message.value
     assert p.strength.box.value == "" and p.strength.slider.valuetext.startswith("none")
-    assert 'role="status"' in said and "no longer follow this rule" in said
+    assert 'data-hm-said="status"' in said and "no longer follow this rule" in said
     changes = []
     p.strength.message.observe(changes.append, names="value")
     type_into(p, "c_proj.w", 6, 7, "0")  # a second edit away from the rule: said once already

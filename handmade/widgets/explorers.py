@@ -12,7 +12,7 @@ from ..display.outputs import product_pair, scaled, softmax_story
 from ..display.views import scrolling
 from ..i18n import _
 from .choice import Choice
-from .editors import Quiet, marked, message_html
+from .editors import Quiet, marked, message_html, say_in
 from .slider import LogSlider
 from .textbox import TextBox
 from .typed import NotANumber, Unusable, typed_number
@@ -88,7 +88,7 @@ class SoftmaxExplorer:
         self._try(row, self._scale)
 
     def _refuse(self, said):
-        self.message.value = message_html(said)
+        say_in(self.message, message_html(said))
         marked(self.text, _("row"), said)
 
     def _scaled(self, scale):
@@ -106,7 +106,7 @@ class SoftmaxExplorer:
                 self._show_row()
             else:
                 said = _("{error}; showing the last row that fits").format(error=error)
-            self.message.value = message_html(said)
+            say_in(self.message, message_html(said))
             return marked(self.text, _("row"), "" if self._in_use else said)
         self._in_use = self._in_use or row is not self.row  # a row typed and taken is the box's text, as typed
         self.row, self._scale = row, scale

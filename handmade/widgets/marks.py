@@ -23,6 +23,8 @@ QUIET_LABEL = "hm-quiet-label"  # a widget whose label a screen reader reads but
 RINGED = "hm-ringed"  # a box of the package's widgets: each control in it shows the focus ring when focused
 REFUSED = "hm-refused"  # a box that holds text the model did not take: a red edge, and its name says so
 LIVE = "hm-live"  # an HTML widget whose words a screen reader reads out when they change (the prediction, the score)
+SAID = "data-hm-said"  # a message's attribute, "alert" or "status": how the box's speakers read it out
+SPEAKER = "hm-speaker"  # a box's live region that reads out what its controls say (hidden)
 MARKS_CSS = f"""
 .{QUIET_LABEL}.jupyter-widgets > .widget-label {{position: absolute; width: 1px; height: 1px; overflow: hidden;
   clip: rect(0 0 0 0); clip-path: inset(50%); white-space: nowrap; margin: 0; padding: 0}}
@@ -30,6 +32,7 @@ MARKS_CSS = f"""
   outline: 2px solid #1f5fbf !important; outline-offset: 1px; box-shadow: 0 0 0 1px #fff; position: relative; z-index: 1}}
 .{RINGED} .{SCROLLS}:focus-visible {{outline-offset: -2px}}
 .{REFUSED} input {{border: 2px solid #b3261e !important}}
+.{SPEAKER} {{position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap}}
 .{RINGED} .widget-html > .widget-html-content:has(> .{SCROLLS}) {{min-width: 0}}
 """
 # Quiet labels; and a focus ring that stands out from anything around it, on every control of every
@@ -38,7 +41,8 @@ MARKS_CSS = f"""
 # and on a table's region that scrolls (inside its edge, which the box around it may cut). An HTML widget that is
 # such a region (the softmax explorer's table) is no wider than its room, so that its table scrolls and nothing else.
 
-MARKS_ESM = """
+MARKS_ESM = (
+    """
 function render({ model, el }) {
   let tries = 0;
   const mark = () => {  // the box is put on the page just after this view is made: look for it until it is
@@ -57,7 +61,10 @@ function watch(box) {
   named(box);
   if (box.hmWatched) return;
   box.hmWatched = true;
-  new MutationObserver(() => named(box)).observe(box, { childList: true, subtree: true });
+  new MutationObserver((records) => {
+    named(box);
+    records.forEach((record) => record.addedNodes.forEach((node) => heard(box, node)));
+  }).observe(box, { childList: true, subtree: true });
   new MutationObserver(chosen).observe(box, { attributeFilter: ["aria-selected"], subtree: true });
 }
 
@@ -101,6 +108,34 @@ function named(box) {
   });
 }
 
+// What a control of the box says (a message, SAID, put on the page as an HTML widget's new value) is read out by the
+// box's own two live regions, polite and assertive, made once and kept: a region put on the page together with its
+// words is not read by every screen reader. The same words again are read again (cleared, then written).
+function heard(box, node) {
+  if (node.nodeType !== Node.ELEMENT_NODE) return;
+  const messages = node.matches("[SAID]") ? [node] : node.querySelectorAll("[SAID]");
+  for (const message of messages) {
+    if (message.closest(".RINGED") !== box || !message.textContent) continue;  // an inner box's: it says it
+    const region = speaker(box, message.getAttribute("SAID"));
+    region.textContent = "";
+    clearTimeout(region.hmLater);
+    region.hmLater = setTimeout(() => { region.textContent = message.textContent; }, 50);
+  }
+}
+
+function speaker(box, kind) {
+  box.hmSpeakers = box.hmSpeakers || {};
+  if (!box.hmSpeakers[kind]) {
+    const region = document.createElement("div");
+    region.className = "SPEAKER";
+    region.setAttribute("role", kind === "alert" ? "alert" : "status");
+    region.setAttribute("aria-live", kind === "alert" ? "assertive" : "polite");
+    box.append(region);
+    box.hmSpeakers[kind] = region;
+  }
+  return box.hmSpeakers[kind];
+}
+
 // The k-th tab of a tab widget shows its k-th panel: the tab says which (aria-controls), and the panel is a tabpanel
 // named by its tab (lumino gives a tab an id and the tab role, and the panel neither).
 function tied(widget) {
@@ -126,7 +161,12 @@ function chosen(changes) {
   }
 }
 export default { render };
-""".replace("LIVE", LIVE).replace("SCROLLS", SCROLLS)
+""".replace("LIVE", LIVE)
+    .replace("SCROLLS", SCROLLS)
+    .replace("SAID", SAID)
+    .replace("SPEAKER", SPEAKER)
+)
+MARKS_ESM = MARKS_ESM.replace("RINGED", RINGED)
 
 
 class Marks(anywidget.AnyWidget):

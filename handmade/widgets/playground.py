@@ -327,7 +327,7 @@ class Playground:
         marked(self.text_box, _("context"), "")
 
     def _refuse_text(self, said):
-        self.text_message.value = message_html(said)
+        say_in(self.text_message, message_html(said))
         marked(self.text_box, _("context"), said)
 
     def _check_fits(self, params):

@@ -159,13 +159,12 @@ def _save(p, target, force):
     try:
         return save_weights(p.params, target, force=force)
     except NotWeightsFile as error:  # no --force here: what the learner can do in the playground
-        p.status.value = message_html(
-            _(
-                "could not save: '{path}' is not a weights file, and it is kept as it is: type another file name in the file box, or move that file away first"
-            ).format(path=shown_path(error.path))
+        kept = _(
+            "could not save: '{path}' is not a weights file, and it is kept as it is: type another file name in the file box, or move that file away first"
         )
+        say_in(p.status, message_html(kept.format(path=shown_path(error.path))))
     except (OSError, ValueError) as error:  # WeightsError is a ValueError; so is a file name no system can use
-        p.status.value = message_html(_("could not save: {error}").format(error=error))
+        say_in(p.status, message_html(_("could not save: {error}").format(error=error)))  # again: read again
     return None
 
 

@@ -151,8 +151,12 @@ def test_a_refused_edit_is_announced_and_focus_stays_in_the_box(notebook):
     box = nb.cell_box("c-proj-w", 7, 6)
     nb.type_into(box, "lots")
     nb.wait_for_text("hm-message-c-proj-w", "'lots' is not a number")
-    alert = page.locator(".hm-message-c-proj-w [aria-live]")
-    assert alert.get_attribute("role") == "alert" and alert.get_attribute("aria-live") == "assertive"
+    # read out by the grid's own alert region, on the page before it (a region put there with its words is not read
+    # by every screen reader), and the message beside the box is no region of its own: said once
+    alert = page.locator(".hm-editor-c-proj-w > .hm-speaker[role=alert][aria-live=assertive]")
+    page.wait_for_function(JS_SPOKEN, arg=[".hm-editor-c-proj-w > .hm-speaker[role=alert]", "'lots' is not a number"])
+    assert page.locator(".hm-message-c-proj-w [aria-live], .hm-message-c-proj-w [role]").count() == 0
+    assert alert.count() == 1
     assert box.evaluate("e => e === document.activeElement")  # Enter left the learner where they were
     # the box keeps the text, to mend: its name says it is not used, after the alert, and a red edge shows it
     nb.wait_for_text("hm-cell-c-proj-w-7-6", "c_proj.w, row V, column Tb, not used")
@@ -173,6 +177,35 @@ def test_a_refused_edit_is_announced_and_focus_stays_in_the_box(notebook):
     assert page.evaluate("() => document.activeElement.closest('.hm-cell-c-proj-w-7-7') !== null")
     page.locator(".hm-reset").click()
     nb.wait_for_text("hm-view-accuracy", "(27 / 27)")
+
+
+JS_SPOKEN = "([css, words]) => [...document.querySelectorAll(css)].some((r) => r.textContent.includes(words))"
+JS_HEARD = """(css) => {  // every text the live region at css is given from now on, in order
+  const region = document.querySelector(css);
+  region.hmHeard = [];
+  new MutationObserver(() => region.textContent && region.hmHeard.push(region.textContent))
+    .observe(region, { childList: true, characterData: true, subtree: true });
+}"""
+
+
+@pytest.mark.floors
+def test_the_playgrounds_news_is_read_out_by_a_region_kept_on_the_page_the_same_news_again_too(notebook):
+    """Reset, and reset again: the status line's news is read out each time by the playground's polite region, which
+    was on the page before the first (it holds the words, the status line only shows them)."""
+    nb = notebook(PLAYGROUND)
+    page, speaker = nb.page, ".hm-playground > .hm-speaker[role=status][aria-live=polite]"
+    nb.tab("c_proj")
+    nb.type_into(nb.cell_box("c-proj-w", 7, 6), "0")  # a change, for the reset to undo
+    nb.page.locator(".hm-reset").click()
+    page.wait_for_function(JS_SPOKEN, arg=[speaker, "reset to the starting weights"])
+    page.evaluate(JS_HEARD, speaker)
+    for _ in range(2):
+        nb.page.locator(".hm-reset").click()
+        nb.page.wait_for_function(JS_KERNEL_IDLE)
+    page.wait_for_function(f"() => document.querySelector('{speaker}').hmHeard.length >= 2")
+    heard = page.evaluate(f"() => document.querySelector('{speaker}').hmHeard")
+    assert len(heard) == 2 and heard[0] == heard[1] and heard[0].startswith("reset to the starting weights"), heard
+    assert page.locator(".hm-status [role], .hm-status [aria-live]").count() == 0
 
 
 JS_FOCUSED = "(css) => document.activeElement !== null && document.activeElement.matches(css)"
