@@ -190,6 +190,21 @@ def token_shown(char):
     return TOKEN_SHOWN.get(char, char) if char.isprintable() or char in TOKEN_SHOWN else repr(char)
 
 
+CONTEXT_SAID = 40  # characters: the longest context a report or a message quotes whole (the built-in tasks' are 30)
+
+
+def context_said(context, limit=CONTEXT_SAID):
+    """A context quoted as every report and message quotes it, 'aab'; one longer than ``limit`` characters quoted by
+    its end, the letters read last, which the prediction follows: '…babab' (a teacher's extra example may be 1,024)."""
+    said = repr(context)
+    if len(said) <= limit:
+        return said
+    end = context[-(limit - 3) :]
+    while len(repr(end)) > limit - 1:  # escapes (\x00) take more room than their letters
+        end = end[1:]
+    return repr(end)[0] + "…" + repr(end)[1:]
+
+
 def text_shown(text):
     """``text`` (a context, a message) with each character that cannot show written as its escape (``a\\t\\x00``), as
     ``repr`` writes it between its quotes: a tab is no gap, a null character does not vanish."""

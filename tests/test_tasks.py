@@ -1360,3 +1360,30 @@ def test_a_tasks_description_counts_its_longer_examples_apart():
         == f"  alphabet 'ab', contexts of 1 to 5 tokens and {len(longer)} longer (up to {max(longer)}: a model of this shape reads their last 5), 40 graded"
     )
     assert tasks.TASKS["abc"].describe().splitlines()[1] == "  alphabet 'abc', contexts of 1 to 5 tokens, 15 graded"
+
+
+def test_a_long_context_is_quoted_by_its_end_wherever_a_report_or_the_playground_quotes_it():
+    """A teacher's extra example of 1,000 letters: the report's text and the task playground's lines quote it by
+    its last letters, '…abab', in 40 characters at most (it was printed whole, three times); --json keeps it whole."""
+    import html
+
+    from handmade.basis import CONTEXT_SAID, context_said
+    from handmade.widgets import Playground
+
+    assert (
+        context_said("aab") == "'aab'" and context_said("ab" * 500) == "'…" + ("ab" * 500)[-(CONTEXT_SAID - 3) :] + "'"
+    )
+    for text in ("\x00" * 100, "a'b" * 30, "ab" * 500):
+        said = context_said(text)
+        assert len(said) <= CONTEXT_SAID and text.endswith(eval(said.replace("…", "")))  # noqa: S307 (its own repr)
+
+    @handmade.task(alphabet="ab", n_ctx=3, n_embd=4, n_layer=1, extra_examples=[("ab" * 500, "b")])
+    def long(context):
+        """Say the last letter."""
+        return context[-1]
+
+    report = grade(long, blank(long))
+    summary = Playground(task=long).summary.values()
+    shown = [str(report), *(html.unescape(re.sub("<[^>]*>", "", w.value)) for w in summary)]
+    assert all("ab" * 25 not in text and "'…babab" in text for text in shown[:1] + shown[2:]), shown
+    assert len(str(report)) < 1500 and ("ab" * 500) in json.dumps(report.to_json())

@@ -1059,9 +1059,9 @@ def test_a_refusal_is_an_alert_and_other_news_a_status():
     """Marked for the box's speakers (marks.SAID, tests/ui): no region of its own, put on the page with its words."""
     p = blog_playground()
     type_into(p, "q", 1, 0, "lots")
-    assert 'data-hm-said="alert"' in p.editors["q"].message.value and "role" not in p.editors["q"].message.value
+    assert 'data-hm-says="alert"' in p.editors["q"].message.value and "role" not in p.editors["q"].message.value
     p.reset()
-    assert 'data-hm-said="status"' in p.status.value and "reset" in p.status.value
+    assert 'data-hm-says="status"' in p.status.value and "reset" in p.status.value
 
 
 def test_the_same_failure_again_is_said_again(tmp_path):
@@ -1093,7 +1093,7 @@ def test_the_lg_slider_says_the_value_in_use_beyond_its_ends_after_it_settles_an
     type_into(p, "c_proj.w", 7, 6, "0")
     said = p.strength.message.value
     assert p.strength.box.value == "" and p.strength.slider.valuetext.startswith("none")
-    assert 'data-hm-said="status"' in said and "no longer follow this rule" in said
+    assert 'data-hm-says="status"' in said and "no longer follow this rule" in said
     changes = []
     p.strength.message.observe(changes.append, names="value")
     type_into(p, "c_proj.w", 6, 7, "0")  # a second edit away from the rule: said once already

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..arguments import fmt, fmt_apart
-from ..basis import token_shown
+from ..basis import context_said, token_shown
 from ..i18n import N_, _, listed, ngettext, then
 from ..model import Name, recording
 from ..names import T
@@ -380,7 +380,7 @@ def miss_said(miss):
         else _("{context}: expected {expected}, the model predicted {predicted} (margin {margin})")
     )
     return line.format(
-        context=repr(miss["context"]),
+        context=context_said(miss["context"]),
         expected=token_shown(miss["expected"]),
         predicted=token_shown(miss["predicted"]),
         margin=fmt(miss["margin"]),
@@ -402,7 +402,7 @@ def report_lines(data):
             "  margin: {margin} (smallest at {context} → {expected}); a pass needs 100% and more than {threshold}"
         ).format(
             margin=fmt_apart(data["margin"], data["threshold"]),
-            context=repr(smallest["context"]),
+            context=context_said(smallest["context"]),
             expected=token_shown(smallest["expected"]),
             threshold=fmt(data["threshold"]),
         ),
@@ -444,7 +444,7 @@ def diagnosis_lines(data):
             "  why the margin is too small, for {context} → {expected}: the margin over {wrong} is {margin}; part by part: {shares}"
         )
     )
-    said = {"context": repr(focus["context"]), "expected": focus["expected"], "wrong": focus["against"]}
+    said = {"context": context_said(focus["context"]), "expected": focus["expected"], "wrong": focus["against"]}
     lines = [
         heading.format(
             margin=fmt_apart(focus["margin"], data["threshold"]), shares=shares_listed(focus["contributions"]), **said
@@ -458,7 +458,7 @@ def diagnosis_lines(data):
             "    The model reads only its last {n} letters, {window}: positions are counted from the first of them.",
             n,
         )
-        lines.append(read.format(n=n, window=repr(focus["window"])))
+        lines.append(read.format(n=n, window=context_said(focus["window"])))
     path = focus["path"] or []
     lines += [f"    → {step['text']}" for step in path[:SHOWN_STEPS]]
     if len(path) > SHOWN_STEPS:

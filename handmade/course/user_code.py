@@ -36,6 +36,7 @@ import types
 
 from .. import _quiet
 from ..arguments import brief
+from ..basis import context_said
 from ..i18n import _, language, set_language
 from ..reasons import reason
 
@@ -89,10 +90,10 @@ def rule_answers(task):
     def ask():  # every text, then ASKED_AGAIN of them, spread over all, again
         texts = ("".join(t) for n in range(1, task.n_ctx + 1) for t in itertools.product(task.alphabet, repeat=n))
         for context in texts:
-            at[0] = repr(context)
+            at[0] = context_said(context)
             asked.append((context, _settled(task.next_token(context))))
         for context, answer in asked[:: -(-len(asked) // ASKED_AGAIN)]:
-            at[0] = repr(context)
+            at[0] = context_said(context)
             again = _settled(task.next_token(context))
             if _plain(answer) and _plain(again) and again != answer:
                 return changed.append((context, answer, again))
@@ -113,7 +114,9 @@ def rule_answers(task):
             "its rule answered {first} after {context}, then {then} when asked again: a rule must give the same answer every time (no random choice, nothing kept between calls)"
         )
         raise ValueError(
-            task.saying(problem.format(first=answer_shown(first), context=repr(context), then=answer_shown(then)))
+            task.saying(
+                problem.format(first=answer_shown(first), context=context_said(context), then=answer_shown(then))
+            )
         )
     return asked
 

@@ -15,7 +15,7 @@ from ..arguments import brief, exact, function, number, real_array, text_of, who
 from ..basis import text_shown
 from ..display.labelled import LabelledMatrix
 from ..i18n import _, tag
-from .marks import QUIET_LABEL, REFUSED, RINGED, SAID, Marks
+from .marks import QUIET_LABEL, REFUSED, RINGED, SAYS, Marks
 from .slider import LogSlider
 from .textbox import TextBox
 from .typed import Unusable, typed_number, typed_shown
@@ -78,7 +78,7 @@ def css_class(value, name):
 
 
 def message_html(text, ok=False):
-    """What an editor or the playground says, marked (``SAID``) for the live regions of the box it is in (``Marks``):
+    """What an editor or the playground says, marked (``SAYS``) for the live regions of the box it is in (``Marks``):
     a screen reader reads a refusal out at once (an alert) and any other news when it is free (a status). One line, a character that
     cannot be shown (a new line in a file name) as its escape, and every word of it: a sentence cut in its
     middle would lose what it says (where a pass overflowed); a long piece of it (a file name, what was
@@ -89,7 +89,7 @@ def message_html(text, ok=False):
     text = text_shown(text)
     colour, kind = ("#1a7f37", "status") if ok else ("#b3261e", "alert")
     style = f"color:{colour};white-space:pre-wrap"  # wrapped at spaces, none of them merged
-    return f'<span {SAID}="{kind}" style="{style}">{html.escape(text, quote=False)}</span>'
+    return f'<span {SAYS}="{kind}" style="{style}">{html.escape(text, quote=False)}</span>'
 
 
 def say_in(region, markup):

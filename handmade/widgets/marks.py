@@ -23,7 +23,7 @@ QUIET_LABEL = "hm-quiet-label"  # a widget whose label a screen reader reads but
 RINGED = "hm-ringed"  # a box of the package's widgets: each control in it shows the focus ring when focused
 REFUSED = "hm-refused"  # a box that holds text the model did not take: a red edge, and its name says so
 LIVE = "hm-live"  # an HTML widget whose words a screen reader reads out when they change (the prediction, the score)
-SAID = "data-hm-said"  # a message's attribute, "alert" or "status": how the box's speakers read it out
+SAYS = "data-hm-says"  # a message's attribute, "alert" or "status": how the box's speakers read it out
 SPEAKER = "hm-speaker"  # a box's live region that reads out what its controls say (hidden)
 MARKS_CSS = f"""
 .{QUIET_LABEL}.jupyter-widgets > .widget-label {{position: absolute; width: 1px; height: 1px; overflow: hidden;
@@ -108,15 +108,15 @@ function named(box) {
   });
 }
 
-// What a control of the box says (a message, SAID, put on the page as an HTML widget's new value) is read out by the
+// What a control of the box says (a message, SAYS, put on the page as an HTML widget's new value) is read out by the
 // box's own two live regions, polite and assertive, made once and kept: a region put on the page together with its
 // words is not read by every screen reader. The same words again are read again (cleared, then written).
 function heard(box, node) {
   if (node.nodeType !== Node.ELEMENT_NODE) return;
-  const messages = node.matches("[SAID]") ? [node] : node.querySelectorAll("[SAID]");
+  const messages = node.matches("[SAYS]") ? [node] : node.querySelectorAll("[SAYS]");
   for (const message of messages) {
     if (message.closest(".RINGED") !== box || !message.textContent) continue;  // an inner box's: it says it
-    const region = speaker(box, message.getAttribute("SAID"));
+    const region = speaker(box, message.getAttribute("SAYS"));
     region.textContent = "";
     clearTimeout(region.hmLater);
     region.hmLater = setTimeout(() => { region.textContent = message.textContent; }, 50);
@@ -163,7 +163,7 @@ function chosen(changes) {
 export default { render };
 """.replace("LIVE", LIVE)
     .replace("SCROLLS", SCROLLS)
-    .replace("SAID", SAID)
+    .replace("SAYS", SAYS)
     .replace("SPEAKER", SPEAKER)
 )
 MARKS_ESM = MARKS_ESM.replace("RINGED", RINGED)

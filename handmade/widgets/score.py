@@ -2,7 +2,7 @@
 shows (right, margin, pass and whether it is recorded) and the lines below it (the first miss, why, the path back),
 from the grader's report; the answer's shares only when asked (``reveal``)."""
 
-from ..arguments import brief, fmt_apart
+from ..arguments import fmt_apart
 from ..display.labelled import fmt
 from ..i18n import _
 
@@ -20,7 +20,7 @@ class TaskScore:
         self.answer_shown = False  # whether the last grade showed the answer's shares (else why there are none)
 
     def __call__(self, params):
-        from ..basis import token_shown
+        from ..basis import context_said, token_shown
         from ..course.explain import SHOWN_STEPS, shares_listed
         from ..course.grader import handed_in
 
@@ -33,7 +33,7 @@ class TaskScore:
             correct=report.correct,
             total=report.total,
             margin=fmt_apart(report.margin, report.threshold, 3),
-            context=brief(report.smallest_at.context, 40),
+            context=context_said(report.smallest_at.context),
             expected=token_shown(report.smallest_at.expected),
             threshold=fmt(report.threshold),
         )
@@ -47,7 +47,7 @@ class TaskScore:
         if report.diagnosis:
             details.append(
                 _("why, for {context} → {expected}: {diagnosis}").format(
-                    context=repr(report.diagnosed.context),
+                    context=context_said(report.diagnosed.context),
                     expected=report.focus.expected,  # the token's name, as the report's text says it (␣ for a space)
                     diagnosis=report.diagnosis,
                 )

@@ -65,7 +65,7 @@ def test_embedding_follows_the_typed_context_and_refuses_other_letters(notebook)
     nb.page.get_by_text("cannot tokenize 'x' at position 2").wait_for()
     assert nb.html("hm-view-embedding") == after  # still the last good context
     nb.type_into(nb.page.locator(".hm-context input"), "a  c")  # two spaces: the message quotes both, as shown
-    message = nb.page.locator(".hm-text-message [data-hm-said=alert]", has_text="cannot tokenize ' ' at position 1")
+    message = nb.page.locator(".hm-text-message [data-hm-says=alert]", has_text="cannot tokenize ' ' at position 1")
     message.wait_for()
     assert "of 'a  c'" in message.inner_text()  # innerText: the text as the page lays it out, spaces merged or not
 
