@@ -2869,6 +2869,25 @@ def test_a_teachers_code_runs_bounded_and_its_failure_is_one_line_of_its_own(
 
 
 @pytest.mark.parametrize("place", PLACES)
+@pytest.mark.parametrize("inside", ["its own line", "numpy"])
+def test_what_a_teachers_code_raises_is_said_with_the_line_of_its_file_that_raised_it(
+    tmp_path, monkeypatch, capsys, short_bound, place, inside
+):
+    """The teacher's line, "(teacher.py, line 12)": where the statement is, or where it called the library that
+    raised (numpy's own lines are not the teacher's to mend); on the command line too, which shows no traceback."""
+    statement = {"its own line": "raise KeyError('b')", "numpy": "numpy.linalg.inv(numpy.zeros((2, 2)))"}[inside]
+    monkeypatch.setitem(TEACHERS_CODE, "raises", (f"import numpy; {statement}", "raised"))
+    path = teachers_file(tmp_path, "raises", place)
+    line = 1 + path.read_text(encoding="utf-8").splitlines().index(f"    import numpy; {statement}")
+    for surface in ("library", "grade --json"):
+        result, _out, err = _on(surface, place, path, monkeypatch, capsys)
+        said = result if surface == "library" else err
+        if place == "reference":  # said where the answer is asked for: the reveal
+            said = json.loads(_out)["revealed"] if surface == "grade --json" else said
+        assert f"(teacher.py, line {line})" in said, (surface, said)
+
+
+@pytest.mark.parametrize("place", PLACES)
 @pytest.mark.parametrize("surface", SURFACES)
 def test_a_teachers_code_that_sets_the_language_leaves_the_courses_as_it_was(
     tmp_path, monkeypatch, capsys, short_bound, place, surface

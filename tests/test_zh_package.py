@@ -365,7 +365,10 @@ def _rule_error(tmp_path, expression):
     with pytest.raises(ValueError) as caught:
         handmade.course.tasks.examples(load_tasks(path)["failing"])
     message = str(caught.value)
-    return message, re.search(r"(?:raised|抛出了) \w+: (.*)$", message).group(1)
+    # the reason, then the line of the rule that raised it, which the sentence names after it in either language
+    return message, re.search(
+        r"(?:raised|抛出了) \w+: (.*)(?: \(mine\.py, line 7\)|（mine\.py 第 7 行）)$", message
+    ).group(1)
 
 
 @pytest.mark.parametrize("case", list(RUNTIME_ERRORS))

@@ -30,9 +30,12 @@ import itertools
 import os
 import signal
 import sys
+import sysconfig
 import threading
 import time
+import traceback
 import types
+from pathlib import Path
 
 from .. import _quiet
 from ..arguments import brief
@@ -173,22 +176,40 @@ def _own(function, args, passing, signals):
         elif isinstance(error, _Exited):
             clause = _("called os._exit({status})").format(status=brief(error.args[0], 20))
         else:
-            clause = _("raised {error}").format(error=described(error))
+            clause = _raised(error)
         raise Failed(clause, error) from None
+
+
+def _raised(error):
+    """How the code failed: "raised KeyError: 'b'", and where, when it was in the teacher's code: "(shift.py, line 7)"."""
+    place = _where_raised(error)
+    if place is None:
+        return _("raised {error}").format(error=described(error))
+    room = MAX_SHOWN - len(place[0]) - 10  # the error's words are cut shorter: the sentence stays within its bound
+    return _("raised {error} ({file}, line {line})").format(error=described(error, room), file=place[0], line=place[1])
+
+
+def _where_raised(error):
+    """(file name, line) of the innermost frame of ``error``'s traceback in code that is neither the package's nor
+    Python's nor an installed library's: the teacher's line that raised it (or called what did), or None."""
+    others = (str(Path(__file__).parents[1]), *{sysconfig.get_path(kind) for kind in ("stdlib", "purelib", "platlib")})
+    frames = traceback.extract_tb(error.__traceback__)
+    theirs = [frame for frame in frames if not frame.filename.startswith((*others, "<"))]
+    return (Path(theirs[-1].filename).name, theirs[-1].lineno) if theirs else None
 
 
 def _overtime(error):
     return Failed(_("ran for more than {seconds} s").format(seconds=SECONDS), error)
 
 
-def described(error):
+def described(error, limit=MAX_SHOWN):
     """``TypeError: message`` on one line, the message cut short: what a one-line error quotes (what Python itself
     says there in the reader's language, its words after it in brackets: ``reasons.reason``)."""
     try:
         message = " ".join(str(error).split())
     except Exception:  # noqa: BLE001  (a __str__ of the teacher's that fails: the kind says enough)
         message = ""
-    message = message if len(message) <= MAX_SHOWN else message[: MAX_SHOWN - 1] + "…"
+    message = message if len(message) <= limit else message[: max(limit, 20) - 1] + "…"
     # Python's words said in the reader's language, kept besides; a teacher's own message that begins as one of
     # Python's does is glossed too, its words kept whole
     message = reason(message) if message else message

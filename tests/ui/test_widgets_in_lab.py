@@ -62,7 +62,7 @@ def test_embedding_follows_the_typed_context_and_refuses_other_letters(notebook)
     after = nb.wait_for_change("hm-view-embedding", before)
     assert "pos 1 · a" in after and "pos 2" not in after
     nb.type_into(nb.page.locator(".hm-context input"), "abx")
-    nb.page.get_by_text("cannot tokenize 'x' at position 2").wait_for()
+    nb.page.locator(".hm-text-message", has_text="cannot tokenize 'x' at position 2").wait_for()
     assert nb.html("hm-view-embedding") == after  # still the last good context
     nb.type_into(nb.page.locator(".hm-context input"), "a  c")  # two spaces: the message quotes both, as shown
     message = nb.page.locator(".hm-text-message [data-hm-says=alert]", has_text="cannot tokenize ' ' at position 1")
@@ -431,7 +431,7 @@ def test_break_it_then_reset(notebook):
     tab(nb, "break")
     nb.page.locator(".hm-break-go").click()  # defaults: c_proj.w [V, Tb] set to 0
     assert "(27 / 27)" not in nb.wait_for_change("hm-view-accuracy", before)
-    nb.page.get_by_text("c_proj.w[V, Tb] is now 0").wait_for()
+    nb.page.locator(".hm-status", has_text="c_proj.w[V, Tb] is now 0").wait_for()
     nb.page.locator(".hm-reset").click()
     nb.wait_for_text("hm-view-accuracy", "(27 / 27)")
 
