@@ -2,6 +2,7 @@
 the right stage named, and bad submissions get one line, never a traceback."""
 
 import dataclasses
+import inspect
 import itertools
 import json
 import re
@@ -673,7 +674,10 @@ def failing_reference():
 @pytest.mark.parametrize(
     "build, phrase",
     [
-        (failing_reference, "task shift_rule: its reference solution raised KeyError: 'wte'"),
+        (
+            failing_reference,
+            "task shift_rule: its reference solution raised KeyError: 'wte' (test_tasks.py, line {line})",
+        ),
         (lambda: None, "task shift_rule: its reference solution returned NoneType, not weights"),
     ],
 )
@@ -682,7 +686,7 @@ def test_a_reference_that_fails_is_one_line(build, phrase):
     shift.reference(build)
     with pytest.raises(ValueError) as error:
         reference(shift)
-    assert str(error.value) == phrase
+    assert str(error.value) == phrase.format(line=_line_of(failing_reference, "raise"))
 
 
 def test_a_reference_that_does_not_pass_its_own_task_is_neither_shown_as_the_answer_nor_followed():
@@ -822,14 +826,20 @@ def test_the_decorator_without_its_options_says_how_to_write_it():
 @pytest.mark.parametrize(
     "rule, phrase",
     [
-        (raising, "task raising: its rule, asked what follows 'b', raised KeyError: 'b'"),
+        (raising, "task raising: its rule, asked what follows 'b', raised KeyError: 'b' (test_tasks.py, line {line})"),
         (outside, "task outside: its rule answered 'd' after 'a'; an answer is a character of 'abc', or None"),
     ],
 )
 def test_a_rule_that_fails_is_one_line_naming_the_context(rule, phrase):
     with pytest.raises(ValueError) as error:
         examples(make(rule))
-    assert str(error.value) == phrase
+    assert str(error.value) == phrase.format(line=_line_of(rule, "return"))
+
+
+def _line_of(function, start):
+    """The line of this file where ``function``'s first line that begins with ``start`` is."""
+    lines, first = inspect.getsourcelines(function)
+    return first + next(i for i, line in enumerate(lines) if line.strip().startswith(start))
 
 
 TOSSES = itertools.cycle("aab")  # a coin that lands a, a, b, a, a, b, ...: by chance for the rule, alike in every run
@@ -888,7 +898,8 @@ def test_a_rule_that_fails_when_asked_again_is_said_to_fail_after_that_text():
 
     with pytest.raises(ValueError) as error:
         examples(make(seventeenth, alphabet="ab", n_ctx=3, n_layer=0))  # 14 texts, then asked again: 'a', 'b', 'aa'
-    assert str(error.value) == "task seventeenth: its rule, asked what follows 'aa', raised KeyError: 'x'"
+    raised = f"raised KeyError: 'x' (test_tasks.py, line {_line_of(seventeenth, 'raise')})"
+    assert str(error.value) == f"task seventeenth: its rule, asked what follows 'aa', {raised}"
 
 
 def test_a_rule_asked_again_answers_as_before_and_costs_a_few_questions_more():
