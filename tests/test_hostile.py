@@ -2153,7 +2153,7 @@ def _messages(widget):
 
 
 def _refusals(messages):
-    return [re.sub(r"<[^>]+>", "", m.value) for m in messages if 'role="alert"' in m.value]
+    return [re.sub(r"<[^>]+>", "", m.value) for m in messages if 'data-hm-says="alert"' in m.value]
 
 
 def _state(widget):
@@ -2270,7 +2270,7 @@ def test_the_save_row_says_what_became_of_any_file_name(tmp, monkeypatch, langua
             row[button].click()
         said = re.sub(r"<[^>]+>", "", shown.status.value)
         assert said not in ("…", "") and said_well([said], language), said
-        assert 'role="alert"' not in shown.status.value or _state(shown) == before
+        assert 'data-hm-says="alert"' not in shown.status.value or _state(shown) == before
 
 
 def _widgets():
@@ -2326,7 +2326,7 @@ def test_a_save_without_a_file_name_says_so_in_place_of_what_was_said_before(tmp
     shown = _blog_playground()
     row = controls(shown)
     row["hm-file-path"].value = "   "
-    shown.status.value = '<span role="status">saved: an earlier sentence</span>'
+    shown.status.value = '<span data-hm-says="status">saved: an earlier sentence</span>'
     row["hm-file-save"].click()
     said = _refusals([shown.status])
     assert said and "earlier" not in shown.status.value and said_well(said, language)

@@ -7,11 +7,12 @@ gives a box no attribute, so ``Marks``, a hidden widget inside the box (anywidge
 JavaScript, shipped here, nothing fetched), sets the box's ``lang`` to the language it was made in, once the box
 is on the page; its ``_css`` is the style (quiet labels, the focus ring, a refused box's edge). It also makes
 the element each HTML widget of class ``LIVE`` writes its value into a status region, kept from one value to the
-next, so that a screen reader reads out what an edit changed there; a tab list, named after the box's heading
-(a playground's, "playground: abc"), each of its tabs tied to the panel it shows (a tabpanel, named by its tab);
-a tab chosen with the mouse the tab bar's stop of the Tab key; and a view's table wider than its room a named
-region the Tab key reaches, to scroll it from the keyboard (and no stop while it fits). ``give_focus`` gives the
-keyboard to a control when the one that had it goes.
+next, so that a screen reader reads out what an edit changed there; two live regions of the box's own that read
+out what its controls say (``SAYS``: a message, put on the page anew with each value); a tab list, named after
+the box's heading (a playground's, "playground: abc"), each of its tabs tied to the panel it shows (a tabpanel,
+named by its tab); the chosen tab the tab bar's stop of the Tab key (chosen with the mouse, or passed by the
+arrows); and a view's table wider than its room a named region the Tab key reaches, to scroll it from the
+keyboard (and no stop while it fits). ``give_focus`` gives the keyboard to a control when the one that had it goes.
 """
 
 import anywidget
@@ -139,6 +140,13 @@ function speaker(box, kind) {
 // The k-th tab of a tab widget shows its k-th panel: the tab says which (aria-controls), and the panel is a tabpanel
 // named by its tab (lumino gives a tab an id and the tab role, and the panel neither).
 function tied(widget) {
+  const tabs = widget.querySelector(":scope > .widget-tab-bar [role=tablist]");
+  if (tabs && !tabs.hmLeft) {  // the arrows moved the stop without choosing: the keyboard comes back to the chosen tab
+    tabs.hmLeft = true;
+    tabs.addEventListener("focusout", (event) => {
+      if (!tabs.contains(event.relatedTarget)) stopOnChosen(tabs);
+    });
+  }
   const panels = widget.querySelectorAll(":scope > .widget-tab-contents > *");
   widget.querySelectorAll(":scope > .widget-tab-bar [role=tab]").forEach((tab, k) => {
     const panel = panels[k];
@@ -152,13 +160,16 @@ function tied(widget) {
 
 // A tab chosen with the mouse becomes the tab bar's one stop of the Tab key (lumino leaves it on the tab that had
 // it, which a screen reader then names "not selected" while the chosen tab's panel shows). The arrow keys still
-// move the stop among the tabs: only a change of the chosen tab moves it here.
+// move the stop among the tabs; when the keyboard leaves the tab bar, the stop goes back to the chosen tab.
 function chosen(changes) {
   for (const change of changes) {
     const tab = change.target;
-    if (tab.getAttribute("aria-selected") !== "true" || !tab.parentElement) continue;
-    for (const other of tab.parentElement.children) other.setAttribute("tabindex", other === tab ? "0" : "-1");
+    if (tab.getAttribute("aria-selected") === "true" && tab.parentElement) stopOnChosen(tab.parentElement);
   }
+}
+
+function stopOnChosen(tabs) {
+  for (const tab of tabs.children) tab.setAttribute("tabindex", tab.getAttribute("aria-selected") === "true" ? "0" : "-1");
 }
 export default { render };
 """.replace("LIVE", LIVE)

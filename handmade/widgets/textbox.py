@@ -1,5 +1,6 @@
 """A text box whose text reaches the kernel in its place among the buttons' clicks: the browser's own
-``<input>``, named by its ``<label>``, drawn as ipywidgets' ``Text`` is (its classes, its look).
+``<input>``, named by its ``<label>`` (a grid's box, whose name is for a screen reader alone, by ``aria-label``:
+named once), drawn as ipywidgets' ``Text`` is (its classes, its look).
 
 ipywidgets holds a model's later changes back while one is on its way to the kernel, but not a
 button's click: a grid's box typed in twice while the kernel was busy with the first, and "save
@@ -8,17 +9,23 @@ a message of its own (``choice.Chosen``), which keeps its place; the box shows t
 again once the kernel has answered its last, and text typed and not yet sent stays, whatever the
 kernel sets meanwhile (a reset waiting behind a cell). Any text is a value: what the model makes of
 it is said by whoever observes ``value`` (the box keeps what was typed, to mend, with ``why`` it was
-refused, which a screen reader hears with the box as invalid, and why). Its keys are its own, as in ipywidgets' box: Shift+Enter
-sends, Ctrl+Z undoes the typing, neither reaches the notebook.
+refused, which a screen reader hears with the box as invalid, and why). Its keys are its own, as in
+ipywidgets' box: Shift+Enter sends, Ctrl+Z undoes the typing, neither reaches the notebook; in a grid
+the up and down arrows move to the box above or below, as Tab moves along the row; Escape leaves
+the box for the notebook's cells.
 """
+
+import json
 
 import traitlets
 
 from ..arguments import text_of
 from .choice import SENDER_JS, Chosen
+from .marks import QUIET_LABEL
 
 TEXT_BOX_ESM = (
     SENDER_JS
+    + f"const QUIET = {json.dumps(QUIET_LABEL)};"
     + """
 function render({ model, el }) {
   el.classList.add("jupyter-widgets", "widget-inline-hbox", "widget-text");  // ipywidgets' Text's look (its CSS)
@@ -46,12 +53,27 @@ function render({ model, el }) {
   input.addEventListener("change", commit);  // the box left
   input.addEventListener("keydown", (event) => {
     event.stopPropagation();  // as ipywidgets' box: the notebook would take Ctrl+Z from it
-    if (event.key === "Enter" && !event.isComposing) commit();
+    if (event.isComposing) return;  // an input method's keys
+    if (event.key === "Enter") commit();
+    const next = { ArrowUp: false, ArrowDown: true }[event.key] === undefined ? null : beside(input, event.key === "ArrowDown");
+    if (next) {  // the box above or below in its grid; the box left sends its text (change)
+      event.preventDefault();
+      next.focus();
+      next.select();
+    }
+    if (event.key === "Escape") {  // out of the box, to the notebook's cells (JupyterLab's command mode)
+      input.blur();
+      const notebook = input.closest(".jp-Notebook");
+      if (notebook) notebook.focus();
+    }
   });
   const draw = () => {
     const name = model.get("description");
+    const quiet = model.get("_dom_classes").includes(QUIET);  // a grid's box: its name is for a screen reader alone
     label.textContent = label.title = name;
-    label.style.display = name ? "" : "none";
+    label.style.display = name && !quiet ? "" : "none";
+    if (quiet) input.setAttribute("aria-label", name);  // named once (a hidden label is read again beside the box)
+    else input.removeAttribute("aria-label");
     label.style.width = model.get("description_width");
     input.placeholder = model.get("placeholder");
     input.title = model.get("tooltip") || "";
@@ -69,10 +91,26 @@ function render({ model, el }) {
   model.on("change:why", refused);
   refused();
   model.on("change:value", () => { if (typed.idle() && input.value === shown) put(); });  // typing is kept
-  for (const name of ["description", "description_width", "placeholder", "tooltip"]) model.on("change:" + name, draw);
+  for (const name of ["description", "description_width", "placeholder", "tooltip", "_dom_classes"]) {
+    model.on("change:" + name, draw);
+  }
   draw();
   put();
   el.append(label, input, why);
+}
+
+// The box above (or below) ``input`` in its grid: in the nearest row that way, the nearest column; null outside a
+// grid or past its edge. The up and down arrows move through a grid's column as Tab moves through its row.
+function beside(input, down) {
+  const grid = input.closest(".hm-grid");
+  if (!grid) return null;
+  const here = input.getBoundingClientRect();
+  const away = (r) => Math.abs(r.top - here.top) * 1e4 + Math.abs(r.left - here.left);
+  const ahead = [...grid.querySelectorAll("input")]
+    .map((other) => [other, other.getBoundingClientRect()])
+    .filter(([, r]) => (down ? r.top >= here.bottom - 1 : r.bottom <= here.top + 1));
+  ahead.sort(([, a], [, b]) => away(a) - away(b));
+  return ahead.length ? ahead[0][0] : null;
 }
 export default { render };
 """

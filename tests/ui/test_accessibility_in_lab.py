@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from lab import JS_KERNEL_IDLE, NotebookPage, new_page
+from playwright.sync_api import expect
 
 PLAYGROUND, TASK = "09_playground.ipynb", "18_challenges_attention.ipynb"  # the blog's model, and a task's
 AT_THE_FLOORS = pytest.param(PLAYGROUND, marks=pytest.mark.floors)  # also run at the lowest versions (-m floors)
@@ -160,7 +161,7 @@ def test_a_refused_edit_is_announced_and_focus_stays_in_the_box(notebook):
     assert box.evaluate("e => e === document.activeElement")  # Enter left the learner where they were
     # the box keeps the text, to mend: its name says it is not used, after the alert, and a red edge shows it
     nb.wait_for_text("hm-cell-c-proj-w-7-6", "c_proj.w, row V, column Tb, not used")
-    assert box.evaluate(JS_LABEL) == "c_proj.w, row V, column Tb, not used"
+    expect(box).to_have_accessible_name("c_proj.w, row V, column Tb, not used")
     edge = box.evaluate("e => getComputedStyle(e).borderTopColor")
     assert contrast(tuple(int(c) for c in edge[edge.index("(") + 1 : -1].split(",")[:3]), (255, 255, 255)) >= 3, edge
     before = nb.html("hm-view-accuracy")
@@ -172,7 +173,8 @@ def test_a_refused_edit_is_announced_and_focus_stays_in_the_box(notebook):
     # page before the edit (a region put on the page with its words is not read by every screen reader)
     kept = "rs => rs.map(r => [...r.querySelectorAll('[role=status]')].map(s => [s.hmKept === true, s.ariaLive]))"
     assert regions.evaluate_all(kept) == [[[True, "polite"]], [[True, "polite"]]]
-    assert box.evaluate("e => e === document.activeElement") and box.evaluate(JS_LABEL) == "c_proj.w, row V, column Tb"
+    assert box.evaluate("e => e === document.activeElement")
+    expect(box).to_have_accessible_name("c_proj.w, row V, column Tb")
     page.keyboard.press("Tab")  # and the keyboard goes on to the next box of the row
     assert page.evaluate("() => document.activeElement.closest('.hm-cell-c-proj-w-7-7') !== null")
     page.locator(".hm-reset").click()
@@ -285,11 +287,49 @@ def test_the_tab_key_reaches_the_tab_chosen_with_the_mouse_and_the_arrows_still_
         assert page.evaluate(JS_FOCUSED_TAB) == ["c_proj", "true"]
         page.keyboard.press("ArrowRight")  # the arrows move among the tabs, and Enter chooses
         assert page.evaluate(JS_FOCUSED_TAB) == ["break · save", "false"]
+        page.keyboard.press("Tab")  # left unchosen: the keyboard comes back to the chosen tab, not to this one
+        page.keyboard.press("Shift+Tab")
+        assert page.evaluate(JS_FOCUSED_TAB) == ["c_proj", "true"]
+        page.keyboard.press("ArrowRight")
         page.keyboard.press("Enter")
         nb.page.wait_for_function(JS_KERNEL_IDLE)
         assert page.evaluate(JS_FOCUSED_TAB) == ["break · save", "true"]
     finally:
         nb.tab("wte")
+
+
+JS_FOCUSED_CELL = "() => (document.activeElement.closest('[class*=hm-cell-]') || {className: ''}).className.match(/hm-cell-\\S+/)?.[0]"
+
+
+@pytest.mark.floors
+def test_in_a_grid_the_arrows_move_along_a_column_and_escape_leaves_for_the_cells_and_each_box_is_named_once(notebook):
+    """A grid of 8 rows was 8 Tab stops from one box to the one below: the up and down arrows move there, into the
+    bias's row under the weights too, and send what was typed (as leaving a box does); Escape leaves the grid for
+    the notebook's cells. A box is named once: its hidden label was read again beside it in browse mode."""
+    nb = notebook(PLAYGROUND)
+    page = nb.page
+    nb.tab("c_proj")
+    box = nb.cell_box("c-proj-w", 7, 6)
+    expect(box).to_have_accessible_name("c_proj.w, row V, column Tb")
+    row = page.locator(".hm-editor-c-proj-w .hm-grid").first.aria_snapshot()
+    assert row.count("row V, column Tb") == 1, row  # the box alone says it, no text beside it
+    box.click()
+    page.keyboard.press("ArrowUp")
+    assert page.evaluate(JS_FOCUSED_CELL) == "hm-cell-c-proj-w-6-6"
+    page.keyboard.press("Control+a")
+    page.keyboard.type("lots")
+    page.keyboard.press("ArrowDown")  # the box left sends what was typed
+    nb.wait_for_text("hm-message-c-proj-w", "c_proj.w[Tb, Tb]: 'lots' is not a number")
+    assert page.evaluate(JS_FOCUSED_CELL) == "hm-cell-c-proj-w-7-6"
+    page.keyboard.press("ArrowDown")  # the bias's row, under the weights
+    assert page.evaluate(JS_FOCUSED_CELL) == "hm-cell-c-proj-b-0-6"
+    page.keyboard.press("ArrowDown")  # the last row: nowhere further
+    assert page.evaluate(JS_FOCUSED_CELL) == "hm-cell-c-proj-b-0-6"
+    page.keyboard.press("Escape")
+    assert page.evaluate("() => document.activeElement.tagName") != "INPUT"
+    assert page.evaluate("() => document.activeElement.closest('.jp-Notebook') !== null")
+    page.locator(".hm-reset").click()
+    nb.page.wait_for_function(JS_KERNEL_IDLE)
 
 
 # Each tab of the first playground: [its name, whether chosen, the panel it says it shows: its role, the tab that
@@ -395,7 +435,6 @@ def test_every_word_of_the_prose_and_of_what_the_package_shows_is_marked_with_it
     assert nb.page.evaluate("() => document.documentElement.lang") == "en"  # the page is JupyterLab's, in English
 
 
-JS_LABEL = "e => e.labels[0].textContent"  # a box's name, as its label gives it
 JS_RING = "e => { const s = getComputedStyle(e); return [s.outlineStyle, parseFloat(s.outlineWidth), s.outlineColor]; }"
 
 
