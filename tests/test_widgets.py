@@ -1065,6 +1065,18 @@ def test_a_refusal_is_an_alert_and_other_news_a_status():
     assert 'data-hm-says="status"' in p.status.value and "reset" in p.status.value
 
 
+@pytest.mark.parametrize("language, heading", [("en", "the grader's explanation"), ("zh", "评分的解释")])
+def test_a_task_playgrounds_explanation_comes_under_a_heading_a_screen_reader_moves_to(language, heading):
+    """After every grid (hundreds of boxes), the grade's details have a heading of their own, hidden on the page."""
+    handmade.set_language(language)
+    try:
+        children = Playground(task="abc").widget.children
+    finally:
+        handmade.set_language("en")
+    at = next(i for i, w in enumerate(children) if "hm-diagnosis" in w._dom_classes)
+    assert f">{heading}</h4>" in html.unescape(children[at - 1].value) and "clip-path" in children[at - 1].value
+
+
 def test_the_same_failure_again_is_said_again(tmp_path):
     """A save refused twice: the second is a change of the status line too (``say_in``), which the speakers read
     out again (a learner who pressed save again heard nothing)."""

@@ -77,7 +77,12 @@ def build(playground):
     screen = Screen(None, {}, summary, outcomes, status, text_box, text_message)
     bar = _bar(p, screen)
     body = _stages(p, screen)
-    below = [summary["diagnosis"]] if "diagnosis" in summary else []
+    # the grade's details, under a heading a screen reader moves to (they come after every grid: hundreds of boxes)
+    below = (
+        [W.HTML(_hidden_heading("h4", _("the grader's explanation"))), summary["diagnosis"]]
+        if "diagnosis" in summary
+        else []
+    )
     screen.widget = Quiet(
         [W.HTML(STYLE + _heading(p)), bar, *outcomes.values(), body, *below],
         "Playground",
@@ -93,8 +98,14 @@ def _heading(p):
     label = getattr(p.score, "label", "")  # a score's own label, if it has one that is text
     label = label.rstrip(":：") if isinstance(label, str) else ""
     said = _("playground: {name}").format(name=label) if label else _("playground")
+    return _hidden_heading("h3", said, "hm-playground-heading")
+
+
+def _hidden_heading(level, said, css=""):
+    """A heading (``level``, "h3") that a screen reader finds and the page does not show."""
     hidden = "position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap;margin:0"
-    return f'<h3 class="hm-playground-heading" style="{hidden}">{html.escape(said)}</h3>'
+    named = f' class="{css}"' if css else ""
+    return f'<{level}{named} style="{hidden}">{html.escape(said)}</{level}>'
 
 
 def _context_box(p):

@@ -686,6 +686,11 @@ def test_at_1280_by_800_the_diagnosis_is_whole_and_every_tab_title_too(notebook)
     try:
         diagnosis = page.locator(".hm-diagnosis").first
         assert "why, for" in diagnosis.text_content()
+        # after every grid, under a heading of its own: a screen reader moves there by headings, past the boxes
+        heading = page.locator(".hm-playground").first.get_by_role("heading", name="the grader's explanation", level=4)
+        assert heading.evaluate(
+            "(h, d) => !!(h.compareDocumentPosition(d) & Node.DOCUMENT_POSITION_FOLLOWING)", diagnosis.element_handle()
+        )
         clipped = diagnosis.evaluate(JS_CLIPPED)
         assert clipped == [], clipped
         assert diagnosis.bounding_box()["height"] > 10
