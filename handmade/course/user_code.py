@@ -273,7 +273,8 @@ def _streams():
         yield
     finally:
         sys.stdout, sys.stdin, os._exit = saved[:3]
-        set_language(saved[3])
+        if language() != saved[3]:  # the teacher's code set another
+            set_language(saved[3])
 
 
 class _ToStderr(io.TextIOBase):
