@@ -6,8 +6,10 @@ English is the default; ``set_language("zh")`` or the environment variable ``HAN
 chooses Chinese.
 """
 
+import contextlib
 import gettext
 import os
+import threading
 from pathlib import Path
 
 LOCALES = Path(__file__).resolve().parent / "locale"
@@ -15,12 +17,18 @@ DOMAIN = "handmade"
 LANGUAGES = ("en", "zh")
 TAGS = {"en": "en", "zh": "zh-CN"}  # each language as a page's lang attribute names it (BCP 47)
 
-_current = {"language": "en", "translation": gettext.NullTranslations()}
+_current = {"language": "en", "translation": gettext.NullTranslations(), "held": None}  # held: a thread's ident
 
 
 def set_language(language):
     """Show every later message in ``language``: "en" or "zh", or a locale's name for one of them
     ("zh_CN.UTF-8", "en_GB"; every Chinese one is "zh"); returns the language chosen."""
+    if _current["held"] == threading.get_ident():
+        raise ValueError(
+            _(
+                "a tasks file cannot set the language: it is the learner's to choose (--lang zh or HANDMADE_LANG=zh on the command line, handmade.set_language in a notebook)"
+            )
+        )
     chosen = known(language)
     if chosen is None:
         shown = repr(language) if len(repr(language)) <= 40 else repr(language)[:39] + "…"
@@ -36,6 +44,16 @@ def set_language(language):
         translation = gettext.translation(DOMAIN, LOCALES, languages=[language])
     _current.update(language=language, translation=translation)
     return language
+
+
+@contextlib.contextmanager
+def held():
+    """The language stays as it is in this thread (a teacher's code runs: ``course.user_code``): set_language raises."""
+    _current["held"] = threading.get_ident()
+    try:
+        yield
+    finally:
+        _current["held"] = None
 
 
 def language():

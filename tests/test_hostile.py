@@ -29,6 +29,7 @@ import signal
 import string
 import subprocess
 import sys
+import threading
 import time
 import traceback
 import warnings
@@ -2788,6 +2789,7 @@ TEACHERS_CODE = {  # what the teacher's code does: (a statement, a phrase of the
     "raises GeneratorExit": ("raise GeneratorExit", "raised GeneratorExit"),
     "calls sys.exit(0)": ("sys.exit(0)", "raised SystemExit: 0"),
     "calls os._exit(0)": ("import os; os._exit(0)", "called os._exit(0)"),  # which would end the command with 0
+    "sets the language": ("handmade.set_language('zh')", "a tasks file cannot set the language"),  # the learner's
     "raises KeyboardInterrupt itself": ("raise KeyboardInterrupt", "raised KeyboardInterrupt"),
     "reads stdin": ("input()", "raised EOFError"),
     "recurses without end": ("(lambda f: f(f))(lambda f: f(f))", "raised RecursionError"),
@@ -2828,9 +2830,14 @@ def _on(surface, place, path, monkeypatch, capsys, lang=()):
 TEACHER_CASES = [(code, place, surface) for code in TEACHERS_CODE for place in PLACES for surface in SURFACES]
 
 
+def _process_ended(status):
+    raise AssertionError(f"os._exit({status}) reached the test's process")
+
+
 @pytest.fixture
 def short_bound(monkeypatch):
     monkeypatch.setattr(user_code, "SECONDS", SHORT)
+    monkeypatch.setattr(os, "_exit", _process_ended)  # a teacher's os._exit that got through fails the test, not pytest
     yield
     handmade.set_language("en")
 
@@ -2889,16 +2896,41 @@ def test_what_a_teachers_code_raises_is_said_with_the_line_of_its_file_that_rais
 
 @pytest.mark.parametrize("place", PLACES)
 @pytest.mark.parametrize("surface", SURFACES)
-def test_a_teachers_code_that_sets_the_language_leaves_the_courses_as_it_was(
+def test_a_teachers_code_that_sets_the_language_changes_nothing_and_its_failure_is_said_in_the_learners(
     tmp_path, monkeypatch, capsys, short_bound, place, surface
 ):
     """A file that calls handmade.set_language("zh") (a notebook's cell copied into it), wherever the call runs:
-    every word after it is in the language the command or the notebook asked for, and that language stays."""
-    monkeypatch.setitem(TEACHERS_CODE, "sets the language", ("handmade.set_language('zh')", None))
+    refused, in the language the command asked for, which stays (it turned "grade --lang en" Chinese)."""
     path = teachers_file(tmp_path, "sets the language", place)
-    result, out, err = _on(surface, place, path, monkeypatch, capsys, lang=["--lang", "en"])
-    assert result in (None, 0, 1) and handmade.i18n.language() == "en", (result, err)
-    assert not re.search("[\u4e00-\u9fff]", out + err), out + err
+    _result, out, err = _on(surface, place, path, monkeypatch, capsys, lang=["--lang", "en"])
+    assert handmade.i18n.language() == "en" and not re.search("[\u4e00-\u9fff]", out + err), out + err
+
+
+def test_a_child_process_a_teachers_rule_forks_ends_as_it_would(tmp_path):
+    """os._exit raises in the teacher's code, not in a process it forked, which ends by it (multiprocessing's children
+    do): each went on to say the command's failure, and the command exited 0."""
+    rule = "pid = os.fork()\n    if pid == 0:\n        os._exit(0)\n    os.waitpid(pid, 0)\n    return 'a'"
+    text = f'import os\nimport handmade\n\n@handmade.task(alphabet=\'ab\', n_ctx=2, n_embd=2)\ndef forks(context):\n    """Say a."""\n    {rule}\n'
+    (tmp_path / "forks.py").write_text(text, encoding="utf-8")
+    command = [sys.executable, "-m", "handmade", "tasks", "--tasks", "forks.py"]
+    env = {**os.environ, "HANDMADE_DATA": str(tmp_path)}
+    run = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, encoding="utf-8", timeout=120, env=env)
+    assert run.returncode == 0 and run.stderr == "" and run.stdout.count("forks") == 1, (run.stdout, run.stderr)
+
+
+def test_runs_in_two_threads_that_overlap_leave_os_exit_and_the_language_as_they_were():
+    before = os._exit
+
+    def run(seconds):
+        user_code.run_bounded(time.sleep, seconds)
+
+    threads = [threading.Thread(target=run, args=(s,)) for s in (0.3, 0.1)]
+    for thread in threads:
+        thread.start()
+        time.sleep(0.05)  # the first starts, then the second, which ends first
+    for thread in threads:
+        thread.join()
+    assert os._exit is before and handmade.i18n._current["held"] is None
 
 
 @pytest.mark.parametrize("code", [c for c, (_s, phrase) in TEACHERS_CODE.items() if phrase and "4 GB" not in c])

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..arguments import fmt, fmt_apart
-from ..basis import context_said, token_shown
+from ..arguments import brief, fmt, fmt_apart
+from ..basis import CONTEXT_SAID, context_said, token_shown
 from ..i18n import N_, _, listed, ngettext, then
 from ..model import Name, recording
 from ..names import T
@@ -458,7 +458,9 @@ def diagnosis_lines(data):
             "    The model reads only its last {n} letters, {window}: positions are counted from the first of them.",
             n,
         )
-        lines.append(read.format(n=n, window=context_said(focus["window"])))
+        lines.append(
+            read.format(n=n, window=brief(focus["window"], CONTEXT_SAID))
+        )  # by its start, which it counts from
     path = focus["path"] or []
     lines += [f"    → {step['text']}" for step in path[:SHOWN_STEPS]]
     if len(path) > SHOWN_STEPS:

@@ -13,8 +13,8 @@ The course runs code that it did not write, and a teacher's mistake must not bec
   stdout; ``input()`` reads an empty text.
 - **exits**: ``os._exit()``, which would end the process there and then (with status 0, a pass to a
   script), raises instead, and is the code's failure ("called os._exit(0)").
-- **language**: the course's language is as it was once the code has run (a file that calls
-  ``handmade.set_language("zh")`` does not override ``--lang en``, nor a notebook's language).
+- **language**: the learner's (``--lang``, or the notebook's): ``handmade.set_language`` raises in the
+  code, which is its failure, named ("a tasks file cannot set the language …").
 - **failures**: whatever it raises, BaseException subclasses included (SystemExit, GeneratorExit,
   a KeyboardInterrupt it raises itself), is its own failure: ``Failed``, whose ``clause`` says how
   ("raised KeyError: 'b'", "ran for more than 10 s"). A real Ctrl-C or SIGTERM that arrives while
@@ -29,6 +29,7 @@ import io
 import itertools
 import os
 import signal
+import site
 import sys
 import sysconfig
 import threading
@@ -40,7 +41,7 @@ from pathlib import Path
 from .. import _quiet
 from ..arguments import brief
 from ..basis import context_said
-from ..i18n import _, language, set_language
+from ..i18n import _, held, language
 from ..reasons import reason
 
 SECONDS = 10  # one run of a teacher's code: far more than a rule asked about 20,000 texts needs
@@ -185,17 +186,26 @@ def _raised(error):
     place = _where_raised(error)
     if place is None:
         return _("raised {error}").format(error=described(error))
-    room = MAX_SHOWN - len(place[0]) - 10  # the error's words are cut shorter: the sentence stays within its bound
-    return _("raised {error} ({file}, line {line})").format(error=described(error, room), file=place[0], line=place[1])
+    file = place[0] if len(place[0]) <= 40 else place[0][:39] + "…"
+    room = MAX_SHOWN - len(file) - 10  # the error's words are cut shorter: the sentence stays within its bound
+    return _("raised {error} ({file}, line {line})").format(error=described(error, room), file=file, line=place[1])
 
 
 def _where_raised(error):
-    """(file name, line) of the innermost frame of ``error``'s traceback in code that is neither the package's nor
-    Python's nor an installed library's: the teacher's line that raised it (or called what did), or None."""
-    others = (str(Path(__file__).parents[1]), *{sysconfig.get_path(kind) for kind in ("stdlib", "purelib", "platlib")})
-    frames = traceback.extract_tb(error.__traceback__)
-    theirs = [frame for frame in frames if not frame.filename.startswith((*others, "<"))]
-    return (Path(theirs[-1].filename).name, theirs[-1].lineno) if theirs else None
+    """(file name, line) of the innermost frame of ``error``'s traceback in a file of the teacher's: the line that
+    raised it (or called what did), or None. Not the package's, Python's, an installed library's (site or user
+    site-packages, dist-packages), nor a notebook cell's (a temporary file ipykernel names)."""
+    others = {sysconfig.get_path(kind) for kind in ("stdlib", "platstdlib", "purelib", "platlib")}
+    others |= {Path(__file__).parents[1], *site.getsitepackages(), site.getusersitepackages()}
+    folders = [Path(os.path.realpath(folder)) for folder in others if folder]
+
+    def theirs(file):
+        path = Path(os.path.realpath(file))
+        libraries = {"site-packages", "dist-packages"} & set(path.parts) or "ipykernel_" in path.parent.name
+        return not file.startswith("<") and not libraries and not any(path.is_relative_to(f) for f in folders)
+
+    frames = [frame for frame in traceback.extract_tb(error.__traceback__) if theirs(frame.filename)]
+    return (Path(frames[-1].filename).name, frames[-1].lineno) if frames else None
 
 
 def _overtime(error):
@@ -209,7 +219,8 @@ def described(error, limit=MAX_SHOWN):
         message = " ".join(str(error).split())
     except Exception:  # noqa: BLE001  (a __str__ of the teacher's that fails: the kind says enough)
         message = ""
-    message = message if len(message) <= limit else message[: max(limit, 20) - 1] + "…"
+    limit = max(limit, 20)
+    message = message if len(message) <= limit else message[: limit - 1] + "…"
     # Python's words said in the reader's language, kept besides; a teacher's own message that begins as one of
     # Python's does is glossed too, its words kept whole
     message = reason(message) if message else message
@@ -248,33 +259,48 @@ class _Signals:
 
 
 class _Exited(BaseException):
-    """``os._exit(status)`` called by a teacher's code, raised where it was called: its failure (``_streams``)."""
+    """``os._exit(status)`` called by a teacher's code, raised where it was called: its failure (``_exits``)."""
 
 
-def _exit_of(thread, real_exit):
-    """``os._exit`` while a teacher's code runs in ``thread``: raises ``_Exited`` there; another thread's exits (a
-    kernel's own, its parent gone) as they were."""
+_EXITS = {"runs": 0, "real": None, "lock": threading.Lock()}  # os._exit replaced while any run is under way
 
-    def exit_(status):
-        if threading.current_thread() is not thread:
-            real_exit(status)
-        raise _Exited(status)
 
-    return exit_
+def _exit(status):
+    """``os._exit`` while teacher's code runs: ``_Exited`` in a thread running it, in this process; any other exit (a
+    kernel's own, its parent gone; a child process the code forked, ending) as it was."""
+    if getattr(_running, "signals", None) is None or os.getpid() != _EXITS["pid"]:
+        _EXITS["real"](status)
+    raise _Exited(status)
+
+
+@contextlib.contextmanager
+def _exits():
+    """``os._exit`` is ``_exit`` from the first run under way to the end of the last (runs in two threads overlap)."""
+    with _EXITS["lock"]:
+        if _EXITS["runs"] == 0:
+            _EXITS.update(real=os._exit, pid=os.getpid())
+            os._exit = _exit
+        _EXITS["runs"] += 1
+    try:
+        yield
+    finally:
+        with _EXITS["lock"]:
+            _EXITS["runs"] -= 1
+            if _EXITS["runs"] == 0:
+                os._exit = _EXITS["real"]
 
 
 @contextlib.contextmanager
 def _streams():
-    """print to stderr, input() from an empty text, os._exit() raising ``_Exited``; the course's language put back
-    after."""
-    saved = sys.stdout, sys.stdin, os._exit, language()
-    sys.stdout, sys.stdin, os._exit = _ToStderr(), io.StringIO(), _exit_of(threading.current_thread(), os._exit)
+    """print to stderr, input() from an empty text, os._exit() raising ``_Exited``, the language held (``i18n.held``:
+    the learner's, whatever the code asks)."""
+    saved = sys.stdout, sys.stdin
+    sys.stdout, sys.stdin = _ToStderr(), io.StringIO()
     try:
-        yield
+        with _exits(), held():
+            yield
     finally:
-        sys.stdout, sys.stdin, os._exit = saved[:3]
-        if language() != saved[3]:  # the teacher's code set another
-            set_language(saved[3])
+        sys.stdout, sys.stdin = saved
 
 
 class _ToStderr(io.TextIOBase):

@@ -62,6 +62,8 @@ function watch(box) {
   named(box);
   if (box.hmWatched) return;
   box.hmWatched = true;
+  speaker(box, "status");  // on the page before the first words they are given
+  speaker(box, "alert");
   new MutationObserver((records) => {
     named(box);
     records.forEach((record) => record.addedNodes.forEach((node) => heard(box, node)));
@@ -109,9 +111,12 @@ function named(box) {
   });
 }
 
+const HEARD_FOR = 5000;  // ms a speaker holds what it said: the screen reader has taken it by then
+
 // What a control of the box says (a message, SAYS, put on the page as an HTML widget's new value) is read out by the
 // box's own two live regions, polite and assertive, made once and kept: a region put on the page together with its
-// words is not read by every screen reader. The same words again are read again (cleared, then written).
+// words is not read by every screen reader. The same words again are read again (cleared, then written); the words
+// are taken out once read.
 function heard(box, node) {
   if (node.nodeType !== Node.ELEMENT_NODE) return;
   const messages = node.matches("[SAYS]") ? [node] : node.querySelectorAll("[SAYS]");
@@ -120,7 +125,11 @@ function heard(box, node) {
     const region = speaker(box, message.getAttribute("SAYS"));
     region.textContent = "";
     clearTimeout(region.hmLater);
-    region.hmLater = setTimeout(() => { region.textContent = message.textContent; }, 50);
+    region.hmLater = setTimeout(() => {
+      region.textContent = message.textContent;
+      // emptied once read out: browse mode would read it again beside the message, and after it no longer holds
+      region.hmLater = setTimeout(() => { region.textContent = ""; }, HEARD_FOR);
+    }, 50);
   }
 }
 

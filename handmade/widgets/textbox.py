@@ -55,7 +55,9 @@ function render({ model, el }) {
     event.stopPropagation();  // as ipywidgets' box: the notebook would take Ctrl+Z from it
     if (event.isComposing) return;  // an input method's keys
     if (event.key === "Enter") commit();
-    const next = { ArrowUp: false, ArrowDown: true }[event.key] === undefined ? null : beside(input, event.key === "ArrowDown");
+    const plain = !(event.shiftKey || event.ctrlKey || event.altKey || event.metaKey);  // Shift+Up selects, as ever
+    const arrow = plain && (event.key === "ArrowUp" || event.key === "ArrowDown");
+    const next = arrow ? beside(input, event.key === "ArrowDown") : null;
     if (next) {  // the box above or below in its grid; the box left sends its text (change)
       event.preventDefault();
       next.focus();
