@@ -971,7 +971,8 @@ def test_what_a_box_of_a_tab_left_still_refuses_is_said_again_in_the_status_line
     who typed x and went on never saw that it was not used. Leaving a tab says what its boxes still refuse (a grid's
     message names the weight; the Lg box's is named by its label), and so does a refusal that comes once its tab is
     hidden (a click on a tab changes it before the box sends); a tab with nothing refused, the tools' tab and a refusal
-    in the tab shown say nothing there, and what the status line said stays."""
+    in the tab shown say nothing there, and what the status line said stays. Back at the tab, the status line no longer
+    says it, unless it has said something else since."""
     handmade.set_language(language)
     try:
         p = blog_playground()
@@ -991,6 +992,9 @@ def test_what_a_box_of_a_tab_left_still_refuses_is_said_again_in_the_status_line
             p.status.value = "what was said before"
             tabs.selected_index = 1  # q: the c_proj tab is left
             assert named in p.status.value and "1024" in p.status.value, p.status.value
+            tabs.selected_index = c_proj  # back: the box and its message say it here, and the status line no more
+            assert p.status.value == "", p.status.value
+            tabs.selected_index = 1
             p.status.value = "what was said before"
             tabs.selected_index = tools  # q left: nothing refused there
             tabs.selected_index = 0  # the tools' tab left
@@ -1001,6 +1005,10 @@ def test_what_a_box_of_a_tab_left_still_refuses_is_said_again_in_the_status_line
             assert tab not in p.status.value, p.status.value
         browser_sends(p.editors["c_proj.w"].boxes[7][6], "y")  # sent once its tab is hidden (a click on another tab)
         assert f"{tab}{colon}c_proj.w[V, Tb]{colon}'y' " in p.status.value, p.status.value
+        p.status.value = "news since"  # the status line said something else since: back at the tab, that stays
+        tabs.selected_index = c_proj
+        assert p.status.value == "news since"
+        tabs.selected_index = 1
         p.status.value = "what was said before"
         browser_sends(p.editors["q"].boxes[0][0], "z")  # a refusal in the tab shown is said beside its box alone
         assert p.status.value == "what was said before"

@@ -166,10 +166,12 @@ def _stages(p, screen):
     tabs = in_order(W.Tab(boxes, titles=titles, layout=W.Layout(max_width="100%")))
     tabs.add_class("hm-stages")
     tabs.observe(lambda change: _open(builders, change["new"]), names="selected_index")
-    tabs.observe(lambda change: _left(p, laid_out, change["old"]), names="selected_index")
+    unseen = {}  # tab index -> what the status line said of its refusals (_unseen), taken back when it is shown again
+    tabs.observe(lambda change: _left(p, laid_out, change["old"], unseen), names="selected_index")
+    tabs.observe(lambda change: _back(p, unseen, change["new"]), names="selected_index")
     for index, (stage, grids, _views) in enumerate(laid_out):
         for editor in _editors(p, stage, grids):
-            editor.message.observe(_when_hidden(p, tabs, index, stage, editor), names="value")
+            editor.message.observe(_when_hidden(p, tabs, index, stage, editor, unseen), names="value")
     _open(builders, 0)
     return tabs
 
@@ -181,36 +183,45 @@ def _open(builders, index):
         fill()
 
 
-def _left(p, laid_out, index):
+def _left(p, laid_out, index, unseen):
     """The tab at ``index`` is hidden now: what its boxes refuse is said in the status line (``_unseen``)."""
     if index is not None and index < len(laid_out):  # not the tools' tab
         stage, grids, _views = laid_out[index]
-        _unseen(p, stage, _editors(p, stage, grids))
+        unseen[index] = _unseen(p, stage, _editors(p, stage, grids))
 
 
-def _when_hidden(p, tabs, index, stage, editor):
+def _back(p, unseen, index):
+    """The tab at ``index`` is shown again: what the status line said of its refusals is taken back, if it still says
+    it (the boxes and their messages say it there)."""
+    said = unseen.pop(index, None)
+    if said and p.status.value == said:
+        p.status.value = ""
+
+
+def _when_hidden(p, tabs, index, stage, editor, unseen):
     """What says a refusal of ``editor`` that comes once its tab (at ``index``) is hidden: a click on a tab changes it
     before the box it leaves sends its text."""
 
     def said(change):
         if change["new"] and tabs.selected_index != index:
-            _unseen(p, stage, [editor])
+            unseen[index] = _unseen(p, stage, [editor])
 
     return said
 
 
 def _unseen(p, stage, editors):
     """What a box of these ``editors`` of a hidden tab refuses, said beside it and so out of sight, is said again in
-    the status line, with the tab's name (the box keeps its red edge)."""
+    the status line, with the tab's name (the box keeps its red edge): what it said, or None."""
     refused = [e for e in editors if any(REFUSED in box._dom_classes for box in _boxes_of(e))]
     if not refused:
-        return
+        return None
     first = refused[0]  # a grid's message names the weight; a number control's is named by its label
     if isinstance(first, NumberControl):
         said = _("in the tab “{tab}”, {name}: {said}").format(tab=stage.label, name=first.label, said=first.said)
     else:
         said = _("in the tab “{tab}”: {said}").format(tab=stage.label, said=first.said)
     say_in(p.status, message_html(said))
+    return p.status.value
 
 
 def _editors(p, stage, grids):
