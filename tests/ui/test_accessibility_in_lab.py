@@ -196,9 +196,12 @@ def test_the_playgrounds_news_is_read_out_by_a_region_kept_on_the_page_the_same_
     was on the page before the first, and which lets the words go a few seconds later."""
     nb = notebook(PLAYGROUND)
     page, speaker = nb.page, ".hm-playground > .hm-speaker[role=status][aria-live=polite]"
-    page.evaluate(JS_HEARD, speaker)  # there before the first news
+    assert page.locator(speaker).count() == 1  # there before the first news
     nb.tab("c_proj")
     nb.type_into(nb.cell_box("c-proj-w", 7, 6), "0")  # a change, for the reset to undo
+    nb.page.wait_for_function(JS_KERNEL_IDLE)
+    page.wait_for_timeout(500)  # what an earlier test on this page had said is written (50 ms after it came)
+    page.evaluate(JS_HEARD, speaker)
     for _ in range(2):
         nb.page.locator(".hm-reset").click()
         nb.page.wait_for_function(JS_KERNEL_IDLE)
