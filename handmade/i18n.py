@@ -17,13 +17,13 @@ DOMAIN = "handmade"
 LANGUAGES = ("en", "zh")
 TAGS = {"en": "en", "zh": "zh-CN"}  # each language as a page's lang attribute names it (BCP 47)
 
-_current = {"language": "en", "translation": gettext.NullTranslations(), "held": None}  # held: a thread's ident
+_current = {"language": "en", "translation": gettext.NullTranslations(), "held": set()}  # held: threads' idents
 
 
 def set_language(language):
     """Show every later message in ``language``: "en" or "zh", or a locale's name for one of them
     ("zh_CN.UTF-8", "en_GB"; every Chinese one is "zh"); returns the language chosen."""
-    if _current["held"] == threading.get_ident():
+    if threading.get_ident() in _current["held"]:
         raise ValueError(
             _(
                 "a tasks file cannot set the language: it is the learner's to choose (--lang zh or HANDMADE_LANG=zh on the command line, handmade.set_language in a notebook)"
@@ -49,11 +49,11 @@ def set_language(language):
 @contextlib.contextmanager
 def held():
     """The language stays as it is in this thread (a teacher's code runs: ``course.user_code``): set_language raises."""
-    _current["held"] = threading.get_ident()
+    _current["held"].add(threading.get_ident())  # each thread its own: runs in two threads may overlap
     try:
         yield
     finally:
-        _current["held"] = None
+        _current["held"].discard(threading.get_ident())
 
 
 def language():
