@@ -22,6 +22,7 @@ import traitlets
 from ..arguments import brief, few, strings, text_of, whole, yes_or_no
 from ..basis import MAX_NAMES
 from ..i18n import _
+from .marks import READER_ONLY
 
 # A person's choice goes to the kernel as a message of its own (Chosen), which keeps its place among the buttons'
 # clicks, and the kernel answers each. Until it has answered the last, what it sends back of the earlier ones is not
@@ -192,11 +193,10 @@ function render({ model, el }) {
 export default { render };
 """
 )
-MENU_CSS = """
-.hm-menu > div { display: flex; align-items: center; gap: 4px; margin: 2px 8px 2px 0; }
-.hm-menu select { flex: none; max-width: 36ch; font-family: monospace; }
-.hm-menu .hm-menu-quiet { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0);
-  clip-path: inset(50%); white-space: nowrap; }
+MENU_CSS = f"""
+.hm-menu > div {{ display: flex; align-items: center; gap: 4px; margin: 2px 8px 2px 0; }}
+.hm-menu select {{ flex: none; max-width: 36ch; font-family: monospace; }}
+.hm-menu .hm-menu-quiet {{{READER_ONLY}}}
 """
 
 

@@ -17,7 +17,7 @@ from ..display.views import view_names
 from ..i18n import _
 from .choice import in_order
 from .editors import NARROW, NumberControl, Quiet, css, message_html, say_in
-from .marks import LIVE, REFUSED
+from .marks import LIVE, READER_ONLY, REFUSED
 from .textbox import TextBox
 
 STYLE = """<style>
@@ -103,9 +103,8 @@ def _heading(p):
 
 def _hidden_heading(level, said, css=""):
     """A heading (``level``, "h3") that a screen reader finds and the page does not show."""
-    hidden = "position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap;margin:0"
     named = f' class="{css}"' if css else ""
-    return f'<{level}{named} style="{hidden}">{html.escape(said)}</{level}>'
+    return f'<{level}{named} style="{READER_ONLY}">{html.escape(said)}</{level}>'
 
 
 def _context_box(p):

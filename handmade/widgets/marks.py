@@ -26,14 +26,18 @@ REFUSED = "hm-refused"  # a box that holds text the model did not take: a red ed
 LIVE = "hm-live"  # an HTML widget whose words a screen reader reads out when they change (the prediction, the score)
 SAYS = "data-hm-says"  # a message's attribute, "alert" or "status": how the box's speakers read it out
 SPEAKER = "hm-speaker"  # a box's live region that reads out what its controls say (hidden)
+# What a screen reader reads and the page does not show (quiet labels, the speakers, hidden headings, a menu's quiet
+# label): one pixel, clipped to nothing, out of the flow; not display:none, which a screen reader skips too.
+READER_ONLY = (
+    "position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);clip-path:inset(50%);"
+    "white-space:nowrap;margin:0;padding:0"
+)
 MARKS_CSS = f"""
-.{QUIET_LABEL}.jupyter-widgets > .widget-label {{position: absolute; width: 1px; height: 1px; overflow: hidden;
-  clip: rect(0 0 0 0); clip-path: inset(50%); white-space: nowrap; margin: 0; padding: 0}}
+.{QUIET_LABEL}.jupyter-widgets > .widget-label, .{SPEAKER} {{{READER_ONLY}}}
 .{RINGED} :is(input, select, button, textarea, .lm-TabBar-tab, .{SCROLLS}):focus-visible {{
   outline: 2px solid #1f5fbf !important; outline-offset: 1px; box-shadow: 0 0 0 1px #fff; position: relative; z-index: 1}}
 .{RINGED} .{SCROLLS}:focus-visible {{outline-offset: -2px}}
 .{REFUSED} input {{border: 2px solid #b3261e !important}}
-.{SPEAKER} {{position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap}}
 .{RINGED} .widget-html > .widget-html-content:has(> .{SCROLLS}) {{min-width: 0}}
 """
 # Quiet labels; and a focus ring that stands out from anything around it, on every control of every
