@@ -2733,8 +2733,8 @@ def site_builder_cases():
 # ==== end of 15 ======================================================================================
 # ---- 12. teachers' files: their code runs bounded, its failures are its own, in one line ---------------
 
-USUAL = user_code.SECONDS
 SHORT = 0.5  # seconds a teacher's code may run here (user_code.SECONDS), so that a hang is found quickly
+CALM = 3  # seconds for the file's other task, loaded with the hang again: room for a busy machine, not the usual 10
 
 TEACHERS_FILE = """\
 import sys, time
@@ -2870,7 +2870,7 @@ def test_a_teachers_code_runs_bounded_and_its_failure_is_one_line_of_its_own(
         assert where in err and "Traceback" not in err
         assert out == "" if place == "top" or surface != "tasks" else out.startswith("fine: Say a.")
     if place in ("rule", "extra", "reference") and phrase:  # the file's other task still works
-        monkeypatch.setattr(user_code, "SECONDS", USUAL)  # SHORT is for the hang above, not a busy machine's load
+        monkeypatch.setattr(user_code, "SECONDS", CALM)  # SHORT is for the hang above, not a busy machine's load
         fine = tasks.load_tasks(path)["fine"]
         assert grader.grade(fine, tasks.blank(fine)).total == 6
 
@@ -2892,6 +2892,23 @@ def test_what_a_teachers_code_raises_is_said_with_the_line_of_its_file_that_rais
         if place == "reference":  # said where the answer is asked for: the reveal
             said = json.loads(_out)["revealed"] if surface == "grade --json" else said
         assert f"(teacher.py, line {line})" in said, (surface, said)
+
+
+def test_a_teachers_file_with_a_long_name_or_a_new_line_in_it_is_named_on_one_line_by_its_start_and_end(
+    tmp_path, monkeypatch, capsys, short_bound
+):
+    """A file name is the teacher's to choose (code compiled under any name, a helper module's long one): the
+    failure stays one line, the name quoted by its start and its end, a new line in it as its escape."""
+    name = "lesson\n" + "x" * 60 + "_helpers.py"
+    code = f"exec(compile('raise KeyError(1)', {name!r}, 'exec'))"
+    monkeypatch.setitem(TEACHERS_CODE, "raises", (code, "raised"))
+    path = teachers_file(tmp_path, "raises", "rule")
+    for surface in ("library", "grade --json"):
+        result, _out, err = _on(surface, "rule", path, monkeypatch, capsys)
+        said = result if surface == "library" else err
+        assert (one_line(err) if err else "\n" not in said) and re.search(
+            r"\(lesson\\nx+…x+_helpers\.py, line 1\)", said
+        ), (surface, said)
 
 
 @pytest.mark.parametrize("place", PLACES)
@@ -3414,7 +3431,9 @@ def counts(tmp):
         + sum(phrase is not None and "4 GB" not in c for c, (_s, phrase) in TEACHERS_CODE.items())
         + len(INTEGER_DTYPES_OF_TASKS) * len(WHOLE_OPTIONS)
         + len(BROKEN_REFERENCES)
-        + 5,  # not UTF-8, Ctrl-C, SIGTERM, the real bound, a closed pipe
+        + len(PLACES) * 2  # the line that raised: its own, or where it called numpy
+        + 5  # not UTF-8, Ctrl-C, SIGTERM, the real bound, a closed pipe
+        + 3,  # a file name long or with a new line, a child process forked, two runs at once
         "13. grading time": len(GRADING_CASES) + len(LONG_NAMES) + 1,  # and every path counted in the estimate
         "14. the widgets' API": len(SURFACE_CASES) * len(HOSTILE)
         + sum(len(_values(EVERY_CONTROL[widget, label])) for _language, widget, label in TYPED_IN)

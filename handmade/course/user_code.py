@@ -39,7 +39,7 @@ import types
 from pathlib import Path
 
 from .. import _quiet
-from ..arguments import brief
+from ..arguments import brief, shown_path
 from ..basis import context_said
 from ..i18n import _, held, language
 from ..reasons import reason
@@ -186,7 +186,7 @@ def _raised(error):
     place = _where_raised(error)
     if place is None:
         return _("raised {error}").format(error=described(error))
-    file = place[0] if len(place[0]) <= 40 else place[0][:39] + "…"
+    file = shown_path(place[0])  # a long name by its start and end, a new line in it as its escape
     room = MAX_SHOWN - len(file) - 10  # the error's words are cut shorter: the sentence stays within its bound
     return _("raised {error} ({file}, line {line})").format(error=described(error, room), file=file, line=place[1])
 
