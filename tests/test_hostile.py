@@ -1819,6 +1819,7 @@ SURFACE_SKIPPED = {  # the public callables of the two packages not called blind
             "widgets.undo.Undo",
             *[f"widgets.undo.Undo.{n}" for n in ("add", "offer", "said", "offers")],
             "widgets.editors.Quiet",
+            "widgets.editors.refusing",
             "widgets.marks.Marks",
         ],
         PLUMBING,

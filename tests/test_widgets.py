@@ -519,6 +519,28 @@ def test_save_then_load_restores_the_weights(tmp_path):
     assert p.editors["q"].boxes[2][1].value == "9"
 
 
+def test_a_save_while_boxes_show_text_the_model_did_not_take_says_which_and_what_the_file_holds(tmp_path):
+    """The boxes keep refused text to mend; a save said only "saved", and the file held numbers the boxes did not show.
+    It names each grid and Lg that shows such text, in any tab; once they are mended, a save says "saved" alone."""
+    p = blog_playground(save_path=tmp_path / "w.json")
+    type_into(p, "q", 2, 1, "lots")
+    type_into(p, "c_proj.w", 0, 0, "7")  # another grid's edit, taken
+    p.strength.box.value = "-1e400"
+    _find(p.widget, "hm-file-save").click()
+    said = _said(p.status)
+    assert "wrote the weights to" in said and "but q, c_proj Lg still show text the model did not take" in said, said
+    assert 'data-hm-says="alert"' in p.status.value
+    assert (
+        handmade.load_weights(tmp_path / "w.json")["blocks"][0]["attn"]["c_attn"]["w"][2, 1]
+        == p.params["blocks"][0]["attn"]["c_attn"]["w"][2, 1]
+    )
+    type_into(p, "q", 2, 1, "3")
+    p.strength.box.value = "2"
+    _find(p.widget, "hm-file-save").click()
+    assert "replaced the weights in" in _said(p.status) and "still show" not in _said(p.status)
+    assert 'data-hm-says="status"' in p.status.value
+
+
 def test_loading_weights_that_follow_the_lg_rule_shows_their_lg_in_the_box(tmp_path):
     """Notebook 09: "save, change something, load: the weights come back exactly", and so does their Lg."""
     p = blog_playground(save_path=tmp_path / "w.json")

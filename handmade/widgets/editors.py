@@ -66,6 +66,13 @@ def marked(box, name, why):
     (box.add_class if why else box.remove_class)(REFUSED)
 
 
+def refusing(editor):
+    """Whether a box of ``editor`` (a grid, or a number control) holds text the model did not take: its red edge.
+    A grid not yet shown has no boxes, and refuses nothing."""
+    boxes = [editor.box] if isinstance(editor, NumberControl) else [b for row in editor._boxes or () for b in row]
+    return any(REFUSED in box._dom_classes for box in boxes)
+
+
 def css_class(value, name):
     """``value`` if it can name a CSS class: letters, digits, - and _, from a letter, at most 40."""
     if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]{0,39}", text_of(value, name, 1000)):

@@ -16,8 +16,8 @@ from ..display.labelled import width as text_width
 from ..display.views import view_names
 from ..i18n import _
 from .choice import in_order
-from .editors import NARROW, NumberControl, Quiet, css, message_html, say_in
-from .marks import LIVE, READER_ONLY, REFUSED
+from .editors import NARROW, NumberControl, Quiet, css, message_html, refusing, say_in
+from .marks import LIVE, READER_ONLY
 from .textbox import TextBox
 
 STYLE = """<style>
@@ -211,7 +211,7 @@ def _when_hidden(p, tabs, index, stage, editor, unseen):
 def _unseen(p, stage, editors):
     """What a box of these ``editors`` of a hidden tab refuses, said beside it and so out of sight, is said again in
     the status line, with the tab's name (the box keeps its red edge): what it said, or None."""
-    refused = [e for e in editors if any(REFUSED in box._dom_classes for box in _boxes_of(e))]
+    refused = [editor for editor in editors if refusing(editor)]
     if not refused:
         return None
     first = refused[0]  # a grid's message names the weight; a number control's is named by its label
@@ -227,11 +227,6 @@ def _editors(p, stage, grids):
     """The editors of a stage's ``grids``, and its number control (Lg) if it is there."""
     here = p.strength is not None and p.strength_option.stage == stage.key
     return [p.editors[name] for name in grids] + ([p.strength] if here else [])
-
-
-def _boxes_of(editor):
-    """The text boxes of a grid or of a number control."""
-    return [editor.box] if isinstance(editor, NumberControl) else [box for row in editor.boxes for box in row]
 
 
 def what_each_stage_shows(p, t):

@@ -13,9 +13,9 @@ import ipywidgets as W
 from .. import parts as P
 from ..arguments import exact, shown_path
 from ..files import read_bounded
-from ..i18n import N_, _
+from ..i18n import N_, _, listed
 from .choice import Menu, in_order
-from .editors import NARROW, message_html, say_in
+from .editors import NARROW, NumberControl, message_html, refusing, say_in
 from .marks import give_focus
 from .textbox import TextBox
 
@@ -130,7 +130,14 @@ class _SaveRow:
         done = _save(self.p, str(Path(target).absolute()), force=False)  # the message says where it went
         if done is not None:
             self.known[target] = _digest(target)
-            self.say(_("saved: {done}").format(done=done), ok=True)
+            refused = _refusing(self.p)
+            if not refused:
+                return self.say(_("saved: {done}").format(done=done), ok=True)
+            self.say(
+                _(
+                    "saved: {done}; but {parts} still show text the model did not take: the file holds the numbers the model uses, not that text"
+                ).format(done=done, parts=listed(refused))
+            )
 
     def keep(self):
         self.asking.layout.display = "none"
@@ -149,6 +156,12 @@ class _SaveRow:
             return self.say(_("{error}; the model is unchanged").format(error=error))
         if self.p._load(loaded, target) is None:
             self.known[target] = _digest(target)  # the playground holds them now: saving there replaces nothing else
+
+
+def _refusing(p):
+    """The names of the playground's grids and number control (Lg) that show text the model did not take."""
+    editors = [*p.editors.values(), *([p.strength] if p.strength is not None else [])]
+    return [e.label if isinstance(e, NumberControl) else e.name for e in editors if refusing(e)]
 
 
 def _save(p, target, force):
