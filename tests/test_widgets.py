@@ -266,7 +266,8 @@ def test_no_box_shows_a_number_the_model_does_not_use_once_its_message_is_gone()
     assert editor.boxes[7][6].value == "abc" and editor.boxes[0][0].value == "1e400"  # the latest is said
     assert "1e400 is too large (float64 holds numbers up to about 1.8e308); the model keeps 0" in (editor.message.value)
     type_into(p, "c_proj.w", 1, 1, "-0.5")
-    assert editor.message.value == "" and p.params["blocks"][0]["attn"]["c_proj"]["w"][1, 1] == -0.5
+    back = "back to the numbers the model uses: c_proj.w[P0, P0] = 0, c_proj.w[V, Tb] = 1024"  # both, said
+    assert _said(editor.message) == back and p.params["blocks"][0]["attn"]["c_proj"]["w"][1, 1] == -0.5
     shown = [[float(box.value) for box in row] for row in editor.boxes]
     assert np.array_equal(shown, p.params["blocks"][0]["attn"]["c_proj"]["w"]), (
         "a box shows what the model does not use"
@@ -1238,8 +1239,12 @@ def test_every_box_that_holds_refused_text_says_so_until_what_is_used_is_shown_a
     grid, cell = p.editors["c_proj.w"], "c_proj.w, row V, column Tb"
     grid.boxes[7][6].value = "lots"
     assert _refusal_marked(grid.boxes[7][6], cell, grid.message)
-    grid.boxes[7][5].value = "-512"  # another box's edit: the refused text is put back to the model's value
+    grid.boxes[7][5].value = "-512"  # another box's edit: the refused text is put back to the model's value, and said
     assert grid.boxes[7][6].value == "1024" and not _refusal_marked(grid.boxes[7][6], cell, grid.message)
+    assert _said(grid.message) == "back to the numbers the model uses: c_proj.w[V, Tb] = 1024", _said(grid.message)
+    assert 'data-hm-says="status"' in grid.message.value  # news, read when the reader is free
+    grid.boxes[7][5].value = "-511"  # nothing put back: nothing said
+    assert grid.message.value == ""
     grid.boxes[7][6].value = "1e400"
     assert _refusal_marked(grid.boxes[7][6], cell, grid.message)
     grid.set_values(grid.values)  # a load or a reset writes every box again

@@ -11,10 +11,10 @@ import unicodedata
 import ipywidgets as W
 import numpy as np
 
-from ..arguments import brief, exact, function, number, real_array, text_of, whole
+from ..arguments import brief, exact, function, number, real_array, text_of, whole, yes_or_no
 from ..basis import text_shown
 from ..display.labelled import LabelledMatrix
-from ..i18n import _, tag
+from ..i18n import _, listed, tag
 from .marks import QUIET_LABEL, REFUSED, RINGED, SAYS, Marks
 from .slider import LogSlider
 from .textbox import TextBox
@@ -240,13 +240,12 @@ class MatrixEditor:
             return self.show(problem)
         self._refused.discard((i, j))
         marked(self.boxes[i][j], self.box_name(i, j), "")
-        self._put_back()
-        self.show("")
+        back = self._put_back()  # said, or a screen reader would not know the text it left there is gone
+        self.show(_("back to the numbers the model uses: {boxes}").format(boxes=listed(back)) if back else "", ok=True)
 
     def _refusal(self, i, j, text):
         """Take ``text`` typed at (i, j) into the model, or say why not (the model keeps its value): ""."""
-        where = f"{self.name}[{self.matrix.rows[i]}, {self.matrix.cols[j]}]"
-        keeps = exact(self.values[i, j])
+        where, keeps = self._where(i, j), exact(self.values[i, j])
         if not text.strip():  # emptied by hand
             return _("{where}: type a number to use it; the model keeps {keeps}").format(where=where, keeps=keeps)
         try:
@@ -263,26 +262,32 @@ class MatrixEditor:
         self.values = new
         return ""
 
+    def _where(self, i, j):  # the weight at (i, j), as a message names it: c_proj.w[V, Tb]
+        return f"{self.name}[{self.matrix.rows[i]}, {self.matrix.cols[j]}]"
+
     def _put_back(self):
         """Show the model's own value again in every box whose refused text the message no longer speaks
-        of (a later edit took its place there): no box shows a number the model does not use."""
+        of (a later edit took its place there): no box shows a number the model does not use. Returns
+        them, "c_proj.w[V, Tb] = 1024", in the grid's order."""
+        back = sorted(self._refused)
         self._quiet = True
         try:
-            for i, j in self._refused:
+            for i, j in back:
                 self._show_in(i, j, self.values[i, j])
         finally:
             self._quiet = False
         self._refused.clear()
+        return [f"{self._where(i, j)} = {exact(self.values[i, j])}" for i, j in back]
 
     def _show_in(self, i, j, value):  # every digit of the number the model runs, in a box wide enough to show them
         box = self._boxes[i][j]
         box.value, box.layout.width = exact(value), self._box_width(j, exact(value))
         marked(box, self.box_name(i, j), "")
 
-    def show(self, text):
-        """Say ``text`` beside the grid ("" says nothing); ``said`` keeps it."""
+    def show(self, text, ok=False):
+        """Say ``text`` beside the grid ("" says nothing), a refusal or (``ok``) news; ``said`` keeps it."""
         self.said = text_of(text, "text", 1000)
-        say_in(self.message, message_html(self.said))
+        say_in(self.message, message_html(self.said, ok=yes_or_no(ok, "ok")))
 
     def set_values(self, values):
         """Show new values (reset, load, Lg) without treating them as typed edits."""
