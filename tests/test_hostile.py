@@ -2735,7 +2735,7 @@ def site_builder_cases():
 # ---- 12. teachers' files: their code runs bounded, its failures are its own, in one line ---------------
 
 SHORT = 0.5  # seconds a teacher's code may run here (user_code.SECONDS), so that a hang is found quickly
-CALM = 3  # seconds for the file's other task, loaded with the hang again: room for a busy machine, not the usual 10
+CALM = 5  # seconds for the file's other task, loaded with the hang again: room for a busy machine, not the usual 10
 
 TEACHERS_FILE = """\
 import sys, time

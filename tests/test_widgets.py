@@ -23,7 +23,7 @@ from handmade.parts import with_parts
 from handmade.widgets import Playground, ProductExplorer, SoftmaxExplorer, blog_playground
 from handmade.widgets.blog import with_lg
 from handmade.widgets.choice import Chosen, Menu
-from handmade.widgets.editors import QUIET_LABEL
+from handmade.widgets.editors import QUIET_LABEL, refusing
 from handmade.widgets.marks import Marks
 from handmade.widgets.slider import LogSlider
 from handmade.widgets.textbox import TextBox
@@ -253,6 +253,24 @@ def test_a_bad_entry_shows_a_message_and_keeps_the_model(text, message):
     assert "(27 / 27)" in accuracy_text(p)
     type_into(p, "c_proj.w", 7, 6, "1024")
     assert p.editors["c_proj.w"].message.value == ""
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_a_grid_that_puts_back_dozens_of_boxes_names_three_and_counts_the_rest(language):
+    """Every box of c_proj.w refused, then one taken: 63 put back, said in one short line, not a failure."""
+    handmade.set_language(language)
+    try:
+        p = blog_playground()
+        editor = p.editors["c_proj.w"]
+        for i, j in np.ndindex(*editor.values.shape):
+            type_into(p, "c_proj.w", i, j, "x")
+        type_into(p, "c_proj.w", 0, 0, "1")
+        said = _said(editor.message)
+        more = {"en": "c_proj.w[P0, P3] = 0 and 60 more", "zh": "c_proj.w[P0, P3] = 0 等，另有 60 个"}[language]
+        assert said.endswith(more) and said.count("=") == 3 and len(said) < 200, said
+        assert not refusing(editor)
+    finally:
+        handmade.set_language("en")
 
 
 def test_no_box_shows_a_number_the_model_does_not_use_once_its_message_is_gone():

@@ -11,8 +11,9 @@ kernel sets meanwhile (a reset waiting behind a cell). Any text is a value: what
 it is said by whoever observes ``value`` (the box keeps what was typed, to mend, with ``why`` it was
 refused, which a screen reader hears with the box as invalid, and why). Its keys are its own, as in
 ipywidgets' box: Shift+Enter sends, Ctrl+Z undoes the typing, neither reaches the notebook; in a grid
-the up and down arrows move to the box above or below, as Tab moves along the row; Escape takes back
-what was typed and not yet sent (as in a spreadsheet) and leaves the box for the notebook's cells.
+the up and down arrows move to the box above or below, as Tab moves along the row, and Escape takes back
+what was typed and not yet sent (as in a spreadsheet); everywhere, Escape leaves the box for the notebook's
+cells (outside a grid sending what was typed, as leaving a box does: a context typed at length is kept).
 """
 
 import json
@@ -63,8 +64,11 @@ function render({ model, el }) {
       next.focus();
       next.select();
     }
-    if (event.key === "Escape") {  // what was typed and not sent is taken back; out to the cells (command mode)
-      input.value = sent === null ? model.get("value") : sent;  // before the blur, so that no change is sent
+    if (event.key === "Escape") {  // out to the cells (command mode); in a grid, what was typed and not sent is taken back
+      if (input.closest(".hm-grid")) {  // as in a spreadsheet (before the blur, so that no change is sent)
+        if (sent === null) put();
+        else input.value = sent;  // on its way: shown as the kernel answers it
+      }
       input.blur();
       const notebook = input.closest(".jp-Notebook");
       if (notebook) notebook.focus();

@@ -130,7 +130,7 @@ class _SaveRow:
         done = _save(self.p, str(Path(target).absolute()), force=False)  # the message says where it went
         if done is not None:
             self.known[target] = _digest(target)
-            refused = _refusing(self.p)
+            refused = _showing_refused(self.p)
             if not refused:
                 return self.say(_("saved: {done}").format(done=done), ok=True)
             self.say(
@@ -158,7 +158,7 @@ class _SaveRow:
             self.known[target] = _digest(target)  # the playground holds them now: saving there replaces nothing else
 
 
-def _refusing(p):
+def _showing_refused(p):
     """The names of the playground's grids and number control (Lg) that show text the model did not take."""
     editors = [*p.editors.values(), *([p.strength] if p.strength is not None else [])]
     return [e.label if isinstance(e, NumberControl) else e.name for e in editors if refusing(e)]

@@ -342,10 +342,43 @@ def test_in_a_grid_the_arrows_move_along_a_column_and_escape_takes_back_the_typi
     page.wait_for_timeout(300)
     assert (bias.input_value(), said.text_content()) == (before, said_before)
     assert not bias.evaluate("e => e.closest('.hm-refused') !== null")
-    bias.click()  # and a box refused keeps what was typed: Escape takes back only what was typed since it was sent
-    nb.cell_box("c-proj-w", 6, 6).click()  # the box refused above
+    refused = nb.cell_box("c-proj-w", 6, 6)  # the box refused above keeps what was typed and sent:
+    refused.click()
+    page.keyboard.press("End")
+    page.keyboard.type("9")
+    page.keyboard.press("Escape")  # Escape takes back only what was typed since
+    assert refused.input_value() == "lots"
+    context = page.locator(".hm-playground .hm-context input").first  # outside a grid, Escape sends as leaving does
+    shorter = context.input_value()[:-1]
+    context.click()
+    page.keyboard.press("End")
+    page.keyboard.press("Backspace")
     page.keyboard.press("Escape")
-    assert nb.cell_box("c-proj-w", 6, 6).input_value() == "lots"
+    nb.wait_for_text("hm-view-prediction", f"after {shorter} ")  # the playground took it
+    assert context.input_value() == shorter
+    page.locator(".hm-reset").click()
+    nb.page.wait_for_function(JS_KERNEL_IDLE)
+    nb.type_into(context, shorter + "a")
+    nb.wait_for_text("hm-view-prediction", f"after {shorter}a ")
+
+
+def test_after_escape_a_grid_box_follows_the_numbers_the_kernel_sets(notebook):
+    """What the kernel set while the box was typed in, shown by Escape, is what the box goes on from: it showed each
+    later number the kernel set (break it: 0) only if the box showed the one before (1024 after a reset) as its own."""
+    nb = notebook(PLAYGROUND)
+    page, box = nb.page, nb.cell_box("c-proj-w", 7, 6)  # c_proj.w[V, Tb], which break it sets to 0 by default
+    nb.tab("c_proj")
+    nb.type_into(box, "7")
+    page.keyboard.press("Enter")
+    nb.page.wait_for_function(JS_KERNEL_IDLE)
+    page.keyboard.type("5")  # typed, not sent, while the kernel puts 1024 back (the click leaves the focus here)
+    page.locator(".hm-reset").dispatch_event("click")
+    nb.page.wait_for_function(JS_KERNEL_IDLE)
+    assert box.input_value() == "75"  # the typing is kept
+    page.keyboard.press("Escape")
+    assert box.input_value() == "1024"
+    page.locator(".hm-break-go").dispatch_event("click")  # the kernel sets 0 there
+    page.wait_for_function("(e) => e.value === '0'", arg=box.element_handle(), timeout=10_000)
     page.locator(".hm-reset").click()
     nb.page.wait_for_function(JS_KERNEL_IDLE)
 
