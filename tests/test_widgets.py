@@ -266,7 +266,7 @@ def test_a_grid_that_puts_back_dozens_of_boxes_names_three_and_counts_the_rest(l
             type_into(p, "c_proj.w", i, j, "x")
         type_into(p, "c_proj.w", 0, 0, "1")
         said = _said(editor.message)
-        more = {"en": "c_proj.w[P0, P3] = 0 and 60 more", "zh": "c_proj.w[P0, P3] = 0 等，另有 60 个"}[language]
+        more = {"en": "c_proj.w[P0, P3] = 0 and 60 more", "zh": "c_proj.w[P0, P3] = 0 以及另外 60 个"}[language]
         assert said.endswith(more) and said.count("=") == 3 and len(said) < 200, said
         assert not refusing(editor)
     finally:

@@ -11,10 +11,10 @@ import unicodedata
 import ipywidgets as W
 import numpy as np
 
-from ..arguments import brief, exact, function, number, real_array, text_of, whole, yes_or_no
+from ..arguments import brief, exact, few, function, number, real_array, text_of, whole, yes_or_no
 from ..basis import text_shown
 from ..display.labelled import LabelledMatrix
-from ..i18n import _, listed, ngettext, tag
+from ..i18n import _, tag
 from .marks import QUIET_LABEL, REFUSED, RINGED, SAYS, Marks
 from .slider import LogSlider
 from .textbox import TextBox
@@ -241,7 +241,7 @@ class MatrixEditor:
         self._refused.discard((i, j))
         marked(self.boxes[i][j], self.box_name(i, j), "")
         back = self._put_back()  # said, or a screen reader would not know the text it left there is gone
-        self.show(_("back to the numbers the model uses: {boxes}").format(boxes=_few(back)) if back else "", ok=True)
+        self.show(_("back to the numbers the model uses: {boxes}").format(boxes=few(back)) if back else "", ok=True)
 
     def _refusal(self, i, j, text):
         """Take ``text`` typed at (i, j) into the model, or say why not (the model keeps its value): ""."""
@@ -463,17 +463,6 @@ def _say_beside(editor, text, ok):
     """``text`` in the message beside ``editor`` (a grid, or a number control), which keeps it as ``said``."""
     editor.said = text_of(text, "text", 1000)
     say_in(editor.message, message_html(editor.said, ok=yes_or_no(ok, "ok")))
-
-
-FEW = 3  # boxes a message names one by one: a grid may put back dozens at once
-
-
-def _few(items):
-    """The first FEW of ``items`` listed, and how many more: "a, b, c and 4 more"."""
-    if len(items) <= FEW:
-        return listed(items)
-    more = len(items) - FEW
-    return ngettext("{items} and {n} more", "{items} and {n} more", more).format(items=listed(items[:FEW]), n=more)
 
 
 def _fitting(text, least=CELL_WIDTHS[0], padding=CELL_WIDTHS[2], most=LONGEST_NUMBER):
