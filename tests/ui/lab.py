@@ -171,6 +171,14 @@ def open_browser(playwright, chromium):
     return playwright.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_FLAGS)
 
 
+def settle(page, timeout=30_000):
+    """Wait until the kernel has answered every message the page sent before (a box's text, a click) and the widgets
+    have taken the answers: a quiet run of nothing is answered after them, in order. Waiting for the kernel to be
+    idle is not enough: just after a message is sent, the kernel is often still idle from before it."""
+    asked = page.evaluate(JS_SETTLE)
+    page.wait_for_function("(n) => window.hmSettled >= n", arg=asked, timeout=timeout)
+
+
 def new_page(browser, **options):
     """``browser.new_page(**options)``, bounded (``NEW_PAGE_SECONDS``)."""
     with bounded(NEW_PAGE_SECONDS, "opening a page in Chromium"):
@@ -202,13 +210,16 @@ class NotebookPage:
         """Send ``code`` to the notebook's kernel to run, with no cell and no output, and return at once."""
         self.page.evaluate(JS_RUN_QUIETLY, code)
 
+    def settle(self, timeout=30_000):
+        settle(self.page, timeout)
+
     def kernel_busy(self):
         return self.page.evaluate("() => " + JS_KERNEL_BUSY)
 
     def run_all(self, timeout=120_000):
         self.page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
         self.page.wait_for_function(JS_ALL_CELLS_RUN, timeout=timeout)
-        self.page.wait_for_function(JS_KERNEL_IDLE, timeout=timeout)
+        self.settle(timeout)
         return self
 
     def errors(self):
@@ -223,7 +234,7 @@ class NotebookPage:
     def tab(self, title):
         """Open the first playground's tab whose title holds ``title`` (its grids are built when first shown)."""
         self.page.locator(".hm-stages .lm-TabBar-tab", has_text=title).first.click()
-        self.page.wait_for_function(JS_KERNEL_IDLE)
+        self.settle()
 
     def cell_box(self, matrix, i, j):
         return self.page.locator(f".hm-cell-{matrix}-{i}-{j} input").first
@@ -256,9 +267,9 @@ class NotebookPage:
             raise AssertionError(
                 f"after {timeout} ms .{css_class} says {found!r}, waiting for {condition} with {value!r}"
             ) from error
-        # and until the kernel is idle again: the change that redrew this view may also update other
-        # widgets (the grids, the Lg box), whose messages arrive before the kernel's "idle"
-        self.page.wait_for_function(JS_KERNEL_IDLE, timeout=timeout)
+        # and until the kernel has answered all: the change that redrew this view may also update other
+        # widgets (the grids, the Lg box), whose messages arrive before the answer
+        self.settle(timeout)
 
     def html(self, css_class):
         return self.widget(css_class).inner_html()
@@ -284,6 +295,14 @@ JS_ALL_CELLS_RUN = """() => {
 JS_RUN_QUIETLY = """(code) => {
   const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
   kernel.requestExecute({code, silent: true, store_history: false});
+}"""
+JS_SETTLE = """() => {
+  const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+  const n = (window.hmSettling = (window.hmSettling || 0) + 1);
+  kernel.requestExecute({code: "", silent: true, store_history: false}).done.then(() => {
+    setTimeout(() => { window.hmSettled = Math.max(window.hmSettled || 0, n); }, 50);  // the widgets' own promises
+  });
+  return n;
 }"""
 JS_KERNEL_BUSY = "window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status === 'busy'"
 

@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 
 import pytest
-from lab import JS_KERNEL_IDLE, NotebookPage, new_page
+from lab import NotebookPage, new_page, settle
 from playwright.sync_api import expect
 
 PLAYGROUND, TASK = "09_playground.ipynb", "18_challenges_attention.ipynb"  # the blog's model, and a task's
@@ -70,7 +70,7 @@ def each_tab(nb):
     found = tabs(nb)
     for k in range(found.count()):
         found.nth(k).click()
-        nb.page.wait_for_function(JS_KERNEL_IDLE)
+        nb.settle()
         yield found.nth(k).text_content()
     found.first.click()
 
@@ -199,12 +199,12 @@ def test_the_playgrounds_news_is_read_out_by_a_region_kept_on_the_page_the_same_
     assert page.locator(speaker).count() == 1  # there before the first news
     nb.tab("c_proj")
     nb.type_into(nb.cell_box("c-proj-w", 7, 6), "0")  # a change, for the reset to undo
-    nb.page.wait_for_function(JS_KERNEL_IDLE)
+    nb.settle()
     page.wait_for_timeout(500)  # what an earlier test on this page had said is written (50 ms after it came)
     page.evaluate(JS_HEARD, speaker)
     for times in (1, 2):  # the second once the first is heard, as a person clicks again (within 50 ms: said once)
         nb.page.locator(".hm-reset").click()
-        nb.page.wait_for_function(JS_KERNEL_IDLE)
+        nb.settle()
         page.wait_for_function(f"() => document.querySelector('{speaker}').hmHeard.length >= {times}")
     heard = page.evaluate(f"() => document.querySelector('{speaker}').hmHeard")
     assert len(heard) == 2 and heard[0] == heard[1] and heard[0].startswith("reset to the starting weights"), heard
@@ -295,7 +295,7 @@ def test_the_tab_key_reaches_the_tab_chosen_with_the_mouse_and_the_arrows_still_
         assert page.evaluate(JS_FOCUSED_TAB) == ["c_proj", "true"]
         page.keyboard.press("ArrowRight")
         page.keyboard.press("Enter")
-        nb.page.wait_for_function(JS_KERNEL_IDLE)
+        nb.settle()
         assert page.evaluate(JS_FOCUSED_TAB) == ["break · save", "true"]
     finally:
         nb.tab("wte")
@@ -338,7 +338,7 @@ def test_in_a_grid_the_arrows_move_along_a_column_and_escape_takes_back_the_typi
     page.keyboard.press("Escape")  # taken back, not sent
     assert page.evaluate("() => document.activeElement.tagName") != "INPUT"
     assert page.evaluate("() => document.activeElement.closest('.jp-Notebook') !== null")
-    nb.page.wait_for_function(JS_KERNEL_IDLE)
+    nb.settle()
     page.wait_for_timeout(300)
     assert (bias.input_value(), said.text_content()) == (before, said_before)
     assert not bias.evaluate("e => e.closest('.hm-refused') !== null")
@@ -357,7 +357,7 @@ def test_in_a_grid_the_arrows_move_along_a_column_and_escape_takes_back_the_typi
     nb.wait_for_text("hm-view-prediction", f"after {shorter} ")  # the playground took it
     assert context.input_value() == shorter
     page.locator(".hm-reset").click()
-    nb.page.wait_for_function(JS_KERNEL_IDLE)
+    nb.settle()
     nb.type_into(context, shorter + "a")
     nb.wait_for_text("hm-view-prediction", f"after {shorter}a ")
 
@@ -372,17 +372,17 @@ def test_after_escape_a_grid_box_follows_the_numbers_the_kernel_sets(notebook):
     nb.tab("c_proj")
     nb.type_into(box, "7")
     page.keyboard.press("Enter")
-    nb.page.wait_for_function(JS_KERNEL_IDLE)
+    nb.settle()
     page.keyboard.type("5")  # typed, not sent, while a reset puts 1024 back (the click leaves the focus in the box)
     page.locator(".hm-reset").dispatch_event("click")
-    nb.page.wait_for_function(JS_KERNEL_IDLE)
+    nb.settle()
     assert box.input_value() == "75"  # the typing is kept
     page.keyboard.press("Escape")
     assert box.input_value() == "1024"
     nb.run_quietly(set_in_kernel.format(value=3))
     page.wait_for_function("(e) => e.value === '3'", arg=box.element_handle(), timeout=10_000)
     page.locator(".hm-reset").click()
-    nb.page.wait_for_function(JS_KERNEL_IDLE)
+    nb.settle()
 
 
 # Each tab of the first playground: [its name, whether chosen, the panel it says it shows: its role, the tab that
@@ -667,7 +667,7 @@ def test_the_up_and_down_arrows_move_a_playgrounds_menus_not_jupyterlabs_cells(n
         _wait_for_names(page, rows, named, differ=False)
         for name, value in found.items():
             menus[name].select_option(value)
-        page.wait_for_function(JS_KERNEL_IDLE)
+        settle(page)
         assert {name: menu.input_value() for name, menu in menus.items()} == found
 
 
@@ -682,7 +682,7 @@ def _wait_for_names(page, menu, names, differ):
     """Until ``menu``'s names differ from ``names`` (or, ``differ`` False, are them), and the kernel is idle."""
     test = "!==" if differ else "==="
     page.wait_for_function(f"([e, names]) => ({JS_NAMES_OF})(e) {test} names", arg=[menu.element_handle(), names])
-    page.wait_for_function(JS_KERNEL_IDLE)
+    settle(page)
 
 
 WIDE = "19_challenges_mlp_heads_blocks.ipynb"  # two blocks and two heads: the series' longest names
@@ -774,7 +774,7 @@ def each_tab_of_each_playground(nb):
         playground.evaluate("e => e.scrollIntoView({block: 'start'})")
         for tab in playground.locator(".hm-stages .lm-TabBar-tab").all():
             tab.click()
-            nb.page.wait_for_function(JS_KERNEL_IDLE, timeout=60_000)  # a tab draws its views: slower under load
+            nb.settle(timeout=60_000)  # a tab draws its views: slower under load
             nb.page.wait_for_timeout(100)  # the marks look at the shown tables' sizes as they are laid out
             yield playground, tab.text_content()
 
@@ -836,7 +836,7 @@ def test_a_table_wider_than_its_room_scrolls_in_a_named_region_the_tab_key_reach
     playground = page.locator(".hm-playground").nth(1)  # first_not_last
     try:
         playground.locator(".hm-stages .lm-TabBar-tab", has_text="v").first.click()
-        page.wait_for_function(JS_KERNEL_IDLE)
+        settle(page)
         page.set_viewport_size({"width": 800, "height": 800})
         regions = playground.locator(".hm-view-v .hm-scroll")
         page.wait_for_function(JS_ALL_SCROLLING_REACHED, arg=regions.first.element_handle())

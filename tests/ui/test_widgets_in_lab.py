@@ -5,7 +5,7 @@ import json
 from pathlib import Path
 
 import pytest
-from lab import JS_KERNEL_IDLE
+from lab import settle
 from playwright.sync_api import expect
 
 from handmade.display.colours import CHANGED
@@ -141,7 +141,7 @@ def test_at_1280_by_800_a_row_of_12_numbers_scrolls_in_its_table_and_breaks_no_n
         )
     finally:
         nb.type_into(row, "1, 0, 0")
-        page.wait_for_function(JS_KERNEL_IDLE)
+        settle(page)
         page.set_viewport_size({"width": 1400, "height": 1000})
 
 
@@ -250,10 +250,10 @@ def test_a_box_being_typed_in_keeps_the_typing_when_the_kernel_changes_its_value
     set_in_kernel = "playground.editors['c_proj.w'].boxes[7][{j}].value = '{value}'"
     nb.run_quietly(set_in_kernel.format(j=6, value=3) + "\n" + set_in_kernel.format(j=5, value=-3))
     nb.page.wait_for_function("e => e.value === '-3'", arg=other.element_handle())  # only looked at: it follows
-    nb.page.wait_for_function(JS_KERNEL_IDLE)
+    nb.settle()
     assert box.input_value() == "55"
     box.press("Tab")
-    nb.page.wait_for_function(JS_KERNEL_IDLE)
+    nb.settle()
     kernel = "playground.editors['c_proj.w'].values[7, 6]"
     nb.run_quietly(f"playground.status.value = str({kernel})")
     nb.wait_for_text("hm-status", "55.0")
@@ -298,7 +298,7 @@ def test_keys_typed_in_a_box_are_the_boxs_shift_enter_sends_it_and_runs_no_cell_
     box.press_sequentially("5")
     box.press("Control+z")  # the box's own undo: the 5 goes, and the notebook's cells stay as they are
     assert box.input_value() == "1"
-    nb.page.wait_for_function(JS_KERNEL_IDLE)
+    nb.settle()
     assert nb.page.evaluate(JS_PROMPTS) == prompts and box.is_visible()
     box.fill("1.01")
     box.press("Tab")
@@ -331,7 +331,7 @@ def test_at_1280_by_800_every_box_shows_every_character_of_its_value_however_it_
         cell = nb.cell_box("c-proj-w", 7, 6)  # c_proj.w[V, Tb], 1024
         for text in ("-0.00123", "-1024.75", "1.7e308", "1e400", "-1.2345678901234567e-300"):
             nb.type_into(cell, text)
-            page.wait_for_function(JS_KERNEL_IDLE)
+            settle(page)
             no_box_cut(nb)
         nb.type_into(lg, "-1.23456789012345e-300")  # written into the grids by the rule
         page.wait_for_function("() => document.querySelector('.hm-cell-c-proj-b-0-5 input').value.length === 22")
@@ -550,7 +550,7 @@ def test_a_box_typed_in_twice_while_the_kernel_is_busy_and_save_clicked_saves_wh
     nb.type_into(path, name)
     tab(nb, "c_proj")
     nb.run_quietly(SLOW.format(css_class="hm-cell-c-proj-w-7-6", seconds=1.5))
-    nb.page.wait_for_function(JS_KERNEL_IDLE)
+    nb.settle()
     try:
         nb.type_into(box, "5")
         nb.type_into(box, "7")
@@ -570,7 +570,7 @@ def test_a_box_typed_in_twice_while_the_kernel_is_busy_and_save_clicked_saves_wh
         nb.type_into(path, start)
         nb.page.locator(".hm-reset").click()  # the blog's model back for the tests after
         nb.wait_for_text("hm-view-accuracy", "(27 / 27)")
-        nb.page.wait_for_function(JS_KERNEL_IDLE)
+        nb.settle()
 
 
 @pytest.mark.floors
