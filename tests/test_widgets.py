@@ -1057,6 +1057,37 @@ def test_what_a_box_of_a_tab_left_still_refuses_is_said_again_in_the_status_line
         handmade.set_language("en")
 
 
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_boxes_put_back_in_a_tab_left_are_said_in_the_status_line_as_news(language):
+    """A box typed in and left by a click on another tab sends once its tab is hidden; the boxes its edit puts back
+    were said beside the hidden grid, which a screen reader does not hear. The status line says it, as news (not
+    an alert), with the tab's name; back at the tab, the grid says it there and the status line no more. The Lg box's
+    news is not said again so: it follows a load or a reset made in the tools' tab, whose own news it would replace."""
+    handmade.set_language(language)
+    try:
+        p = blog_playground()
+        tabs = next(box for box in _boxes(p.widget) if isinstance(box, W.Tab))
+        c_proj = [tabs.get_title(k) for k in range(len(tabs.children))].index("c_proj")
+        tabs.selected_index = c_proj
+        browser_sends(p.editors["c_proj.w"].boxes[7][6], "x")
+        tabs.selected_index = 1  # the refusal is said in the status line (an alert)
+        assert '"alert"' in p.status.value and "1024" in _said(p.status), p.status.value
+        browser_sends(p.editors["c_proj.w"].boxes[7][5], "2")  # sent once its tab is hidden: [V, Tb] put back
+        tab = "“c_proj”" if language == "en" else "“c_proj”标签页"
+        back = _said(p.editors["c_proj.w"].message)
+        assert "c_proj.w[V, Tb] = 1024" in back and not refusing(p.editors["c_proj.w"])
+        assert tab in _said(p.status) and _said(p.status).endswith(back), _said(p.status)
+        assert '"status"' in p.status.value and '"alert"' not in p.status.value, p.status.value
+        tabs.selected_index = c_proj  # back: the grid says it, and the status line no more
+        assert p.status.value == ""
+        p.strength.show("news of the Lg box", ok=True)
+        tabs.selected_index = 1
+        p.strength.show("news of the Lg box, again", ok=True)  # as after a load: not said again
+        assert p.status.value == ""
+    finally:
+        handmade.set_language("en")
+
+
 def test_a_playground_needs_a_model_or_a_task():
     with pytest.raises(ValueError, match="a playground needs a model"):
         Playground()

@@ -198,12 +198,17 @@ def _back(p, unseen, index):
 
 
 def _when_hidden(p, tabs, index, stage, editor, unseen):
-    """What says a refusal of ``editor`` that comes once its tab (at ``index``) is hidden: a click on a tab changes it
-    before the box it leaves sends its text."""
+    """What says a refusal of ``editor``, or a grid's news (boxes put back), that comes once its tab (at ``index``) is
+    hidden: a click on a tab changes it before the box it leaves sends its text."""
 
     def said(change):
-        if change["new"] and tabs.selected_index != index:
+        if not change["new"] or tabs.selected_index == index:
+            return
+        if refusing(editor) or isinstance(editor, NumberControl):  # the Lg box's news follows the tools' (a load)
             unseen[index] = _unseen(p, stage, [editor])
+        else:  # out of sight, and so unheard beside the grid: said in the status line, as news
+            say_in(p.status, message_html(_in_tab(stage, editor), ok=True))
+            unseen[index] = p.status.value
 
     return said
 
@@ -214,13 +219,16 @@ def _unseen(p, stage, editors):
     refused = [editor for editor in editors if refusing(editor)]
     if not refused:
         return None
-    first = refused[0]  # a grid's message names the weight; a number control's is named by its label
-    if isinstance(first, NumberControl):
-        said = _("in the tab “{tab}”, {name}: {said}").format(tab=stage.label, name=first.label, said=first.said)
-    else:
-        said = _("in the tab “{tab}”: {said}").format(tab=stage.label, said=first.said)
-    say_in(p.status, message_html(said))
+    say_in(p.status, message_html(_in_tab(stage, refused[0])))
     return p.status.value
+
+
+def _in_tab(stage, editor):
+    """What ``editor`` said beside it, with the name of its tab: a grid's message names the weight; a number
+    control's is named by its label."""
+    if isinstance(editor, NumberControl):
+        return _("in the tab “{tab}”, {name}: {said}").format(tab=stage.label, name=editor.label, said=editor.said)
+    return _("in the tab “{tab}”: {said}").format(tab=stage.label, said=editor.said)
 
 
 def _editors(p, stage, grids):
