@@ -265,7 +265,8 @@ def test_a_box_being_typed_in_keeps_the_typing_when_the_kernel_changes_its_value
 @pytest.mark.floors
 def test_a_refusal_left_behind_by_a_click_on_another_tab_is_said_in_the_status_line(notebook):
     """Typed into a grid, not sent, then another tab clicked: the box is left (its text sent) before the tab changes,
-    and the refusal, hidden with its tab, is said in the status line above the tabs, with the tab's name."""
+    and the refusal, hidden with its tab, is said in the status line above the tabs, with the tab's name; so is, as
+    news, the refused box put back when another box of its grid is typed into and left the same way."""
     nb = notebook(PLAYGROUND)
     tab(nb, "c_proj")
     box = nb.cell_box("c-proj-b", 0, 6)  # c_proj.b[bias, Tb]
@@ -275,7 +276,13 @@ def test_a_refusal_left_behind_by_a_click_on_another_tab_is_said_in_the_status_l
     nb.page.locator(".hm-stages .lm-TabBar-tab", has_text="break").first.click()
     nb.wait_for_text("hm-status", "in the tab “c_proj”: c_proj.b[bias, Tb]: 'x' is not a number")
     tab(nb, "c_proj")
-    nb.type_into(box, "0")
+    other = nb.cell_box("c-proj-b", 0, 5)  # typed into and left the same way: the refused box is put back, as news
+    other.click()
+    other.press("Control+a")
+    other.press_sequentially("0.5")
+    nb.page.locator(".hm-stages .lm-TabBar-tab", has_text="break").first.click()
+    nb.wait_for_text("hm-status", "in the tab “c_proj”: back to the numbers the model uses: c_proj.b[bias, Tb] = ")
+    assert nb.page.locator(".hm-status [data-hm-says]").first.get_attribute("data-hm-says") == "status"
     nb.page.locator(".hm-reset").click()
     nb.wait_for_text("hm-view-accuracy", "(27 / 27)")
 
