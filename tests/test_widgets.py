@@ -256,8 +256,9 @@ def test_a_bad_entry_shows_a_message_and_keeps_the_model(text, message):
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])
-def test_a_grid_that_puts_back_dozens_of_boxes_names_three_and_counts_the_rest(language):
-    """Every box of c_proj.w refused, then one taken: 63 put back, said in one short line, not a failure."""
+def test_a_grid_that_puts_back_dozens_of_boxes_names_those_that_fit_and_counts_the_rest(language):
+    """Every box of c_proj.w refused, then one taken: 63 put back, said in one short line, not a failure: the names
+    that fit in a line's 80 characters (three of these), and how many more."""
     handmade.set_language(language)
     try:
         p = blog_playground()

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
-from lab import Lab, NotebookPage, bounded, find_chromium, new_page, open_browser
+from lab import Lab, NotebookPage, bounded, find_chromium, new_page, open_browser, out_of_order
 
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 # a test's setting up (a notebook opened and run), its run and its tearing down (the last test's closes the pages, the
@@ -57,6 +57,8 @@ def chromium():
 
 @pytest.fixture(scope="session")
 def lab(chromium):
+    if out_of_order():
+        pytest.fail(out_of_order())
     with Lab() as server:
         yield server
 

@@ -10,6 +10,7 @@ finds the widgets by the CSS classes the package gives them.
 import contextlib
 import json
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -19,6 +20,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from importlib import metadata
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -173,10 +175,31 @@ def open_browser(playwright, chromium):
 
 def settle(page, timeout=30_000):
     """Wait until the kernel has answered every message the page sent before (a box's text, a click) and the widgets
-    have taken the answers: a quiet run of nothing is answered after them, in order. Waiting for the kernel to be
-    idle is not enough: just after a message is sent, the kernel is often still idle from before it."""
+    have taken the answers: a quiet run of nothing is answered after them, in order (``out_of_order`` says when a
+    kernel keeps no such order). Waiting for the kernel to be idle is not enough: just after a message is sent, the
+    kernel is often still idle from before it."""
     asked = page.evaluate(JS_SETTLE)
-    page.wait_for_function("(n) => window.hmSettled >= n", arg=asked, timeout=timeout)
+    page.wait_for_function("(n) => window.hmSettled >= n || window.hmSettleFailed", arg=asked, timeout=timeout)
+    failed = page.evaluate("() => window.hmSettleFailed")
+    if failed:
+        raise AssertionError(f"the kernel did not answer a quiet run of nothing: {failed}")
+
+
+def out_of_order():
+    """Why this JupyterLab and ipykernel run a widget's messages beside the code that ``settle`` sends (None: they
+    do not). JupyterLab 4.4 sends widget messages to a subshell of their own, another thread; ipykernel 7.0 to 7.3
+    run them there (7.4 runs the package's in the main thread, ``choice.in_order``; 6 has no subshells)."""
+    lab, kernel = (_major_minor(metadata.version(name)) for name in ("jupyterlab", "ipykernel"))
+    if lab >= (4, 4) and (7, 0) <= kernel < (7, 4):
+        return (
+            f"the browser tests need ipykernel 6 or 7.4 and later beside JupyterLab {lab[0]}.{lab[1]}, "
+            f"which runs widget messages in a thread of their own on ipykernel {kernel[0]}.{kernel[1]}"
+        )
+    return None
+
+
+def _major_minor(version):
+    return tuple(int(part) for part in re.match(r"(\d+)\.(\d+)", version).groups())
 
 
 def new_page(browser, **options):
@@ -292,19 +315,32 @@ JS_ALL_CELLS_RUN = """() => {
 }"""
 
 # (seconds): sleeps that long in the kernel, silently (no output, no execution count), without waiting for it
-JS_RUN_QUIETLY = """(code) => {
-  const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+JS_KERNEL = "window.jupyterapp.shell.currentWidget.sessionContext.session.kernel"  # the open notebook's
+JS_RUN_QUIETLY = (
+    """(code) => {
+  const kernel = """
+    + JS_KERNEL
+    + """;
   kernel.requestExecute({code, silent: true, store_history: false});
 }"""
-JS_SETTLE = """() => {
-  const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+)
+# the number of this settle; window.hmSettled is that number once its quiet run is answered, and the widgets' own
+# promises after it (50 ms), or window.hmSettleFailed says why it never will be (the kernel restarted)
+JS_SETTLE = (
+    """() => {
+  const kernel = """
+    + JS_KERNEL
+    + """;
   const n = (window.hmSettling = (window.hmSettling || 0) + 1);
-  kernel.requestExecute({code: "", silent: true, store_history: false}).done.then(() => {
-    setTimeout(() => { window.hmSettled = Math.max(window.hmSettled || 0, n); }, 50);  // the widgets' own promises
-  });
+  window.hmSettleFailed = null;
+  kernel.requestExecute({code: "", silent: true, store_history: false}).done.then(
+    () => setTimeout(() => { window.hmSettled = Math.max(window.hmSettled || 0, n); }, 50),
+    (error) => { window.hmSettleFailed = String(error && error.message || error); },
+  );
   return n;
 }"""
-JS_KERNEL_BUSY = "window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status === 'busy'"
+)
+JS_KERNEL_BUSY = JS_KERNEL + ".status === 'busy'"
 
 JS_KERNEL_IDLE = """() => {
   const panel = window.jupyterapp && window.jupyterapp.shell.currentWidget;

@@ -698,7 +698,7 @@ def test_no_menu_cuts_a_name_short_and_no_grid_heading_runs_into_the_next(notebo
     for playground in page.locator(".hm-playground").all():
         for tab in playground.locator(".hm-stages .lm-TabBar-tab").all():
             tab.click()
-            page.wait_for_timeout(100)
+            settle(page)  # the tab's grids are built by the kernel the first time it is shown
             cut += playground.evaluate(JS_MENUS_CUT)
             crowded += playground.evaluate(JS_HEADINGS_CROWDED)
     assert cut == [] and crowded == [], (cut, crowded)

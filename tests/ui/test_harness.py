@@ -133,3 +133,21 @@ def test_a_lab_whose_free_port_another_process_took_first_starts_on_a_new_one(mo
         with pytest.raises(RuntimeError, match="already in use"):
             given_up.__enter__()
         assert not given_up.tmp.exists()  # nothing left behind by a server that never started
+
+
+@pytest.mark.parametrize(
+    "jupyterlab, ipykernel, refused",
+    [("4.6.6", "7.4.0", False), ("4.6.6", "7.2.1", True), ("4.4.0", "7.0.0rc1", True), ("4.3.5", "7.2.1", False)]
+    + [("4.6.6", "6.29.5", False), ("4.4.0", "7.3.9", True), ("5.0.0", "8.0.0", False)],
+)
+def test_settle_refuses_a_lab_and_kernel_that_run_widget_messages_beside_code(
+    monkeypatch, jupyterlab, ipykernel, refused
+):
+    """settle waits for a quiet run sent after the widgets' messages, answered after them only when both run in one
+    thread, in order: JupyterLab 4.4 and later beside ipykernel 7.0 to 7.3 run them apart, and the tests say so."""
+    import lab
+
+    monkeypatch.setattr(lab.metadata, "version", {"jupyterlab": jupyterlab, "ipykernel": ipykernel}.get)
+    said = lab.out_of_order()
+    assert (said is not None) == refused
+    assert not refused or f"ipykernel {ipykernel[:3]}" in said and "7.4 and later" in said

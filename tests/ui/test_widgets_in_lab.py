@@ -269,22 +269,22 @@ def test_a_refusal_left_behind_by_a_click_on_another_tab_is_said_in_the_status_l
     news, the refused box put back when another box of its grid is typed into and left the same way."""
     nb = notebook(PLAYGROUND)
     tab(nb, "c_proj")
-    box = nb.cell_box("c-proj-b", 0, 6)  # c_proj.b[bias, Tb]
-    box.click()
-    box.press("Control+a")
-    box.press_sequentially("x")
-    nb.page.locator(".hm-stages .lm-TabBar-tab", has_text="break").first.click()
+    _type_and_leave_by_a_tab(nb, nb.cell_box("c-proj-b", 0, 6), "x")  # c_proj.b[bias, Tb]
     nb.wait_for_text("hm-status", "in the tab “c_proj”: c_proj.b[bias, Tb]: 'x' is not a number")
     tab(nb, "c_proj")
-    other = nb.cell_box("c-proj-b", 0, 5)  # typed into and left the same way: the refused box is put back, as news
-    other.click()
-    other.press("Control+a")
-    other.press_sequentially("0.5")
-    nb.page.locator(".hm-stages .lm-TabBar-tab", has_text="break").first.click()
+    _type_and_leave_by_a_tab(nb, nb.cell_box("c-proj-b", 0, 5), "0.5")  # the refused box is put back, as news
     nb.wait_for_text("hm-status", "in the tab “c_proj”: back to the numbers the model uses: c_proj.b[bias, Tb] = ")
     assert nb.page.locator(".hm-status [data-hm-says]").first.get_attribute("data-hm-says") == "status"
     nb.page.locator(".hm-reset").click()
     nb.wait_for_text("hm-view-accuracy", "(27 / 27)")
+
+
+def _type_and_leave_by_a_tab(nb, box, text):
+    """``text`` typed into ``box``, not sent, and the break tab clicked: the box sends it as it is left."""
+    box.click()
+    box.press("Control+a")
+    box.press_sequentially(text)
+    nb.page.locator(".hm-stages .lm-TabBar-tab", has_text="break").first.click()
 
 
 JS_PROMPTS = "() => [...document.querySelectorAll('.jp-InputPrompt')].map(e => e.textContent).join(' ')"
