@@ -1089,6 +1089,84 @@ def test_boxes_put_back_in_a_tab_left_are_said_in_the_status_line_as_news(langua
         handmade.set_language("en")
 
 
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_a_refusal_said_for_a_tab_left_stands_while_it_is_so_and_goes_once_mended(language):
+    """What the status line says of a hidden tab's refused box stays while it is so: before, the box left by the tab's
+    click in another grid of that tab, or an edit in the tab shown, cleared it (the news of an action before goes at
+    an edit). It is never left saying what is no longer so: a box put back in a grid of the hidden tab while another
+    grid there still refuses says that one (not news), and the refused box mended as its tab is left takes it back."""
+    handmade.set_language(language)
+    try:
+        p = blog_playground()
+        tabs = next(box for box in _boxes(p.widget) if isinstance(box, W.Tab))
+        c_proj = [tabs.get_title(k) for k in range(len(tabs.children))].index("c_proj")
+        bias = {"en": "c_proj.b[bias, Tb]", "zh": "c_proj.b[偏置, Tb]"}[language]
+        tabs.selected_index = c_proj
+        browser_sends(p.editors["c_proj.b"].boxes[0][6], "x")
+        tabs.selected_index = 1  # q
+        standing = p.status.value
+        assert bias in _said(p.status) and '"alert"' in standing, standing
+        browser_sends(p.editors["c_proj.w"].boxes[7][5], "2")  # sent once its tab is hidden: nothing put back
+        browser_sends(p.editors["q"].boxes[0][0], "5")  # an edit in the tab shown
+        assert p.status.value == standing
+        browser_sends(p.editors["c_proj.w"].boxes[7][6], "y")  # a refusal of its own, said
+        assert "c_proj.w[V, Tb]" in _said(p.status) and "'y'" in _said(p.status), _said(p.status)
+        browser_sends(p.editors["c_proj.w"].boxes[7][5], "3")  # [V, Tb] put back; c_proj.b still refuses
+        assert bias in _said(p.status) and '"alert"' in p.status.value, _said(p.status)
+        browser_sends(p.editors["c_proj.b"].boxes[0][6], "0")  # mended as its tab was left: nothing refuses there
+        assert p.status.value == "" and not any(refusing(e) for e in p.editors.values())
+        tabs.selected_index = c_proj
+        browser_sends(p.editors["c_proj.b"].boxes[0][6], "x")
+        tabs.selected_index = 1
+        assert bias in _said(p.status)
+        tabs.selected_index = c_proj  # shown again: the boxes say it, and the status line no more
+        assert p.status.value == ""
+        browser_sends(p.editors["c_proj.b"].boxes[0][6], "0")
+        browser_sends(p.strength.box, "abc")  # the Lg box too
+        tabs.selected_index = 1
+        assert "c_proj Lg" in _said(p.status) and "'abc'" in _said(p.status), _said(p.status)
+        browser_sends(p.strength.box, "1024")  # mended as its tab was left: said what it did, not what it refused
+        assert "'abc'" not in _said(p.status) and "1024" in _said(p.status) and not refusing(p.strength)
+    finally:
+        handmade.set_language("en")
+
+
+def test_a_refusal_left_behind_never_outlives_its_box_and_gives_way_to_another_that_still_stands():
+    """The status line's word of a hidden tab's refusal: an Lg box put right by the kernel's code takes it back at the
+    next edit; mended in one hidden tab, it gives way to another hidden tab's refusal that still stands; a reset made
+    with refusals out of sight says none of them on its way (the grids' text going one grid after another)."""
+    p = blog_playground()
+    tabs = next(box for box in _boxes(p.widget) if isinstance(box, W.Tab))
+    titles = [tabs.get_title(k) for k in range(len(tabs.children))]
+    c_proj, q, k = (titles.index(name) for name in ("c_proj", "q", "k"))
+    tabs.selected_index = c_proj
+    browser_sends(p.strength.box, "abc")
+    tabs.selected_index = q
+    assert "c_proj Lg" in _said(p.status)
+    p.strength.set(1024)  # the kernel's code: the box shows a number the model uses, and its message stays
+    browser_sends(p.editors["q"].boxes[0][0], "5")
+    assert p.status.value == "" and not refusing(p.strength)
+    tabs.selected_index = c_proj
+    browser_sends(p.editors["c_proj.b"].boxes[0][6], "x")
+    tabs.selected_index = q  # c_proj's refusal said
+    browser_sends(p.editors["q"].boxes[0][0], "zz")
+    tabs.selected_index = k  # q's said in its place
+    assert "'zz'" in _said(p.status)
+    browser_sends(p.editors["q"].boxes[0][0], "1")  # mended as q was left: c_proj's, which still stands, again
+    assert "c_proj.b[bias, Tb]" in _said(p.status) and '"alert"' in p.status.value, _said(p.status)
+    browser_sends(p.editors["k"].boxes[0][0], "1")  # and it stands through an edit in the tab shown
+    assert "c_proj.b[bias, Tb]" in _said(p.status)
+    tabs.selected_index = c_proj
+    browser_sends(p.editors["c_proj.w"].boxes[7][6], "y")
+    tabs.selected_index = k  # two refusals out of sight: c_proj.w's said, c_proj.b's next
+    assert "'y'" in _said(p.status)
+    said = []
+    p.status.observe(lambda change: said.append(change["new"]), names="value")
+    p.reset()
+    assert said and not any('"alert"' in value for value in said), said
+    assert not any(refusing(editor) for editor in p.editors.values())
+
+
 def test_a_playground_needs_a_model_or_a_task():
     with pytest.raises(ValueError, match="a playground needs a model"):
         Playground()

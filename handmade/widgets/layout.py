@@ -52,6 +52,22 @@ class Screen:
     status: W.HTML  # what the last action did
     text_box: TextBox | None  # the context, when it can be typed
     text_message: W.HTML  # why a context was refused
+    unseen: dict  # tab index -> Unseen: what the status line said of its boxes once it was hidden
+
+
+@dataclass(frozen=True)
+class Unseen:
+    """What the status line said of a hidden tab's boxes (markup, or None), taken back when the tab is shown again;
+    for a refusal, which stands while it is so, where it is read again: the tab's ``stage`` and ``editors`` (None:
+    news, which the next edit takes back)."""
+
+    said: str | None
+    stage: object = None
+    editors: list | None = None
+
+    def now(self):
+        """What the status line would say of these editors' refusals now (``_refusal_left``)."""
+        return _refusal_left(self.stage, self.editors)
 
 
 def _html(css_class, **layout):
@@ -74,7 +90,7 @@ def build(playground):
     outcomes = {name: _html(f"hm-view-{name}") for name in ("predictions", "completion") if name in p.view_names}
     status, text_message = _html("hm-status"), _html("hm-text-message")
     text_box = _context_box(p) if "text" in p.controls else None
-    screen = Screen(None, {}, summary, outcomes, status, text_box, text_message)
+    screen = Screen(None, {}, summary, outcomes, status, text_box, text_message, {})
     bar = _bar(p, screen)
     body = _stages(p, screen)
     # the grade's details, under a heading a screen reader moves to (they come after every grid: hundreds of boxes)
@@ -165,12 +181,13 @@ def _stages(p, screen):
     tabs = in_order(W.Tab(boxes, titles=titles, layout=W.Layout(max_width="100%")))
     tabs.add_class("hm-stages")
     tabs.observe(lambda change: _open(builders, change["new"]), names="selected_index")
-    unseen = {}  # tab index -> what the status line said of its refusals (_unseen), taken back when it is shown again
+    unseen = screen.unseen
     tabs.observe(lambda change: _left(p, laid_out, change["old"], unseen), names="selected_index")
     tabs.observe(lambda change: _back(p, unseen, change["new"]), names="selected_index")
     for index, (stage, grids, _views) in enumerate(laid_out):
-        for editor in _editors(p, stage, grids):
-            editor.message.observe(_when_hidden(p, tabs, index, stage, editor, unseen), names="value")
+        editors = _editors(p, stage, grids)
+        for editor in editors:  # the tab's editors read from the one whose message came
+            editor.message.observe(_when_hidden(p, tabs, index, stage, [editor, *editors]), names="value")
     _open(builders, 0)
     return tabs
 
@@ -186,41 +203,85 @@ def _left(p, laid_out, index, unseen):
     """The tab at ``index`` is hidden now: what its boxes refuse is said in the status line (``_unseen``)."""
     if index is not None and index < len(laid_out):  # not the tools' tab
         stage, grids, _views = laid_out[index]
-        unseen[index] = _unseen(p, stage, _editors(p, stage, grids))
+        editors = _editors(p, stage, grids)
+        unseen[index] = Unseen(_unseen(p, stage, editors), stage, editors)
 
 
 def _back(p, unseen, index):
     """The tab at ``index`` is shown again: what the status line said of its refusals is taken back, if it still says
     it (the boxes and their messages say it there)."""
-    said = unseen.pop(index, None)
+    said = unseen.pop(index, Unseen(None)).said
     if said and p.status.value == said:
         p.status.value = ""
 
 
-def _when_hidden(p, tabs, index, stage, editor, unseen):
-    """What says a refusal of ``editor``, or a grid's news (boxes put back), that comes once its tab (at ``index``) is
-    hidden: a click on a tab changes it before the box it leaves sends its text."""
+def _when_hidden(p, tabs, index, stage, editors):
+    """What says a refusal of ``editors[0]``, or a grid's news (boxes put back), that comes once its tab (at ``index``;
+    ``editors``: it, then every editor of the tab) is hidden: a click on a tab changes it before the box it leaves
+    sends its text. While another box of the tab still refuses, that is said, not news."""
+    editor = editors[0]
 
     def said(change):
-        if not change["new"] or tabs.selected_index == index:
+        unseen = p.screen.unseen
+        if tabs.selected_index == index:
             return
-        if refusing(editor) or isinstance(editor, NumberControl):  # the Lg box's news follows the tools' (a load)
-            unseen[index] = _unseen(p, stage, [editor])
+        if not change["new"]:  # a refusal mended (the box left by the click held the mended text): no longer said
+            return recheck_refusal_left(p)
+        if any(refusing(other) for other in editors):  # said again only if new, or the status line no longer says it
+            unseen[index] = Unseen(_unseen(p, stage, editors, again=refusing(editor)), stage, editors)
+        elif isinstance(editor, NumberControl):  # its news follows the tools' (a load), and is not said here
+            recheck_refusal_left(p)  # but a refusal of it mended (the weights follow the rule again) is taken back
         else:  # out of sight, and so unheard beside the grid: said in the status line, as news
             say_in(p.status, message_html(_in_tab(stage, editor), ok=True))
-            unseen[index] = p.status.value
+            unseen[index] = Unseen(p.status.value)
 
     return said
 
 
-def _unseen(p, stage, editors):
+def _unseen(p, stage, editors, again=True):
     """What a box of these ``editors`` of a hidden tab refuses, said beside it and so out of sight, is said again in
-    the status line, with the tab's name (the box keeps its red edge): what it said, or None."""
+    the status line, with the tab's name (the box keeps its red edge), unless it says it already and not ``again``:
+    what it says, or None."""
+    said = _refusal_left(stage, editors)
+    if said and (again or p.status.value != said):
+        say_in(p.status, said)
+    return said
+
+
+def _refusal_left(stage, editors):
+    """The status line's words (marked) for what the first of ``editors`` (of a hidden tab) that refuses says, or
+    None."""
     refused = [editor for editor in editors if refusing(editor)]
-    if not refused:
-        return None
-    say_in(p.status, message_html(_in_tab(stage, refused[0])))
-    return p.status.value
+    return message_html(_in_tab(stage, refused[0])) if refused else None
+
+
+def says_a_refusal_left(p):
+    """Whether the status line says what a box of a hidden tab still refuses: it stands, while it is so, through
+    edits and contexts (``Playground._news_past``), until the tab is shown again."""
+    return any(u.editors and u.said == p.status.value == u.now() for u in p.screen.unseen.values())
+
+
+def recheck_refusal_left(p):
+    """What the status line says of a hidden tab's refusals, after a box there changed: said again as it is now; once
+    nothing there refuses, another hidden tab's refusal that still stands, or nothing."""
+    unseen = p.screen.unseen
+    for index, left in unseen.items():
+        if left.editors and left.said == p.status.value:
+            unseen[index] = Unseen(left.now(), left.stage, left.editors)
+            if unseen[index].said != left.said:
+                p.status.value = unseen[index].said or _another_refusal_left(unseen) or ""
+            return
+
+
+def _another_refusal_left(unseen):
+    """What a hidden tab's boxes still refuse, said once it was hidden and since replaced (the status line's words), or
+    None."""
+    for index, left in unseen.items():
+        now = left.now() if left.editors else None
+        if now:
+            unseen[index] = Unseen(now, left.stage, left.editors)
+            return now
+    return None
 
 
 def _in_tab(stage, editor):

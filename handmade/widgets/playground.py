@@ -145,6 +145,7 @@ class Playground:
         self.undo.offer(None)  # what a reset or a load replaced is no longer one step back
         self._show(rendered)  # the views first, then the grids: a page that shows the new grids shows their effect
         tables = weight_tables(params)
+        self.status.value = ""  # a hidden tab's refusal said there goes with the grids' text: not said again as they go
         for name, editor in self.editors.items():
             editor.set_values(tables[name].values)
         say_in(self.status, message_html(note, ok=True))  # the same note again is read out again
@@ -272,8 +273,10 @@ class Playground:
 
     def _news_past(self):
         """Something else happened (an edit, another context): what the status line said of the action before it
-        (a reset, a break, a load) no longer tells what is shown, and goes; and so does what an undo would bring back."""
-        self.status.value = ""
+        (a reset, a break, a load) no longer tells what is shown, and goes, but not what a hidden tab's boxes refuse,
+        which stands while it is so (``layout``); and so does what an undo would bring back."""
+        if not layout.says_a_refusal_left(self):
+            self.status.value = ""
         self.undo.offer(None)
 
     def _strength_followed(self):
