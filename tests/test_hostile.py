@@ -2857,6 +2857,8 @@ def test_a_teachers_code_runs_bounded_and_its_failure_is_one_line_of_its_own(
     if code == "allocates 4 GB" and not os.path.exists("/proc/self/statm"):
         pytest.skip("the memory bound is Linux's (RLIMIT_AS)")
     path, phrase = teachers_file(tmp_path, code, place), TEACHERS_CODE[code][1]
+    if " more than 0.5 s" not in (phrase or ""):  # SHORT is for a hang: a recursion to its end took 0.5 s in CI
+        monkeypatch.setattr(user_code, "SECONDS", CALM)
     with bounded(30):
         result, out, err = _on(surface, place, path, monkeypatch, capsys)
     where = "cannot load tasks from 'teacher.py': it " if place == "top" else "task hostile in 'teacher.py': its "

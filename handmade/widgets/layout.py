@@ -218,7 +218,8 @@ def _back(p, unseen, index):
 def _when_hidden(p, tabs, index, stage, editors):
     """What says a refusal of ``editors[0]``, or a grid's news (boxes put back), that comes once its tab (at ``index``;
     ``editors``: it, then every editor of the tab) is hidden: a click on a tab changes it before the box it leaves
-    sends its text. While another box of the tab still refuses, that is said, not news."""
+    sends its text. While another box of the tab still refuses, no news is said: what the status line says of the tab
+    is read again (a box's edit is seen here before its own red edge goes)."""
     editor = editors[0]
 
     def said(change):
@@ -227,10 +228,11 @@ def _when_hidden(p, tabs, index, stage, editors):
             return
         if not change["new"]:  # a refusal mended (the box left by the click held the mended text): no longer said
             return recheck_refusal_left(p)
-        if any(refusing(other) for other in editors):  # said again only if new, or the status line no longer says it
-            unseen[index] = Unseen(_unseen(p, stage, editors, again=refusing(editor)), stage, editors)
-        elif isinstance(editor, NumberControl):  # its news follows the tools' (a load), and is not said here
-            recheck_refusal_left(p)  # but a refusal of it mended (the weights follow the rule again) is taken back
+        if refusing(editor):  # a refusal of its own
+            unseen[index] = Unseen(_unseen(p, stage, editors), stage, editors)
+        elif isinstance(editor, NumberControl) or any(refusing(other) for other in editors):
+            # no news (the Lg box's follows the tools', a load's): what the status line says, read again
+            recheck_refusal_left(p)
         else:  # out of sight, and so unheard beside the grid: said in the status line, as news
             say_in(p.status, message_html(_in_tab(stage, editor), ok=True))
             unseen[index] = Unseen(p.status.value)
@@ -238,12 +240,11 @@ def _when_hidden(p, tabs, index, stage, editors):
     return said
 
 
-def _unseen(p, stage, editors, again=True):
+def _unseen(p, stage, editors):
     """What a box of these ``editors`` of a hidden tab refuses, said beside it and so out of sight, is said again in
-    the status line, with the tab's name (the box keeps its red edge), unless it says it already and not ``again``:
-    what it says, or None."""
+    the status line, with the tab's name (the box keeps its red edge): what it says, or None."""
     said = _refusal_left(stage, editors)
-    if said and (again or p.status.value != said):
+    if said:
         say_in(p.status, said)
     return said
 
